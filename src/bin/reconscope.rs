@@ -1,0 +1,197 @@
+//! The native CLI: parses flags, reads files, and hands bytes to the
+//! library. All the work is in the library; this file only dispatches.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use reconscope::ingest::{self, Event, IngestOptions};
+use reconscope::model::ParsedFile;
+use reconscope::parse::{self, ParseOptions};
+use reconscope::stats::FileStats;
+
+const USAGE: &str = "\
+reconscope: reconcile timelines and stall findings from controller-runtime, etcd and CI logs
+
+USAGE:
+    reconscope stats INPUT... [--json] [options]
+
+INPUT is a log file, a folder (read recursively) or an archive (.zip, .tar,
+.tar.gz/.tgz, .gz; archives inside archives are opened too).
+
+COMMANDS:
+    stats     For each log file: bytes, records, unparsed lines, formats
+              detected, first and last timestamp (RFC3339, UTC).
+
+OPTIONS:
+    --json                  Print JSON instead of a table.
+    --utc-offset HOURS      Offset for times written without a zone (default 0 = UTC).
+    --max-total-bytes N     Cap on decompressed bytes over all input (default 8 GiB).
+    --max-ratio N           Cap on any member's compression ratio (default 200).
+    -h, --help              Show this help.
+
+EXIT CODES:
+    0  success
+    2  bad usage or unreadable input (one line on stderr naming the file)
+
+EXAMPLES:
+    reconscope stats kamaji-controller.log
+    reconscope stats cozyreport.zip --json
+    reconscope stats ./artifacts/
+";
+
+/// Command-line options shared by the commands.
+struct Options {
+    inputs: Vec<PathBuf>,
+    json: bool,
+    parse: ParseOptions,
+    ingest: IngestOptions,
+}
+
+/// A usage or input error: exit code 2.
+#[derive(Debug)]
+struct ExitTwo(String);
+
+impl std::fmt::Display for ExitTwo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for ExitTwo {}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            // One line, naming the file where there is one.
+            let msg = format!("{e:#}").replace('\n', " ");
+            eprintln!("reconscope: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: Vec<String>) -> Result<ExitCode> {
+    let Some(cmd) = args.first() else {
+        print!("{USAGE}");
+        return Err(ExitTwo("missing command; see `reconscope --help`".into()).into());
+    };
+    match cmd.as_str() {
+        "-h" | "--help" | "help" => {
+            print!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        "stats" => {
+            let opts = parse_options(&args[1..])?;
+            stats(&opts)
+        }
+        other => bail!(ExitTwo(format!("unknown command `{other}`; see `reconscope --help`"))),
+    }
+}
+
+fn parse_options(args: &[String]) -> Result<Options> {
+    let mut o = Options { inputs: Vec::new(), json: false, parse: ParseOptions::default(), ingest: IngestOptions::default() };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| -> Result<String> {
+            it.next().cloned().ok_or_else(|| ExitTwo(format!("{name} needs a value")).into())
+        };
+        match a.as_str() {
+            "--json" => o.json = true,
+            "--utc-offset" => {
+                let v = value(a)?;
+                let h: f64 = v.parse().map_err(|_| ExitTwo(format!("--utc-offset: `{v}` is not a number of hours")))?;
+                o.parse.default_offset_secs = (h * 3600.0) as i32;
+            }
+            "--max-total-bytes" => {
+                let v = value(a)?;
+                o.ingest.max_total_bytes = v.parse().map_err(|_| ExitTwo(format!("--max-total-bytes: `{v}` is not a number")))?;
+            }
+            "--max-ratio" => {
+                let v = value(a)?;
+                o.ingest.max_ratio = v.parse().map_err(|_| ExitTwo(format!("--max-ratio: `{v}` is not a number")))?;
+            }
+            "-h" | "--help" => {
+                print!("{USAGE}");
+                std::process::exit(0);
+            }
+            s if s.starts_with('-') && s.len() > 1 => bail!(ExitTwo(format!("unknown option `{s}`"))),
+            s => o.inputs.push(PathBuf::from(s)),
+        }
+    }
+    if o.inputs.is_empty() {
+        bail!(ExitTwo("no INPUT given; see `reconscope --help`".into()));
+    }
+    Ok(o)
+}
+
+/// Every regular file under `path` (or `path` itself), sorted, with the
+/// name to show for it.
+fn walk(path: &Path, out: &mut Vec<(PathBuf, String)>) -> Result<()> {
+    let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    if meta.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("{}: cannot read folder", path.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for e in entries {
+            walk(&e, out)?;
+        }
+    } else {
+        out.push((path.to_path_buf(), path.display().to_string()));
+    }
+    Ok(())
+}
+
+/// Reads all inputs and parses every log file in them. Archive problems are
+/// diagnostics; a file that cannot be read at all is an error (exit 2).
+fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
+    let mut files = Vec::new();
+    for input in &opts.inputs {
+        walk(input, &mut files)?;
+    }
+    let mut parsed = Vec::new();
+    let mut notes = Vec::new();
+    for (path, name) in files {
+        let bytes = std::fs::read(&path).with_context(|| format!("{name}: cannot read"))?;
+        ingest::ingest(&name, &bytes, &opts.ingest, &mut |ev| match ev {
+            Event::File(m) => parsed.push(parse::parse_file(m.path, m.bytes.into_owned(), &opts.parse)),
+            Event::Skipped { path, reason } => notes.push(format!("{path}: {reason}")),
+            Event::Error(e) => notes.push(e.to_string()),
+        });
+    }
+    parse::resolve_years(&mut parsed, None);
+    for pf in &parsed {
+        notes.extend(pf.diagnostics.iter().map(|d| d.to_string()));
+    }
+    Ok((parsed, notes))
+}
+
+fn stats(opts: &Options) -> Result<ExitCode> {
+    let (parsed, notes) = load(opts)?;
+    let inputs: Vec<FileStats> = parsed.iter().map(FileStats::of).collect();
+    let mut out = std::io::stdout().lock();
+    if opts.json {
+        let doc = serde_json::json!({ "inputs": inputs, "notes": notes });
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+    } else {
+        for s in &inputs {
+            writeln!(out, "{}", s.path)?;
+            writeln!(out, "  bytes     {}", s.bytes)?;
+            writeln!(out, "  records   {}", s.records)?;
+            writeln!(out, "  unparsed  {}", s.unparsed)?;
+            let f: Vec<String> = s.formats.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            writeln!(out, "  formats   {}", f.join(" "))?;
+            writeln!(out, "  first     {}", s.first.as_deref().unwrap_or("-"))?;
+            writeln!(out, "  last      {}", s.last.as_deref().unwrap_or("-"))?;
+        }
+        for n in &notes {
+            writeln!(out, "note: {n}")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,12 @@
+//! reconscope: controller-runtime reconcile timelines from CI artifacts.
+//!
+//! Dependency direction: `model` <- `parse` <- `ingest` (bytes in, files out)
+//! <- `stats` <- `analyze` <- `layout` <- `render` <- ui / cli.
+//! Nothing in this library reads a clock, a file or the DOM: callers hand
+//! over bytes and names, and results are pushed into sinks or returned.
+
+pub mod ingest;
+pub mod model;
+pub mod parse;
+pub mod stats;
+pub mod time;

@@ -1,0 +1,396 @@
+//! Plain data: what a parsed log line is. No parsing logic lives here.
+//!
+//! A [`ParsedFile`] owns the bytes of one input file; every [`Record`] points
+//! into them with [`Span`]s, so parsing allocates almost nothing per line and
+//! the UI can always show the raw text.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// A point in time: UTC nanoseconds since the Unix epoch, plus how many
+/// fractional-second digits the source wrote (0 = seconds, 3 = millis, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp {
+    pub nanos: i64,
+    /// Fractional digits the source had (0..=9).
+    pub digits: u8,
+}
+
+impl Timestamp {
+    pub fn new(nanos: i64, digits: u8) -> Self {
+        Timestamp { nanos, digits: digits.min(9) }
+    }
+}
+
+impl fmt::Display for Timestamp {
+    /// RFC3339 in UTC at the precision the source had.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::time::format_rfc3339(*self))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Level {
+    #[default]
+    Unknown,
+    Debug,
+    Info,
+    Warn,
+    Error,
+    Fatal,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Unknown => "unknown",
+            Level::Debug => "debug",
+            Level::Info => "info",
+            Level::Warn => "warn",
+            Level::Error => "error",
+            Level::Fatal => "fatal",
+        }
+    }
+
+    /// Reads a level word in any case: `INFO`, `info`, `warning`, `I`, `E` ...
+    pub fn parse(word: &[u8]) -> Option<Level> {
+        let mut buf = [0u8; 8];
+        if word.is_empty() || word.len() > buf.len() {
+            return None;
+        }
+        for (d, s) in buf.iter_mut().zip(word) {
+            *d = s.to_ascii_lowercase();
+        }
+        Some(match &buf[..word.len()] {
+            b"debug" | b"trace" | b"d" | b"dbg" => Level::Debug,
+            b"info" | b"i" | b"n" | b"notice" => Level::Info,
+            b"warn" | b"warning" | b"w" => Level::Warn,
+            b"error" | b"err" | b"e" | b"dpanic" => Level::Error,
+            b"fatal" | b"panic" | b"f" | b"c" | b"crit" => Level::Fatal,
+            _ => return None,
+        })
+    }
+}
+
+/// The inner format a line was recognised as. `Unparsed` is a line no
+/// format matched: it is still a record, holding its raw text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Format {
+    /// controller-runtime / zap development console encoder (TAB columns).
+    ZapConsole,
+    /// zap production JSON (controller-runtime, etcd server, etcd client).
+    ZapJson,
+    /// etcd capnslog text: `2021-09-11 14:46:23.606939 I | raft: ...`.
+    EtcdCapnslog,
+    /// A syslog / journald line: `Apr 29 11:15:36 host unit[pid]: msg`.
+    Journald,
+    /// klog text header `I0910 09:06:15.416743 1 file.go:243] msg`.
+    Klog,
+    /// logrus text `INFO[ts] msg` or logfmt `time=... level=... msg=...`.
+    Logrus,
+    /// Go standard library log: `2009/11/10 23:00:00 msg` or `17:07:59.527067 file.go:419: msg`.
+    GoLog,
+    /// A Go panic or goroutine dump block (`panic:`, `goroutine N [...]:`).
+    GoTraceback,
+    /// chainsaw's `| HH:MM:SS | test | step | OP | STATUS |` table lines.
+    Chainsaw,
+    /// A line whose only structure was a wrapper (e.g. a GitHub Actions step
+    /// line of plain text): it has the wrapper's time.
+    Text,
+    Unparsed,
+}
+
+impl Format {
+    pub const ALL: [Format; 11] = [
+        Format::ZapConsole,
+        Format::ZapJson,
+        Format::EtcdCapnslog,
+        Format::Journald,
+        Format::Klog,
+        Format::Logrus,
+        Format::GoLog,
+        Format::GoTraceback,
+        Format::Chainsaw,
+        Format::Text,
+        Format::Unparsed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::ZapConsole => "zap-console",
+            Format::ZapJson => "zap-json",
+            Format::EtcdCapnslog => "etcd-capnslog",
+            Format::Journald => "journald",
+            Format::Klog => "klog",
+            Format::Logrus => "logrus",
+            Format::GoLog => "go-log",
+            Format::GoTraceback => "go-traceback",
+            Format::Chainsaw => "chainsaw",
+            Format::Text => "text",
+            Format::Unparsed => "unparsed",
+        }
+    }
+}
+
+/// A layer peeled off before the inner line was parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Wrapper {
+    #[default]
+    None,
+    /// `kubectl logs --timestamps`: RFC3339Nano (9 digits) + space.
+    KubectlTimestamps,
+    /// CRI on-node file: `<ts> stdout F <line>`.
+    Cri,
+    /// docker json-file: `{"log":"...","stream":"...","time":"..."}`.
+    DockerJson,
+    /// `kubectl logs --prefix`: `[pod/x/c] <line>`.
+    KubectlPrefix,
+    /// GitHub Actions raw job log: `<ts with 7 digits>Z <line>`.
+    GithubActions,
+    /// Any other collector / viewer timestamp glued before the line.
+    TimestampPrefix,
+    /// A short container or job name column before the line (`manager `,
+    /// `job<TAB>step<TAB>`).
+    NamePrefix,
+}
+
+impl Wrapper {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wrapper::None => "none",
+            Wrapper::KubectlTimestamps => "kubectl-timestamps",
+            Wrapper::Cri => "cri",
+            Wrapper::DockerJson => "docker-json",
+            Wrapper::KubectlPrefix => "kubectl-prefix",
+            Wrapper::GithubActions => "github-actions",
+            Wrapper::TimestampPrefix => "timestamp-prefix",
+            Wrapper::NamePrefix => "name-prefix",
+        }
+    }
+}
+
+/// A byte range inside a [`ParsedFile`]: either its raw bytes or its
+/// scratch buffer (text that had to be rewritten, e.g. unescaped docker
+/// json-file payloads or joined CRI partial lines).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    pub start: u32,
+    /// Length; the top bit says the bytes live in the scratch buffer.
+    len: u32,
+}
+
+const SCRATCH_BIT: u32 = 1 << 31;
+
+impl Span {
+    pub const EMPTY: Span = Span { start: 0, len: 0 };
+
+    pub fn raw(start: usize, end: usize) -> Span {
+        Span { start: start as u32, len: (end - start) as u32 }
+    }
+    pub fn scratch(start: usize, end: usize) -> Span {
+        Span { start: start as u32, len: (end - start) as u32 | SCRATCH_BIT }
+    }
+    pub fn len(self) -> usize {
+        (self.len & !SCRATCH_BIT) as usize
+    }
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+    pub fn in_scratch(self) -> bool {
+        self.len & SCRATCH_BIT != 0
+    }
+    /// The sub-span `[from, to)` relative to this span's start.
+    pub fn sub(self, from: usize, to: usize) -> Span {
+        let start = self.start as usize + from;
+        let end = self.start as usize + to;
+        if self.in_scratch() {
+            Span::scratch(start, end)
+        } else {
+            Span::raw(start, end)
+        }
+    }
+}
+
+/// How a field value is encoded in the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueKind {
+    /// The inside of a JSON string, possibly with escapes.
+    JsonString,
+    /// A JSON number, bool, null, object or array, verbatim.
+    JsonRaw,
+    /// Plain text (klog `key=value`, logfmt bare value).
+    Text,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Field {
+    pub key: Span,
+    pub value: Span,
+    pub kind: ValueKind,
+}
+
+/// One log record: one line, plus any continuation lines (a Go stack after
+/// an ERROR line) that belong to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    /// The time the line itself carries, in UTC.
+    pub time: Option<Timestamp>,
+    /// The wrapper's time (collection time), when a wrapper carried one.
+    pub collected: Option<Timestamp>,
+    /// True when `time` was written without a year (klog, journald) and the
+    /// year was inferred; see [`crate::parse::resolve_years`].
+    pub yearless: bool,
+    pub level: Level,
+    pub format: Format,
+    pub wrapper: Wrapper,
+    pub logger: Span,
+    pub message: Span,
+    /// How `message` is encoded (a JSON or Go-quoted string needs unescaping).
+    pub message_kind: ValueKind,
+    /// Range into [`ParsedFile::fields`].
+    pub fields_start: u32,
+    pub fields_len: u16,
+    /// 1-based line number of the first line.
+    pub line: u32,
+    /// Number of physical lines, continuation lines included.
+    pub line_count: u32,
+    /// Byte offset of the first line in the file, and the byte length of all
+    /// its lines (without the final line break).
+    pub offset: u64,
+    pub byte_len: u32,
+}
+
+impl Record {
+    pub fn fields_range(&self) -> std::ops::Range<usize> {
+        let s = self.fields_start as usize;
+        s..s + self.fields_len as usize
+    }
+}
+
+/// A problem found while reading input: it never stops the rest loading.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Diagnostic {
+    /// Path of the file (inside archives: `a.zip!/b.tgz!/c.log`).
+    pub path: String,
+    /// 1-based line, when the problem is on a line.
+    pub line: Option<u32>,
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{}: {}", self.path, l, self.message),
+            None => write!(f, "{}: {}", self.path, self.message),
+        }
+    }
+}
+
+/// Per-file counters kept by the parser.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ParseCounts {
+    /// Physical lines in the file.
+    pub lines: u64,
+    /// Empty (or whitespace-only) lines; they are not records.
+    pub blank_lines: u64,
+    /// Lines attached to the record before them (stack frames).
+    pub continuation_lines: u64,
+    /// Lines that were not valid UTF-8 and were decoded lossily.
+    pub invalid_utf8_lines: u64,
+    /// Lines longer than the parser's limit, parsed on a prefix only.
+    pub overlong_lines: u64,
+    /// Records per inner format, indexed like [`Format::ALL`].
+    pub formats: [u64; Format::ALL.len()],
+    /// Records per wrapper.
+    pub wrappers: std::collections::BTreeMap<&'static str, u64>,
+}
+
+impl ParseCounts {
+    pub fn records(&self) -> u64 {
+        self.formats.iter().sum()
+    }
+    pub fn unparsed(&self) -> u64 {
+        self.formats[Format::Unparsed as usize]
+    }
+    pub fn format(&self, f: Format) -> u64 {
+        self.formats[f as usize]
+    }
+}
+
+/// Everything parsed from one input file.
+#[derive(Clone, Debug, Default)]
+pub struct ParsedFile {
+    pub path: String,
+    pub bytes: Vec<u8>,
+    pub scratch: Vec<u8>,
+    pub records: Vec<Record>,
+    pub fields: Vec<Field>,
+    pub counts: ParseCounts,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl ParsedFile {
+    pub fn span_bytes(&self, s: Span) -> &[u8] {
+        let buf = if s.in_scratch() { &self.scratch } else { &self.bytes };
+        let start = s.start as usize;
+        buf.get(start..start + s.len()).unwrap_or(&[])
+    }
+
+    /// The text of a span, decoded lossily.
+    pub fn text(&self, s: Span) -> Cow<'_, str> {
+        String::from_utf8_lossy(self.span_bytes(s))
+    }
+
+    pub fn message(&self, r: &Record) -> Cow<'_, str> {
+        match r.message_kind {
+            ValueKind::JsonString => crate::parse::json::unescape(self.span_bytes(r.message)),
+            _ => self.text(r.message),
+        }
+    }
+
+    pub fn logger(&self, r: &Record) -> Cow<'_, str> {
+        self.text(r.logger)
+    }
+
+    /// The raw bytes of a record: all its lines as they are in the file.
+    pub fn raw(&self, r: &Record) -> &[u8] {
+        let s = r.offset as usize;
+        self.bytes.get(s..s + r.byte_len as usize).unwrap_or(&[])
+    }
+
+    pub fn fields<'a>(&'a self, r: &Record) -> &'a [Field] {
+        &self.fields[r.fields_range()]
+    }
+
+    /// Looks a field up by key, and decodes its value (JSON strings are
+    /// unescaped; other JSON values are returned verbatim).
+    pub fn field(&self, r: &Record, key: &str) -> Option<Cow<'_, str>> {
+        let f = self.fields(r).iter().find(|f| self.span_bytes(f.key) == key.as_bytes())?;
+        Some(self.value(f))
+    }
+
+    pub fn field_raw(&self, r: &Record, key: &str) -> Option<&[u8]> {
+        let f = self.fields(r).iter().find(|f| self.span_bytes(f.key) == key.as_bytes())?;
+        Some(self.span_bytes(f.value))
+    }
+
+    pub fn value(&self, f: &Field) -> Cow<'_, str> {
+        let raw = self.span_bytes(f.value);
+        match f.kind {
+            ValueKind::JsonString => crate::parse::json::unescape(raw),
+            ValueKind::JsonRaw | ValueKind::Text => String::from_utf8_lossy(raw),
+        }
+    }
+
+    pub fn key<'a>(&'a self, f: &Field) -> Cow<'a, str> {
+        self.text(f.key)
+    }
+
+    pub fn first_time(&self) -> Option<Timestamp> {
+        self.records.iter().filter_map(|r| r.time.or(r.collected)).min()
+    }
+
+    pub fn last_time(&self) -> Option<Timestamp> {
+        self.records.iter().filter_map(|r| r.time.or(r.collected)).max()
+    }
+}

@@ -1,0 +1,176 @@
+//! Data-driven tests: one `check(input, expect)` over small raw fixtures.
+use super::*;
+use crate::model::Level;
+
+/// Renders every record of `input` as one line:
+/// `L<line>+<extra lines> <format>[/<wrapper>] <level> <time|-> [collected <t>] [<logger>] <message> {k=v, ...}`
+fn render(input: &str) -> String {
+    let pf = parse_file("t.log", input.as_bytes().to_vec(), &ParseOptions::default());
+    let mut out = String::new();
+    for r in &pf.records {
+        out.push_str(&format!("L{}", r.line));
+        if r.line_count > 1 {
+            out.push_str(&format!("+{}", r.line_count - 1));
+        }
+        out.push(' ');
+        out.push_str(r.format.as_str());
+        if r.wrapper != Wrapper::None {
+            out.push('/');
+            out.push_str(r.wrapper.as_str());
+        }
+        out.push(' ');
+        out.push_str(r.level.as_str());
+        out.push(' ');
+        out.push_str(&r.time.map_or("-".into(), |t| t.to_string()));
+        if let Some(c) = r.collected {
+            out.push_str(&format!(" collected {c}"));
+        }
+        if !r.logger.is_empty() {
+            out.push_str(&format!(" [{}]", pf.logger(r)));
+        }
+        out.push_str(&format!(" {:?}", pf.message(r)));
+        let fs: Vec<String> = pf.fields(r).iter().map(|f| format!("{}={}", pf.key(f), pf.value(f))).collect();
+        if !fs.is_empty() {
+            out.push_str(&format!(" {{{}}}", fs.join(", ")));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn check(input: &str, expect: &str) {
+    let got = render(input);
+    let want: String = expect.lines().map(|l| l.trim_start()).filter(|l| !l.is_empty()).map(|l| format!("{l}\n")).collect();
+    assert_eq!(got, want, "\n--- got ---\n{got}--- want ---\n{want}");
+}
+
+#[test]
+fn zap_console_with_context_and_stack() {
+    check(
+        "2025-09-06T23:51:03Z\tERROR\tupdate of the resource failed\t{\"controller\": \"tenantcontrolplane\", \"TenantControlPlane\": {\"name\":\"master\",\"namespace\":\"kamaji-system\"}, \"namespace\": \"kamaji-system\", \"name\": \"master\", \"reconcileID\": \"705cdb90\", \"error\": \"boom \\\"x\\\"\"}\n\
+github.com/clastix/kamaji/controllers.(*TenantControlPlaneReconciler).Reconcile\n\
+\t/workspace/controllers/tenantcontrolplane_controller.go:123\n\
+2025-09-06T23:51:04Z\tINFO\tsetup\tstarting manager\n",
+        r#"L1+2 zap-console error 2025-09-06T23:51:03Z "update of the resource failed" {controller=tenantcontrolplane, TenantControlPlane={"name":"master","namespace":"kamaji-system"}, namespace=kamaji-system, name=master, reconcileID=705cdb90, error=boom "x"}
+           L4 zap-console info 2025-09-06T23:51:04Z [setup] "starting manager""#,
+    );
+}
+
+#[test]
+fn zap_console_precisions_and_epoch() {
+    check(
+        "2021-09-10T09:06:15.419Z\tINFO\tcontroller-runtime.manager\tstarting metrics server\t{\"path\": \"/metrics\"}\n\
+2021-09-10T09:06:15.419123Z\tDEBUG\tm\n\
+2021-09-10T09:06:15.419123456+05:30\tINFO\tm\n\
+1.6573084001213665e+09\tINFO\tcontroller.tenantcontrolplane\tdeployment has been configured\t{\"reconciler group\": \"kamaji.clastix.io\"}\n",
+        r#"L1 zap-console info 2021-09-10T09:06:15.419Z [controller-runtime.manager] "starting metrics server" {path=/metrics}
+           L2 zap-console debug 2021-09-10T09:06:15.419123Z "m"
+           L3 zap-console info 2021-09-10T03:36:15.419123456Z "m"
+           L4 zap-console info 2022-07-08T19:26:40.1213665Z [controller.tenantcontrolplane] "deployment has been configured" {reconciler group=kamaji.clastix.io}"#,
+    );
+}
+
+#[test]
+fn zap_json_variants() {
+    check(
+        r#"{"level":"warn","ts":"2025-10-08T05:54:14.522054Z","logger":"etcd-client","caller":"v3/retry_interceptor.go:65","msg":"retrying of unary invoker failed","attempt":0,"error":"rpc error: code = DeadlineExceeded desc = context deadline exceeded"}
+{"level":"info","ts":"2022-04-26T16:27:01.999+0800","caller":"raft/raft.go:923","msg":"de86b2266eac1de6 is starting a new election at term 144"}
+{"level":"info","ts":1737643238.5336082,"logger":"galera","msg":"healthy"}
+{"level":"error","ts":"2025-08-22T03:20:13Z","msg":"Reconciler error","controller":"x","stacktrace":"a\tb"}
+{"level":"info","ts":"2023-09-03T16:55:11.4992Z","msg":"cut","x":"1","y":"#,
+        r#"L1 zap-json warn 2025-10-08T05:54:14.522054Z [etcd-client] "retrying of unary invoker failed" {caller=v3/retry_interceptor.go:65, attempt=0, error=rpc error: code = DeadlineExceeded desc = context deadline exceeded}
+           L2 zap-json info 2022-04-26T08:27:01.999Z "de86b2266eac1de6 is starting a new election at term 144" {caller=raft/raft.go:923}
+           L3 zap-json info 2025-01-23T14:40:38.5336082Z [galera] "healthy"
+           L4 zap-json error 2025-08-22T03:20:13Z "Reconciler error" {controller=x, stacktrace=a	b}
+           L5 zap-json info 2023-09-03T16:55:11.4992Z "cut" {x=1}"#,
+    );
+}
+
+#[test]
+fn etcd_text_formats() {
+    check(
+        "2021-09-11 14:46:26.865712 I | raft: raft.node: 305e2d98af38bb40 elected leader 7752c0b6a21319fe at term 58\n\
+Apr 29 11:22:25 k8s-master-2 etcd[1188]: 91d25258d70ad868 became follower at term 12263\n\
+17:07:59.527067 raft.go:419: raft: 4ed8a71b21f7187a is starting a new election at term 1\n",
+        r#"L1 etcd-capnslog info 2021-09-11T14:46:26.865712Z [raft] "raft.node: 305e2d98af38bb40 elected leader 7752c0b6a21319fe at term 58"
+           L2 journald unknown 2000-04-29T11:22:25Z [etcd] "91d25258d70ad868 became follower at term 12263" {=k8s-master-2}
+           L3 go-log info - "raft: 4ed8a71b21f7187a is starting a new election at term 1" {=raft.go:419}"#,
+    );
+}
+
+#[test]
+fn klog_plain_and_structured() {
+    check(
+        "I0910 09:06:15.416743       1 leaderelection.go:243] attempting to acquire leader lease kubewarden/a4ddbf36.kubewarden.io...\n\
+E1121 02:37:45.120069       1 run.go:74] \"command failed\" err=\"context deadline exceeded\" pod=\"kube-system/etcd-0\" n=3\n",
+        r#"L1 klog info 2000-09-10T09:06:15.416743Z "attempting to acquire leader lease kubewarden/a4ddbf36.kubewarden.io..." {=leaderelection.go:243}
+           L2 klog error 2000-11-21T02:37:45.120069Z "command failed" {=run.go:74, err=context deadline exceeded, pod=kube-system/etcd-0, n=3}"#,
+    );
+}
+
+#[test]
+fn wrappers_are_peeled_and_both_times_kept() {
+    check(
+        "2026-05-25T16:29:29.123456789Z 2026-05-25T16:29:29Z\tINFO\tx has been reconciled\t{\"reconcileID\": \"r1\"}\n\
+2022-11-21T02:50:53.90545154Z stderr F {\"level\":\"info\",\"ts\":\"2022-11-21T02:50:53.905Z\",\"logger\":\"raft\",\"msg\":\"became leader at term 5\"}\n\
+{\"log\":\"I0324 03:40:10.801139       1 leaderelection.go:235] attempting to acquire leader lease\\n\",\"stream\":\"stderr\",\"time\":\"2020-03-24T03:40:10.801173872Z\"}\n\
+[pod/kamaji-0/manager] 2026-05-25T16:29:30Z\tINFO\tstarted\n\
+\u{feff}2026-04-25T05:18:16.2685185Z ##[error]Process completed with exit code 1.\n\
+manager 2026-08-06T08:44:27Z    INFO    reconciling dragonfly instance    {\"controller\": \"Dragonfly\"}\n",
+        r###"L1 zap-console/kubectl-timestamps info 2026-05-25T16:29:29Z collected 2026-05-25T16:29:29.123456789Z "x has been reconciled" {reconcileID=r1}
+           L2 zap-json/cri info 2022-11-21T02:50:53.905Z collected 2022-11-21T02:50:53.90545154Z [raft] "became leader at term 5"
+           L3 klog/docker-json info 2020-03-24T03:40:10.801139Z collected 2020-03-24T03:40:10.801173872Z "attempting to acquire leader lease" {=leaderelection.go:235, stream=stderr}
+           L4 zap-console/kubectl-prefix info 2026-05-25T16:29:30Z "started" {pod=kamaji-0/manager}
+           L5 text/github-actions error - collected 2026-04-25T05:18:16.2685185Z "##[error]Process completed with exit code 1."
+           L6 zap-console/name-prefix info 2026-08-06T08:44:27Z "reconciling dragonfly instance" {controller=Dragonfly}"###,
+    );
+}
+
+#[test]
+fn tracebacks_blank_lines_and_unparsed() {
+    check(
+        "2024-07-26T07:18:29Z\tINFO\tObserved a panic in reconciler: boom\t{\"reconcileID\": \"3f\"}\n\
+panic: runtime error: index out of range [0] with length 0 [recovered]\n\
+\tpanic: runtime error: index out of range [0] with length 0\n\
+\n\
+goroutine 594 [running]:\n\
+sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).Reconcile.func1()\n\
+\t/go/pkg/mod/sigs.k8s.io/controller-runtime@v0.18.4/pkg/internal/controller/controller.go:111 +0x1e5\n\
+[upload-config] Storing the configuration\r\n\
+time=\"2021-03-30T03:39:38Z\" level=info msg=\"STATUS: Healthy\"\n\
+INFO[2022-04-26T16:27:00.030902332+08:00] Reconciling bootstrap data \n",
+        r#"L1 zap-console info 2024-07-26T07:18:29Z "Observed a panic in reconciler: boom" {reconcileID=3f}
+           L2+5 go-traceback fatal - "panic: runtime error: index out of range [0] with length 0 [recovered]"
+           L8 unparsed unknown - "[upload-config] Storing the configuration"
+           L9 logrus info 2021-03-30T03:39:38Z "STATUS: Healthy"
+           L10 logrus info 2022-04-26T08:27:00.030902332Z "Reconciling bootstrap data""#,
+    );
+}
+
+#[test]
+fn counts_lossy_utf8_crlf_and_long_lines() {
+    let mut input = b"2025-09-06T23:50:07Z\tINFO\tbad \xff byte\r\n\r\n".to_vec();
+    input.extend_from_slice(b"2025-09-06T23:50:08Z\tINFO\t");
+    input.extend(std::iter::repeat_n(b'x', 3 << 20));
+    input.push(b'\n');
+    let pf = parse_file("t.log", input, &ParseOptions::default());
+    assert_eq!(pf.records.len(), 2);
+    assert_eq!(pf.counts.invalid_utf8_lines, 1);
+    assert_eq!(pf.counts.blank_lines, 1);
+    assert_eq!(pf.counts.overlong_lines, 1);
+    assert_eq!(pf.message(&pf.records[0]), "bad \u{fffd} byte");
+    assert_eq!(pf.records[1].byte_len as usize, 3 + (3 << 20) + 23);
+    assert_eq!(pf.records[0].level, Level::Info);
+    assert!(pf.diagnostics.iter().any(|d| d.message.contains("not valid UTF-8")));
+}
+
+#[test]
+fn years_come_from_other_files() {
+    let mut files = vec![
+        parse_file("klog.log", b"I1231 23:59:59.000000       1 x.go:1] late\nI0101 00:00:01.000000       1 x.go:1] early\n".to_vec(), &ParseOptions::default()),
+        parse_file("zap.log", b"2026-01-01T00:00:00Z\tINFO\tnew year\n".to_vec(), &ParseOptions::default()),
+    ];
+    resolve_years(&mut files, None);
+    let t: Vec<String> = files[0].records.iter().map(|r| r.time.unwrap().to_string()).collect();
+    assert_eq!(t, ["2025-12-31T23:59:59.000000Z", "2026-01-01T00:00:01.000000Z"]);
+}

@@ -1,0 +1,137 @@
+//! Every file of the shared corpus (copied to `tests/corpus/`, provenance in
+//! `tests/corpus/INDEX.md`) parses with no unparsed line, except the lines
+//! listed here, each with the reason it is not a log line.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use reconscope::model::Format;
+use reconscope::parse::{parse_file, ParseOptions};
+
+/// (file, line, reason) of lines that genuinely are not log lines.
+const NOT_LOG_LINES: &[(&str, u32, &str)] = &[
+    ("chainsaw/chainsaw_stdout_format_docs.log", 1, "chainsaw summary text: no time, no level"),
+    ("chainsaw/chainsaw_stdout_format_docs.log", 2, "chainsaw summary text: no time, no level"),
+    ("chainsaw/chainsaw_stdout_format_docs.log", 25, "chainsaw summary text: no time, no level"),
+    ("chainsaw/chainsaw_stdout_format_docs.log", 26, "chainsaw summary text: no time, no level"),
+    ("chainsaw/chainsaw_stdout_format_docs.log", 27, "chainsaw summary text: no time, no level"),
+    ("chainsaw/chainsaw_stdout_format_docs.log", 28, "chainsaw summary text: no time, no level"),
+    ("chainsaw/chainsaw_stdout_format_docs.log", 29, "chainsaw summary text: no time, no level"),
+    ("chainsaw/chainsaw_stdout_format_docs.log", 30, "chainsaw summary text: no time, no level"),
+    ("chainsaw/chainsaw_stdout_format_docs.log", 33, "corpus annotation, not part of the original log"),
+    ("chainsaw/chainsaw_stdout_format_docs.log", 50, "corpus annotation, not part of the original log"),
+    ("controller-runtime/console_epoch_reconciler_error_v0.14.log", 6, "markdown fence from the issue the excerpt was copied from"),
+    ("controller-runtime/console_observed_a_panic_v0.23.log", 2, "the excerpt starts in the middle of a record"),
+    ("controller-runtime/console_observed_panic_v0.14_substratus.log", 2, "the excerpt starts in the middle of a record"),
+    ("controller-runtime/json_leader_renew_failed_shutdown_cnpg_v0.22.log", 1, "the excerpt starts in the middle of a record"),
+    ("etcd/clientv3_retry_unary_invoker_variants.log", 3, "corpus annotation, not part of the original log"),
+    ("etcd/clientv3_retry_unary_invoker_variants.log", 8, "corpus annotation, not part of the original log"),
+    ("etcd/clientv3_retry_unary_invoker_variants.log", 11, "corpus annotation, not part of the original log"),
+    ("etcd/clientv3_retry_unary_invoker_variants.log", 18, "corpus annotation, not part of the original log"),
+    ("etcd/cri_containerd_kind_etcd_and_apiserver.log", 11, "corpus annotation, not part of the original log"),
+    ("etcd/etcd35_zap_json_follower_stepdown_reelection_millis.log", 3, "corpus annotation, not part of the original log"),
+    ("etcd/journald_etcd_raft_issue9668.log", 14, "corpus annotation, not part of the original log"),
+    ("etcd/zap_early_epoch_issue10000.log", 6, "corpus annotation, not part of the original log"),
+    ("github-actions/annotation_lines_error_warning.log", 5, "corpus annotation, not part of the original log"),
+    ("github-actions/gh_run_view_log_and_api_formats.log", 6, "corpus annotation, not part of the original log"),
+    ("github-actions/gh_run_view_log_and_api_formats.log", 12, "corpus annotation, not part of the original log"),
+    ("github-actions/gh_run_view_log_and_api_formats.log", 24, "corpus annotation, not part of the original log"),
+    ("github-actions/gh_run_view_log_and_api_formats.log", 25, "gh run view --log-failed output line that carries no timestamp"),
+    ("github-actions/gh_run_view_log_and_api_formats.log", 26, "gh run view --log-failed output line that carries no timestamp"),
+    ("github-actions/gh_run_view_log_and_api_formats.log", 27, "gh run view --log-failed output line that carries no timestamp"),
+    ("goroutines/07_etcd-14487_clientv3-lease_grpc-newClientStream_select-and-IO-wait-14-minutes_go1.17.8_CORPUS-EXCERPTS.txt", 1, "corpus annotation, not part of the original log"),
+    ("goroutines/07_etcd-14487_clientv3-lease_grpc-newClientStream_select-and-IO-wait-14-minutes_go1.17.8_CORPUS-EXCERPTS.txt", 25, "corpus annotation, not part of the original log"),
+    ("goroutines/07_etcd-14487_clientv3-lease_grpc-newClientStream_select-and-IO-wait-14-minutes_go1.17.8_CORPUS-EXCERPTS.txt", 41, "corpus annotation, not part of the original log"),
+    ("goroutines/07_etcd-14487_clientv3-lease_grpc-newClientStream_select-and-IO-wait-14-minutes_go1.17.8_CORPUS-EXCERPTS.txt", 55, "corpus annotation, not part of the original log"),
+    ("goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt", 1, "corpus annotation, not part of the original log"),
+    ("goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt", 18, "corpus annotation, not part of the original log"),
+    ("goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt", 39, "corpus annotation, not part of the original log"),
+    ("goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt", 56, "corpus annotation, not part of the original log"),
+    ("goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt", 70, "corpus annotation, not part of the original log"),
+    ("kamaji/issue375_webhook_debug_and_soot.log", 4, "kubeadm progress text printed to stdout, not a logger line"),
+    ("kamaji/issue375_webhook_debug_and_soot.log", 9, "corpus annotation, not part of the original log"),
+    ("kamaji/issue497_observed_panic_v0.18_unrecovered.log", 2, "hard-wrapped continuation of the line above (terminal copy)"),
+    ("kamaji/issue497_observed_panic_v0.18_unrecovered.log", 3, "hard-wrapped continuation of the line above (terminal copy)"),
+    ("kamaji/issue780_deletion_stuck_wrapped.log", 1, "the excerpt starts in the middle of a record"),
+    ("kamaji/issue780_deletion_stuck_wrapped.log", 3, "hard-wrapped continuation of the line above (terminal copy)"),
+    ("kamaji/issue780_deletion_stuck_wrapped.log", 4, "hard-wrapped continuation of the line above (terminal copy)"),
+    ("kamaji/issue780_deletion_stuck_wrapped.log", 5, "hard-wrapped continuation of the line above (terminal copy)"),
+    ("kamaji/legacy_2022_epoch_format.log", 4, "corpus annotation, not part of the original log"),
+    ("kamaji/legacy_2022_epoch_format.log", 8, "corpus annotation, not part of the original log"),
+    ("klog/kcm_leader_election_docker_jsonfile_issue89466.log", 3, "corpus annotation, not part of the original log"),
+    ("klog/kcm_leader_election_klog_text_issue108380.log", 3, "hard-wrapped continuation of the line above (terminal copy)"),
+    ("klog/kcm_leader_election_klog_text_issue108380.log", 5, "corpus annotation, not part of the original log"),
+    ("klog/kcm_leader_event_and_failed_update_lock.log", 8, "corpus annotation, not part of the original log"),
+    ("klog/kcm_leader_event_and_failed_update_lock.log", 11, "corpus annotation, not part of the original log"),
+];
+
+/// Files that are not logs at all; every line of them is expected unparsed.
+const NOT_LOG_FILES: &[(&str, &str)] = &[
+    ("k8s-objects/", "object dumps and kubectl tables: the analysis reads them as objects, not log lines"),
+    ("github-actions/run_logs_zip_layout.txt", "a listing of a run-logs zip's member names"),
+];
+
+fn corpus_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            corpus_files(&p, out);
+        } else if p.file_name().unwrap() != "INDEX.md" {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_corpus_line_parses_or_is_listed() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let mut files = Vec::new();
+    corpus_files(&root, &mut files);
+    assert!(files.len() >= 50, "corpus went missing: {} files", files.len());
+    let expected: BTreeSet<(String, u32)> = NOT_LOG_LINES.iter().map(|(f, l, _)| (f.to_string(), *l)).collect();
+    let mut got = BTreeSet::new();
+    let mut report = String::new();
+    for path in &files {
+        let rel = path.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(path).unwrap();
+        let pf = parse_file(rel.clone(), bytes, &ParseOptions::default());
+        if NOT_LOG_FILES.iter().any(|(prefix, _)| rel.starts_with(prefix)) {
+            continue;
+        }
+        for r in pf.records.iter().filter(|r| r.format == Format::Unparsed) {
+            got.insert((rel.clone(), r.line));
+            if !expected.contains(&(rel.clone(), r.line)) {
+                let text = String::from_utf8_lossy(pf.raw(r));
+                report.push_str(&format!("    (\"{rel}\", {}, \"?\"), // {}\n", r.line, text.chars().take(120).collect::<String>()));
+            }
+        }
+    }
+    let stale: Vec<_> = expected.difference(&got).collect();
+    assert!(report.is_empty() && stale.is_empty(), "unlisted unparsed lines:\n{report}\nlisted but now parsed: {stale:?}");
+}
+
+/// The format each corpus file is mostly made of: detection must not drift.
+#[test]
+fn corpus_files_are_detected_as_their_format() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let cases: &[(&str, Format)] = &[
+        ("kamaji/issue950_startup_and_error.log", Format::ZapConsole),
+        ("kamaji/legacy_2022_epoch_format.log", Format::ZapConsole),
+        ("controller-runtime/json_production_reconciler_error.log", Format::ZapJson),
+        ("etcd/capnslog_etcd2_startup_issue6980.log", Format::EtcdCapnslog),
+        ("etcd/journald_etcd_raft_issue9668.log", Format::Journald),
+        ("etcd/etcd35_zap_json_single_node_election_micro_trimmed.log", Format::ZapJson),
+        ("etcd/cri_containerd_kind_etcd_and_apiserver.log", Format::ZapJson),
+        ("klog/kcm_leader_election_klog_text_issue108380.log", Format::Klog),
+        ("klog/kcm_leaderelection_lost_rancher_prefix_2017.log", Format::Klog),
+        ("github-actions/annotation_lines_error_warning.log", Format::Text),
+        ("chainsaw/chainsaw_stdout_format_docs.log", Format::Chainsaw),
+        ("goroutines/03_stapelberg-blog_gokr-rsync_go1.23_SIGQUIT_gp-m-mp-headers_fp-sp-pc.txt", Format::GoTraceback),
+    ];
+    for (file, want) in cases {
+        let pf = parse_file(*file, std::fs::read(root.join(file)).unwrap(), &ParseOptions::default());
+        let top = Format::ALL.iter().copied().max_by_key(|f| pf.counts.format(*f)).unwrap();
+        assert_eq!(top, *want, "{file}: {:?}", pf.counts.formats);
+    }
+}
