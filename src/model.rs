@@ -184,11 +184,13 @@ const SCRATCH_BIT: u32 = 1 << 31;
 impl Span {
     pub const EMPTY: Span = Span { start: 0, len: 0 };
 
+    /// A span of the file's bytes; an inverted range is empty.
     pub fn raw(start: usize, end: usize) -> Span {
-        Span { start: start as u32, len: (end - start) as u32 }
+        Span { start: start as u32, len: end.saturating_sub(start) as u32 & !SCRATCH_BIT }
     }
+    /// A span of the scratch buffer; an inverted range is empty.
     pub fn scratch(start: usize, end: usize) -> Span {
-        Span { start: start as u32, len: (end - start) as u32 | SCRATCH_BIT }
+        Span { start: start as u32, len: end.saturating_sub(start) as u32 | SCRATCH_BIT }
     }
     pub fn len(self) -> usize {
         (self.len & !SCRATCH_BIT) as usize

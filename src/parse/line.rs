@@ -499,7 +499,7 @@ fn zap_console(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool
     out.time = Some(ts);
     out.level = level;
     let body_start = skip_ws(s, i);
-    let mut body_end = trim_end(s, s.len());
+    let mut body_end = trim_end(s, s.len()).max(body_start);
     // The context object: after the last TAB, or after whitespace before `{"`.
     let mut ctx_start = None;
     if tabbed {
@@ -526,7 +526,7 @@ fn zap_console(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool
         if matches!(end, End::Broken(_)) {
             out.truncated = true;
         }
-        body_end = trim_end(s, c);
+        body_end = trim_end(s, c).max(body_start);
     }
     // Columns before the context: [logger] [caller] message.
     let body = &s[body_start..body_end];
@@ -811,7 +811,7 @@ fn logrus(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
         let m = skip_ws(s, close + 1);
         // message, then optional key=value pairs after two spaces
         let me = memchr::memmem::find(&s[m..], b"  ").map_or(s.len(), |k| m + k);
-        out.message = o.span(m, trim_end(s, me));
+        out.message = o.span(m, trim_end(s, me).max(m));
         if me < s.len() {
             key_values(s, me, o, cx.fields);
         }
