@@ -5,6 +5,7 @@
 //! Nothing in this library reads a clock, a file or the DOM: callers hand
 //! over bytes and names, and results are pushed into sinks or returned.
 
+pub mod analyze;
 pub mod ingest;
 pub mod model;
 pub mod parse;

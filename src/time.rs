@@ -253,7 +253,9 @@ pub fn parse_hms(s: &[u8], i: usize) -> Option<(u32, u32, u32, u32, u8, usize)> 
 
 /// A yearless month/day/time, placed in [`PLACEHOLDER_YEAR`] until
 /// [`with_year`] gives it the right year.
-pub fn yearless(mo: u32, d: u32, h: u32, mi: u32, s: u32, frac: u32, digits: u8, offset_secs: i32) -> Option<Timestamp> {
+/// `clock` is (hour, minute, second, fraction nanos, fraction digits).
+pub fn yearless(mo: u32, d: u32, clock: (u32, u32, u32, u32, u8), offset_secs: i32) -> Option<Timestamp> {
+    let (h, mi, s, frac, digits) = clock;
     if !valid_md(mo, d) {
         return None;
     }
@@ -376,9 +378,9 @@ mod tests {
 
     #[test]
     fn yearless_roundtrip() {
-        let ts = yearless(2, 29, 1, 2, 3, 0, 0, 0).unwrap();
+        let ts = yearless(2, 29, (1, 2, 3, 0, 0), 0).unwrap();
         assert_eq!(format_rfc3339(with_year(ts, 2024)), "2024-02-29T01:02:03Z");
-        let ts = yearless(9, 10, 9, 6, 15, 416_743_000, 6, 0).unwrap();
+        let ts = yearless(9, 10, (9, 6, 15, 416_743_000, 6), 0).unwrap();
         assert_eq!(format_rfc3339(with_year(ts, 2021)), "2021-09-10T09:06:15.416743Z");
     }
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
+use reconscope::analyze::{self, AnalyzeOptions};
 use reconscope::ingest::{self, Event, IngestOptions};
 use reconscope::model::ParsedFile;
 use reconscope::parse::{self, ParseOptions};
@@ -16,6 +17,7 @@ reconscope: reconcile timelines and stall findings from controller-runtime, etcd
 
 USAGE:
     reconscope stats INPUT... [--json] [options]
+    reconscope analyze INPUT... [--json] [--reconcile-timeout DUR] [--workers CONTROLLER=N]... [options]
 
 INPUT is a log file, a folder (read recursively) or an archive (.zip, .tar,
 .tar.gz/.tgz, .gz; archives inside archives are opened too).
@@ -23,9 +25,16 @@ INPUT is a log file, a folder (read recursively) or an archive (.zip, .tar,
 COMMANDS:
     stats     For each log file: bytes, records, unparsed lines, formats
               detected, first and last timestamp (RFC3339, UTC).
+    analyze   Reconciles, controller instances, worker lanes, etcd elections,
+              object lifecycles and findings (stalled-worker, expired-context,
+              stuck-deletion, slow-reconcile, hot-loop, error-burst,
+              election-overlap). --json prints schema reconscope.analysis/v1.
 
 OPTIONS:
-    --json                  Print JSON instead of a table.
+    --json                  Print JSON instead of text.
+    --reconcile-timeout DUR The operator's reconcile timeout (default 30s).
+    --workers NAME=N        Worker count of a controller whose log lacks
+                            `Starting workers` (repeatable).
     --utc-offset HOURS      Offset for times written without a zone (default 0 = UTC).
     --max-total-bytes N     Cap on decompressed bytes over all input (default 8 GiB).
     --max-ratio N           Cap on any member's compression ratio (default 200).
@@ -39,6 +48,8 @@ EXAMPLES:
     reconscope stats kamaji-controller.log
     reconscope stats cozyreport.zip --json
     reconscope stats ./artifacts/
+    reconscope analyze cozyreport.zip --json > analysis.json
+    reconscope analyze kamaji.log etcd-0.log --workers tenantcontrolplane=1 --reconcile-timeout 30s
 ";
 
 /// Command-line options shared by the commands.
@@ -47,6 +58,7 @@ struct Options {
     json: bool,
     parse: ParseOptions,
     ingest: IngestOptions,
+    analyze: AnalyzeOptions,
 }
 
 /// A usage or input error: exit code 2.
@@ -87,12 +99,22 @@ fn run(args: Vec<String>) -> Result<ExitCode> {
             let opts = parse_options(&args[1..])?;
             stats(&opts)
         }
+        "analyze" => {
+            let opts = parse_options(&args[1..])?;
+            analyze_cmd(&opts)
+        }
         other => bail!(ExitTwo(format!("unknown command `{other}`; see `reconscope --help`"))),
     }
 }
 
 fn parse_options(args: &[String]) -> Result<Options> {
-    let mut o = Options { inputs: Vec::new(), json: false, parse: ParseOptions::default(), ingest: IngestOptions::default() };
+    let mut o = Options {
+        inputs: Vec::new(),
+        json: false,
+        parse: ParseOptions::default(),
+        ingest: IngestOptions::default(),
+        analyze: AnalyzeOptions::default(),
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |name: &str| -> Result<String> {
@@ -104,6 +126,20 @@ fn parse_options(args: &[String]) -> Result<Options> {
                 let v = value(a)?;
                 let h: f64 = v.parse().map_err(|_| ExitTwo(format!("--utc-offset: `{v}` is not a number of hours")))?;
                 o.parse.default_offset_secs = (h * 3600.0) as i32;
+            }
+            "--reconcile-timeout" => {
+                let v = value(a)?;
+                o.analyze.reconcile_timeout_nanos = reconscope::time::parse_duration_nanos(&v)
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| ExitTwo(format!("--reconcile-timeout: `{v}` is not a duration like 30s or 2m")))?;
+            }
+            "--workers" => {
+                let v = value(a)?;
+                let (name, n) = v
+                    .split_once('=')
+                    .and_then(|(c, n)| Some((c.to_string(), n.parse::<u32>().ok().filter(|n| *n > 0)?)))
+                    .ok_or_else(|| ExitTwo(format!("--workers: `{v}` is not CONTROLLER=N")))?;
+                o.analyze.workers.insert(name, n);
             }
             "--max-total-bytes" => {
                 let v = value(a)?;
@@ -192,6 +228,35 @@ fn stats(opts: &Options) -> Result<ExitCode> {
         for n in &notes {
             writeln!(out, "note: {n}")?;
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
+    let (parsed, mut notes) = load(opts)?;
+    let (analysis, diags) = analyze::analyze(&parsed, &opts.analyze);
+    notes.extend(diags.iter().map(|d| d.to_string()));
+    let inputs: Vec<FileStats> = parsed.iter().map(FileStats::of).collect();
+    let mut out = std::io::stdout().lock();
+    if opts.json {
+        let mut doc = analyze::json::to_json(&inputs, &analysis);
+        doc["notes"] = serde_json::json!(notes);
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    writeln!(out, "{} files, {} reconciles, {} controller instances, {} etcd elections", inputs.len(), analysis.reconciles.len(), analysis.controllers.len(), analysis.elections.len())?;
+    for c in &analysis.controllers {
+        writeln!(out, "  controller {} ({} workers, {}): {} reconciles", c.name, c.workers, c.workers_source, c.reconciles)?;
+    }
+    if analysis.findings.is_empty() {
+        writeln!(out, "no findings")?;
+    }
+    for f in &analysis.findings {
+        writeln!(out, "{} [{}] {}", f.kind.as_str(), f.start, f.message)?;
+    }
+    for n in &notes {
+        writeln!(out, "note: {n}")?;
     }
     Ok(ExitCode::SUCCESS)
 }

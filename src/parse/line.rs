@@ -333,7 +333,7 @@ fn docker_json(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool
 /// before a line that parses.
 fn bracket_prefix(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     let Some(close) = memchr::memchr(b']', s) else { return false };
-    if close > 256 || s.get(close + 1) != Some(&b' ') || s[1..close].iter().any(|&b| b == b' ') {
+    if close > 256 || s.get(close + 1) != Some(&b' ') || s[1..close].contains(&b' ') {
         return false;
     }
     let inner_s = &s[close + 2..];
@@ -720,14 +720,14 @@ fn klog(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     let mo = ((s[1] - b'0') * 10 + (s[2] - b'0')) as u32;
     let d = ((s[3] - b'0') * 10 + (s[4] - b'0')) as u32;
     let Some((h, mi, sec, frac, digits, end)) = parse_hms(s, 6) else { return false };
-    let Some(ts) = time::yearless(mo, d, h, mi, sec, frac, digits, cx.opts.default_offset_secs) else { return false };
+    let Some(ts) = time::yearless(mo, d, (h, mi, sec, frac, digits), cx.opts.default_offset_secs) else { return false };
     // pid, then file:line]
     let i = skip_ws(s, end);
     let mut j = i;
     while j < s.len() && s[j].is_ascii_digit() {
         j += 1;
     }
-    if j == i || !s.get(j).is_some_and(|&b| b == b' ') {
+    if j == i || s.get(j) != Some(&b' ') {
         return false;
     }
     let Some(close) = memchr::memchr(b']', &s[j..]).map(|k| k + j) else { return false };
@@ -863,7 +863,7 @@ fn journald(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
         return false;
     }
     let Some((h, mi, sec, frac, digits, end)) = parse_hms(s, 7) else { return false };
-    let Some(ts) = time::yearless(mo as u32 + 1, d, h, mi, sec, frac, digits, cx.opts.default_offset_secs) else { return false };
+    let Some(ts) = time::yearless(mo as u32 + 1, d, (h, mi, sec, frac, digits), cx.opts.default_offset_secs) else { return false };
     let hs = skip_ws(s, end);
     let Some(he) = memchr::memchr(b' ', &s[hs..]).map(|k| k + hs) else { return false };
     let Some(colon) = memchr::memmem::find(&s[he + 1..], b": ").map(|k| k + he + 1) else { return false };

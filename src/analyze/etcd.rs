@@ -1,0 +1,219 @@
+//! etcd: members grouped into clusters, leader elections per cluster, and
+//! etcd client warnings.
+
+use std::collections::BTreeMap;
+
+use crate::analyze::model::{ClientWarning, Election, RecordRef};
+use crate::analyze::reconciles::time_of;
+use crate::model::{ParsedFile, Timestamp};
+
+/// One raft event, from any member.
+#[derive(Clone, Debug)]
+struct Event {
+    time: Timestamp,
+    member: String,
+    kind: Kind,
+    term: Option<u64>,
+    /// The other member the line names (new leader, lost leader, ...).
+    other: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A sign of trouble: lost leader, new election, pre-candidate, candidate, stepped down, no leader.
+    Trouble { lost: bool },
+    Elected,
+    BecameLeader,
+    Transfer,
+}
+
+fn is_hex_id(s: &str) -> bool {
+    (1..=16).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+fn term_after(msg: &str, key: &str) -> Option<u64> {
+    let i = msg.find(key)? + key.len();
+    msg[i..].trim_start().split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+}
+
+/// Reads a raft line. Messages may carry a `raft.node: ` or `raft: ` prefix.
+fn classify(msg: &str) -> Option<(String, Kind, Option<u64>, Option<String>)> {
+    let m = msg.strip_prefix("raft: ").unwrap_or(msg);
+    let m = m.strip_prefix("raft.node: ").unwrap_or(m);
+    let mut words = m.split_whitespace();
+    let subject = words.next()?.to_string();
+    if !is_hex_id(&subject) {
+        // Server-side messages without a subject id.
+        if m.starts_with("leadership transfer starting") {
+            return Some((String::new(), Kind::Transfer, None, None));
+        }
+        return None;
+    }
+    let rest = &m[subject.len()..];
+    let term = term_after(rest, "at term");
+    let w: Vec<&str> = rest.split_whitespace().collect();
+    if rest.starts_with(" elected leader ") {
+        return Some((subject, Kind::Elected, term, w.get(2).map(|s| s.to_string())));
+    }
+    if rest.starts_with(" changed leader from ") {
+        return Some((subject, Kind::Elected, term, w.get(5).map(|s| s.to_string())));
+    }
+    if rest.starts_with(" lost leader ") {
+        return Some((subject, Kind::Trouble { lost: true }, term, w.get(2).map(|s| s.to_string())));
+    }
+    if rest.starts_with(" became leader at term") {
+        return Some((subject.clone(), Kind::BecameLeader, term, Some(subject)));
+    }
+    if rest.starts_with(" is starting a new election")
+        || rest.starts_with(" became pre-candidate")
+        || rest.starts_with(" became candidate")
+        || rest.starts_with(" stepped down to follower")
+    {
+        return Some((subject, Kind::Trouble { lost: false }, term, None));
+    }
+    if rest.starts_with(" no leader at term") {
+        return Some((subject, Kind::Trouble { lost: true }, term, None));
+    }
+    if rest.contains("starts to transfer leadership") {
+        return Some((subject, Kind::Transfer, term, None));
+    }
+    None
+}
+
+/// The cluster name a member file belongs to: the namespace in its path
+/// (`namespaces/<ns>/`, `pods/<ns>/`), else its folder.
+fn cluster_of(path: &str) -> String {
+    for marker in ["namespaces/", "pods/"] {
+        if let Some(i) = path.find(marker) {
+            let rest = &path[i + marker.len()..];
+            if let Some(ns) = rest.split('/').next() {
+                if !ns.is_empty() {
+                    return format!("etcd {ns}");
+                }
+            }
+        }
+    }
+    match path.rfind('/') {
+        Some(i) => format!("etcd {}", &path[..i]),
+        None => "etcd".into(),
+    }
+}
+
+/// Finds every cluster's elections and every etcd client warning.
+pub fn analyze(files: &[ParsedFile]) -> (Vec<Election>, Vec<ClientWarning>) {
+    let mut by_cluster: BTreeMap<String, Vec<Event>> = BTreeMap::new();
+    let mut warnings = Vec::new();
+    for (fi, f) in files.iter().enumerate() {
+        let cluster = cluster_of(&f.path);
+        for (ri, r) in f.records.iter().enumerate() {
+            let Some(t) = time_of(r) else { continue };
+            let msg = f.message(r);
+            if msg == "retrying of unary invoker failed" {
+                warnings.push(ClientWarning {
+                    time: t,
+                    target: f.field(r, "target").map(|s| s.into_owned()),
+                    attempt: f.field(r, "attempt").and_then(|s| s.parse().ok()),
+                    error: f.field(r, "error").map(|s| s.into_owned()),
+                    record: RecordRef { file: fi as u32, record: ri as u32 },
+                });
+                continue;
+            }
+            if let Some((member, kind, term, other)) = classify(&msg) {
+                by_cluster.entry(cluster.clone()).or_default().push(Event { time: t, member, kind, term, other });
+            }
+        }
+    }
+    let mut elections = Vec::new();
+    for (cluster, mut ev) in by_cluster {
+        ev.sort_by_key(|e| e.time);
+        elections.extend(windows(&cluster, &ev));
+    }
+    warnings.sort_by_key(|w| w.time);
+    (elections, warnings)
+}
+
+/// Walks a cluster's events: a window opens at the first sign of trouble and
+/// closes at `elected leader` / `became leader`; followers that log the same
+/// new leader right after extend it.
+fn windows(cluster: &str, ev: &[Event]) -> Vec<Election> {
+    let mut out: Vec<Election> = Vec::new();
+    let mut leader: Option<String> = None;
+    let mut open: Option<Election> = None;
+    let mut lost_at: Option<Timestamp> = None;
+    // Followers echo the new leader within this long after it is elected.
+    const ECHO_NANOS: i64 = 5_000_000_000;
+    for e in ev {
+        match e.kind {
+            Kind::Trouble { lost } => {
+                if let Some(last) = out.last_mut() {
+                    // An echo of the election just closed (a follower that
+                    // only now notices) does not open a new one.
+                    if open.is_none() && e.term.is_some() && e.term <= last.term && last.end.is_some_and(|end| e.time.nanos - end.nanos <= ECHO_NANOS) {
+                        continue;
+                    }
+                }
+                if lost && lost_at.is_none() {
+                    lost_at = Some(e.time);
+                }
+                let o = open.get_or_insert_with(|| Election {
+                    cluster: cluster.to_string(),
+                    term: None,
+                    start: e.time,
+                    end: None,
+                    leader: None,
+                    previous_leader: leader.clone().or_else(|| if lost { e.other.clone() } else { None }),
+                    leaderless_nanos: None,
+                    transfers: 0,
+                });
+                if o.previous_leader.is_none() && lost {
+                    o.previous_leader = e.other.clone();
+                }
+            }
+            Kind::Transfer => {
+                if let Some(o) = open.as_mut() {
+                    o.transfers += 1;
+                } else if let Some(last) = out.last_mut() {
+                    last.transfers += 1;
+                }
+            }
+            Kind::Elected | Kind::BecameLeader => {
+                let new_leader = e.other.clone().unwrap_or_else(|| e.member.clone());
+                if let Some(mut o) = open.take() {
+                    o.end = Some(e.time);
+                    o.term = e.term;
+                    o.leader = Some(new_leader.clone());
+                    let from = lost_at.unwrap_or(o.start);
+                    o.leaderless_nanos = Some(e.time.nanos - from.nanos);
+                    out.push(o);
+                } else if let Some(last) = out.last_mut() {
+                    if last.term == e.term && last.end.is_some_and(|end| e.time.nanos - end.nanos <= ECHO_NANOS) {
+                        last.end = Some(e.time.max(last.end.unwrap_or(e.time)));
+                    }
+                }
+                lost_at = None;
+                leader = Some(new_leader);
+            }
+        }
+    }
+    if let Some(o) = open {
+        out.push(o);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_raft_lines() {
+        let c = classify("raft.node: 8e9e05c52164694d elected leader 91bc3c398fb3c146 at term 8").unwrap();
+        assert_eq!((c.0.as_str(), c.1, c.2, c.3.as_deref()), ("8e9e05c52164694d", Kind::Elected, Some(8), Some("91bc3c398fb3c146")));
+        let c = classify("91d25258d70ad868 became candidate at term 12281").unwrap();
+        assert_eq!(c.1, Kind::Trouble { lost: false });
+        let c = classify("raft: lost leader db1947d17286d85a at term 2");
+        assert!(c.is_none(), "old wording names no subject");
+        assert!(classify("published local member to cluster through raft").is_none());
+        assert_eq!(cluster_of("a.zip!/cozyreport/snapshots/x/namespaces/tenant-root/v1/pod/etcd-0/etcd/current.log"), "etcd tenant-root");
+    }
+}

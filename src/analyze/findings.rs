@@ -1,0 +1,422 @@
+//! Where reconciles, elections and lifecycles become findings: each with
+//! one sentence a person can paste into an issue.
+
+use std::collections::BTreeMap;
+
+use crate::analyze::model::{Analysis, Finding, FindingKind, Outcome, Reconcile, Severity};
+use crate::analyze::AnalyzeOptions;
+use crate::model::{ParsedFile, Timestamp};
+use crate::time::NANOS_PER_SEC;
+
+/// `20m36s`, `71µs`, `3.2s`.
+pub fn human_duration(nanos: i64) -> String {
+    let n = nanos.max(0);
+    if n < 1_000 {
+        return format!("{n}ns");
+    }
+    if n < 1_000_000 {
+        return format!("{}µs", n / 1_000);
+    }
+    if n < NANOS_PER_SEC {
+        return format!("{}ms", n / 1_000_000);
+    }
+    let s = n / NANOS_PER_SEC;
+    if s < 60 {
+        return format!("{s}s");
+    }
+    if s < 3600 {
+        return format!("{}m{:02}s", s / 60, s % 60);
+    }
+    format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+}
+
+/// `16:29:30` (UTC clock of a timestamp).
+pub fn clock(t: Timestamp) -> String {
+    let s = crate::time::format_rfc3339(Timestamp::new(t.nanos, 0));
+    s[11..19].to_string()
+}
+
+/// One tick of a timestamp's precision.
+fn tick(t: Timestamp) -> i64 {
+    10i64.pow(9 - t.digits.min(9) as u32)
+}
+
+fn overlapping(a: &Analysis, start: Timestamp, end: Timestamp) -> Vec<usize> {
+    a.elections
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.start <= end && e.end.is_none_or(|x| x >= start))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// `2 etcd leader elections in etcd tenant-root (16:31:39–16:33:04)`.
+fn describe_elections(a: &Analysis, els: &[usize]) -> String {
+    let (Some(&f), Some(&l)) = (els.first(), els.last()) else { return String::new() };
+    let (first, last) = (&a.elections[f], &a.elections[l]);
+    let end = last.end.map_or("the end of the logs".to_string(), clock);
+    let n = if els.len() == 1 { "an etcd leader election".to_string() } else { format!("{} etcd leader elections", els.len()) };
+    format!("{n} in {} ({}–{})", first.cluster, clock(first.start), end)
+}
+
+fn election_clause(a: &Analysis, els: &[usize]) -> String {
+    if els.is_empty() {
+        return String::new();
+    }
+    format!("; it overlaps {}", describe_elections(a, els))
+}
+
+pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
+    let mut out = Vec::new();
+    stalled_workers(a, opts, &mut out);
+    expired_contexts(a, files, opts, &mut out);
+    stuck_deletions(a, opts, &mut out);
+    slow_reconciles(a, opts, &mut out);
+    hot_loops(a, opts, &mut out);
+    error_bursts(a, &mut out);
+    // Any other finding whose window overlaps an election gets an
+    // election-overlap finding of its own, naming both.
+    let mut extra = Vec::new();
+    for f in &out {
+        if !f.elections.is_empty() && f.kind == FindingKind::StalledWorker {
+            extra.push(Finding {
+                kind: FindingKind::ElectionOverlap,
+                severity: Severity::Info,
+                controller: f.controller,
+                object: f.object.clone(),
+                start: f.start,
+                end: f.end,
+                reconciles: f.reconciles.clone(),
+                elections: f.elections.clone(),
+                message: format!("The {} window {}–{} overlaps {}.", f.kind.as_str(), clock(f.start), clock(f.end), describe_elections(a, &f.elections)),
+            });
+        }
+    }
+    out.extend(extra);
+    out.sort_by_key(|f| (f.start, f.kind));
+    a.findings = out;
+}
+
+/// A worker lane that ended no reconcile for far longer than usual and than
+/// the reconcile timeout, while work was pending.
+fn stalled_workers(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
+    for (ci, c) in a.controllers.iter().enumerate() {
+        let mut mine: Vec<usize> = (0..a.reconciles.len()).filter(|&i| a.reconciles[i].controller == ci).collect();
+        mine.sort_by_key(|&i| (a.reconciles[i].last, a.reconciles[i].first));
+        if mine.len() < 3 {
+            continue;
+        }
+        // The instance's normal gap between reconcile ends.
+        let mut gaps: Vec<i64> = mine.windows(2).map(|w| a.reconciles[w[1]].last.nanos - a.reconciles[w[0]].last.nanos).collect();
+        gaps.sort_unstable();
+        let normal = gaps[gaps.len() / 2].max(NANOS_PER_SEC);
+        let threshold = (normal * 20).max(opts.reconcile_timeout_nanos * 2);
+        for lane in 0..c.workers {
+            let lane_rs: Vec<usize> = mine.iter().copied().filter(|&i| a.reconciles[i].lane == lane).collect();
+            for w in lane_rs.windows(2) {
+                let (prev, next) = (&a.reconciles[w[0]], &a.reconciles[w[1]]);
+                let gap = next.last.nanos - prev.last.nanos;
+                if gap <= threshold {
+                    continue;
+                }
+                // Work was pending: regular reconciles before, or a burst after.
+                let before = mine.iter().filter(|&&i| {
+                    let t = a.reconciles[i].last.nanos;
+                    t <= prev.last.nanos && prev.last.nanos - t <= 10 * 60 * NANOS_PER_SEC
+                });
+                let before = before.count();
+                let after: Vec<usize> = mine
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        let r = &a.reconciles[i];
+                        r.last > next.last && r.last.nanos - next.last.nanos <= 60 * NANOS_PER_SEC
+                    })
+                    .collect();
+                if before < 3 && after.len() < 3 {
+                    continue;
+                }
+                let start = Timestamp::new(prev.last.nanos + tick(prev.last), prev.last.digits);
+                let end = next.last;
+                let els = overlapping(a, start, end);
+                let mut waited: Vec<String> = after.iter().filter_map(|&i| a.reconciles[i].object.as_ref().map(|o| o.to_string())).collect();
+                waited.sort();
+                waited.dedup();
+                let held = next.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string());
+                let outcome = match (&next.outcome, &next.error) {
+                    (Outcome::Error, Some(e)) => format!(" and ended with `{}`", e.chars().take(120).collect::<String>()),
+                    _ => String::new(),
+                };
+                let waited_clause = if waited.is_empty() {
+                    String::new()
+                } else {
+                    let shown: Vec<&str> = waited.iter().take(5).map(String::as_str).collect();
+                    let more = if waited.len() > 5 { format!(" and {} more", waited.len() - 5) } else { String::new() };
+                    format!("; {} object(s) waited and were reconciled right after ({}{})", waited.len(), shown.join(", "), more)
+                };
+                let message = format!(
+                    "Worker {} of {} ({} worker{}) ended no reconcile for {} ({} → {}, normally every {}): reconcile {} of {} held it{}{}{}.",
+                    lane + 1,
+                    c.name,
+                    c.workers,
+                    if c.workers == 1 { "" } else { "s" },
+                    human_duration(end.nanos - start.nanos),
+                    clock(start),
+                    clock(end),
+                    human_duration(normal),
+                    next.reconcile_id,
+                    held,
+                    outcome,
+                    waited_clause,
+                    election_clause(a, &els),
+                );
+                out.push(Finding {
+                    kind: FindingKind::StalledWorker,
+                    severity: Severity::Error,
+                    controller: Some(ci),
+                    object: next.object.clone(),
+                    start,
+                    end,
+                    reconciles: std::iter::once(w[1]).chain(after.iter().copied()).collect(),
+                    elections: els,
+                    message,
+                });
+            }
+        }
+    }
+}
+
+fn is_deadline(s: &str) -> bool {
+    s.contains("context deadline exceeded") || s.contains("DeadlineExceeded")
+}
+
+/// A reconcile that failed on a deadline far sooner than the timeout: its
+/// context had already expired when it started.
+fn expired_contexts(a: &Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
+    for (i, r) in a.reconciles.iter().enumerate() {
+        if r.outcome != Outcome::Error {
+            continue;
+        }
+        // Ran long (its latent start says so): a real timeout, not this.
+        if let Some(ls) = r.latent_start {
+            if r.first.nanos - ls.nanos > opts.reconcile_timeout_nanos / 10 {
+                continue;
+            }
+        }
+        // The first deadline error among its records, and the etcd client
+        // warnings logged between its lines in the same file.
+        let mut deadline_at: Option<Timestamp> = None;
+        for rr in &r.records {
+            let f = &files[rr.file as usize];
+            let rec = &f.records[rr.record as usize];
+            let hit = is_deadline(&f.message(rec)) || f.field(rec, "error").is_some_and(|e| is_deadline(&e));
+            if hit {
+                deadline_at = super::reconciles::time_of(rec);
+                break;
+            }
+        }
+        let Some(deadline_at) = deadline_at else { continue };
+        let (Some(first_rec), Some(last_rec)) = (r.records.first(), r.records.last()) else { continue };
+        let client = a.client_warnings.iter().find(|w| {
+            w.record.file == first_rec.file
+                && w.record.record > first_rec.record
+                && w.record.record < last_rec.record
+                && w.error.as_deref().is_some_and(is_deadline)
+        });
+        let after = deadline_at.nanos - r.first.nanos;
+        if after > opts.reconcile_timeout_nanos / 10 {
+            continue;
+        }
+        let precise = client.map(|w| (w.time.nanos - r.first.nanos, w.attempt));
+        let how = match precise {
+            Some((d, Some(att))) => format!("the etcd client logged DeadlineExceeded on attempt {att} {} after it started", human_duration(d)),
+            Some((d, None)) => format!("the etcd client logged DeadlineExceeded {} after it started", human_duration(d)),
+            None => format!("it failed with `context deadline exceeded` {} after it started", if after <= 0 { "in the same second".to_string() } else { human_duration(after) }),
+        };
+        let obj = r.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string());
+        let first_msg = {
+            let f = &files[first_rec.file as usize];
+            f.message(&f.records[first_rec.record as usize]).into_owned()
+        };
+        let message = format!(
+            "Reconcile {} of {} at {} (`{}`) reached a deadline far inside the {} reconcile timeout: {}, so its context had already expired.",
+            r.reconcile_id,
+            obj,
+            clock(r.first),
+            first_msg.chars().take(80).collect::<String>(),
+            human_duration(opts.reconcile_timeout_nanos),
+            how
+        );
+        let end = client.map_or(deadline_at, |w| w.time.max(deadline_at));
+        out.push(Finding {
+            kind: FindingKind::ExpiredContext,
+            severity: Severity::Error,
+            controller: Some(r.controller),
+            object: r.object.clone(),
+            start: r.first,
+            end,
+            reconciles: vec![i],
+            elections: overlapping(a, r.first, end),
+            message,
+        });
+    }
+}
+
+/// A deletion was requested, but the object still has finalizers at the end
+/// of the evidence, or no completion followed in time.
+fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
+    let evidence_end = a.reconciles.iter().map(|r| r.last).chain(a.elections.iter().filter_map(|e| e.end)).max();
+    for o in &a.objects {
+        let requested = o.deletion_requested.or(o.marked_for_deletion);
+        let Some(req) = requested else { continue };
+        let still_there = o.in_dump && !o.finalizers.is_empty();
+        let late = match o.deleted {
+            Some(d) => d.nanos - req.nanos > opts.stuck_deletion_nanos,
+            None => evidence_end.is_some_and(|e| e.nanos - req.nanos > opts.stuck_deletion_nanos),
+        };
+        if !(still_there || (o.deleted.is_none() && late)) {
+            continue;
+        }
+        let end = evidence_end.unwrap_or(req).max(req);
+        let reconciles: Vec<usize> = (0..a.reconciles.len())
+            .filter(|&i| a.reconciles[i].object.as_ref() == Some(&o.object) && a.reconciles[i].last >= req)
+            .collect();
+        let failed = reconciles.iter().filter(|&&i| a.reconciles[i].outcome == Outcome::Error).count();
+        let gens = match (o.generation, o.observed_generation) {
+            (Some(g), Some(og)) if g != og => format!(", generation {g} but observedGeneration {og}"),
+            _ => String::new(),
+        };
+        let fins = if o.finalizers.is_empty() { String::new() } else { format!(" and still carries {}", o.finalizers.join(", ")) };
+        let message = format!(
+            "{} {} was asked to be deleted at {} but is not gone {} later{}{}; {} deletion reconcile(s) ran after the request, {} failed.",
+            o.kind.as_deref().unwrap_or("Object"),
+            o.object,
+            clock(req),
+            human_duration(end.nanos - req.nanos),
+            fins,
+            gens,
+            reconciles.len(),
+            failed
+        );
+        out.push(Finding {
+            kind: FindingKind::StuckDeletion,
+            severity: Severity::Error,
+            controller: reconciles.first().map(|&i| a.reconciles[i].controller),
+            object: Some(o.object.clone()),
+            start: req,
+            end,
+            elections: overlapping(a, req, end),
+            reconciles,
+            message,
+        });
+    }
+}
+
+fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
+    for (i, r) in a.reconciles.iter().enumerate() {
+        let d = r.last.nanos - r.first.nanos;
+        if d <= opts.reconcile_timeout_nanos {
+            continue;
+        }
+        let obj = r.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string());
+        out.push(Finding {
+            kind: FindingKind::SlowReconcile,
+            severity: Severity::Warning,
+            controller: Some(r.controller),
+            object: r.object.clone(),
+            start: r.first,
+            end: r.last,
+            reconciles: vec![i],
+            elections: overlapping(a, r.first, r.last),
+            message: format!(
+                "Reconcile {} of {} ran {} ({}–{}), longer than the {} reconcile timeout.",
+                r.reconcile_id,
+                obj,
+                human_duration(d),
+                clock(r.first),
+                clock(r.last),
+                human_duration(opts.reconcile_timeout_nanos)
+            ),
+        });
+    }
+}
+
+fn hot_loops(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
+    let mut by_obj: BTreeMap<(usize, String), Vec<usize>> = BTreeMap::new();
+    for (i, r) in a.reconciles.iter().enumerate() {
+        if let Some(o) = &r.object {
+            by_obj.entry((r.controller, o.to_string())).or_default().push(i);
+        }
+    }
+    for ((ci, obj), mut rs) in by_obj {
+        rs.sort_by_key(|&i| a.reconciles[i].first);
+        let limit = opts.hot_loop_per_minute as usize;
+        let mut j = 0;
+        let mut i = 0;
+        while i < rs.len() {
+            while a.reconciles[rs[i]].first.nanos - a.reconciles[rs[j]].first.nanos > 60 * NANOS_PER_SEC {
+                j += 1;
+            }
+            if i - j + 1 > limit {
+                let (s, e) = (a.reconciles[rs[j]].first, a.reconciles[rs[i]].last);
+                out.push(Finding {
+                    kind: FindingKind::HotLoop,
+                    severity: Severity::Warning,
+                    controller: Some(ci),
+                    object: a.reconciles[rs[i]].object.clone(),
+                    start: s,
+                    end: e,
+                    reconciles: rs[j..=i].to_vec(),
+                    elections: overlapping(a, s, e),
+                    message: format!("{obj} was reconciled {} times within a minute from {} (more than {limit} a minute).", i - j + 1, clock(s)),
+                });
+                // Skip past this burst.
+                let end_first = a.reconciles[rs[i]].first;
+                while i < rs.len() && a.reconciles[rs[i]].first.nanos - end_first.nanos <= 60 * NANOS_PER_SEC {
+                    i += 1;
+                }
+                j = i.min(rs.len().saturating_sub(1));
+                continue;
+            }
+            i += 1;
+        }
+    }
+}
+
+/// Many failed reconciles of one instance within a minute.
+fn error_bursts(a: &Analysis, out: &mut Vec<Finding>) {
+    const MIN_ERRORS: usize = 10;
+    for ci in 0..a.controllers.len() {
+        let mut errs: Vec<&Reconcile> = a.reconciles.iter().filter(|r| r.controller == ci && r.outcome == Outcome::Error).collect();
+        errs.sort_by_key(|r| r.last);
+        let mut j = 0;
+        let mut i = 0;
+        while i < errs.len() {
+            while errs[i].last.nanos - errs[j].last.nanos > 60 * NANOS_PER_SEC {
+                j += 1;
+            }
+            if i - j + 1 >= MIN_ERRORS {
+                let mut k = i;
+                while k + 1 < errs.len() && errs[k + 1].last.nanos - errs[j].last.nanos <= 60 * NANOS_PER_SEC {
+                    k += 1;
+                }
+                let (s, e) = (errs[j].last, errs[k].last);
+                out.push(Finding {
+                    kind: FindingKind::ErrorBurst,
+                    severity: Severity::Warning,
+                    controller: Some(ci),
+                    object: None,
+                    start: s,
+                    end: e,
+                    reconciles: Vec::new(),
+                    elections: overlapping(a, s, e),
+                    message: format!("{} reconciles of {} failed within a minute from {}.", k - j + 1, a.controllers[ci].name, clock(s)),
+                });
+                i = k + 1;
+                j = i;
+                continue;
+            }
+            i += 1;
+        }
+    }
+}

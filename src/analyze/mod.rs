@@ -1,0 +1,54 @@
+//! Analysis: parsed files in, reconciles, controller instances, etcd
+//! elections, object lifecycles and findings out. Pure code over records:
+//! no I/O, no clock; the same natively and in wasm.
+
+pub mod etcd;
+pub mod findings;
+pub mod json;
+pub mod model;
+pub mod objects;
+pub mod reconciles;
+
+use std::collections::BTreeMap;
+
+pub use model::*;
+
+use crate::model::{Diagnostic, ParsedFile};
+use crate::time::NANOS_PER_SEC;
+
+/// Options for [`analyze`].
+#[derive(Clone, Debug)]
+pub struct AnalyzeOptions {
+    /// The operator's reconcile timeout (kamaji `--controller-reconcile-timeout`, default 30s).
+    pub reconcile_timeout_nanos: i64,
+    /// Worker counts for controllers whose logs lack `Starting workers`,
+    /// by controller name or instance id.
+    pub workers: BTreeMap<String, u32>,
+    /// More reconciles of one object than this in a minute is a hot loop.
+    pub hot_loop_per_minute: u32,
+    /// A deletion not completed within this long is stuck.
+    pub stuck_deletion_nanos: i64,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        AnalyzeOptions {
+            reconcile_timeout_nanos: 30 * NANOS_PER_SEC,
+            workers: BTreeMap::new(),
+            hot_loop_per_minute: 30,
+            stuck_deletion_nanos: 5 * 60 * NANOS_PER_SEC,
+        }
+    }
+}
+
+/// Runs the whole analysis. Problems reading object dumps come back as
+/// diagnostics; the analysis itself never fails.
+pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let (controllers, reconciles) = reconciles::build(files, opts);
+    let (elections, client_warnings) = etcd::analyze(files);
+    let objects = objects::build(files, &reconciles, &mut diags);
+    let mut a = Analysis { controllers, reconciles, elections, client_warnings, objects, findings: Vec::new() };
+    findings::find(&mut a, files, opts);
+    (a, diags)
+}
