@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# `make test`: every check CI runs, in order. Each step runs even if an earlier
+# one failed, so one run shows everything; the exit code is non-zero if any
+# step failed. The last line counts tests (cargo + browser) as
+# "N passed, M failed", where a failed step that has no tests of its own
+# (clippy, trunk build, ...) counts as one failure.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+bash scripts/setup.sh
+
+LOGS=$(mktemp -d)
+SERVER_PID=
+cleanup() {
+    if [[ -n "$SERVER_PID" ]]; then kill "$SERVER_PID" 2>/dev/null || true; fi
+    rm -rf "$LOGS"
+}
+trap cleanup EXIT
+
+declare -a RESULTS=()
+passed=0 failed=0
+
+# run_step NAME COMMAND...: runs the command, shows and logs its output, and
+# records the outcome; never stops the script.
+run_step() {
+    local name=$1; shift
+    local log="$LOGS/$(printf '%02d' "${#RESULTS[@]}").log"
+    say "$name: $*"
+    local start=$SECONDS status=0
+    "$@" 2>&1 | tee "$log" || status=$?
+    local took=$((SECONDS - start))
+    if [[ $status == 0 ]]; then
+        RESULTS+=("ok    ${took}s  $name")
+    else
+        RESULTS+=("FAIL  ${took}s  $name (exit $status)")
+    fi
+    count_tests "$log" "$status"
+}
+
+# Adds the test counts found in a step's log to the totals.
+count_tests() {
+    local log=$1 status=$2 p f
+    # cargo test: "test result: ok. 12 passed; 0 failed; ..."
+    # node --test: "# pass 3" / "# fail 0" (TAP) or "ℹ pass 3" (spec reporter)
+    read -r p f < <(awk '
+        /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+        /^(# |ℹ )pass [0-9]+$/ { p += $NF }
+        /^(# |ℹ )fail [0-9]+$/ { f += $NF }
+        END { print p + 0, f + 0 }' "$log")
+    passed=$((passed + p))
+    failed=$((failed + f))
+    # A failing step that reported no failing test still counts once.
+    if [[ $status != 0 && $f == 0 ]]; then failed=$((failed + 1)); fi
+}
+
+# Native library, CLI and their tests. The `web` feature stays off, so yew and
+# the other browser crates are never compiled here.
+run_step "cargo test (native)" cargo test
+run_step "native build has no web crates" \
+    bash -c '! cargo tree --offline -e normal --prefix none | grep -E "^(yew|web-sys|js-sys|wasm-bindgen) "'
+run_step "clippy (native)" cargo clippy --all-targets -- -D warnings
+
+# The library and the UI as the browser gets them.
+run_step "clippy (wasm32, web)" \
+    cargo clippy --target wasm32-unknown-unknown --features web --lib --bin app -- -D warnings
+
+# dist/: the static site (index.html, js, wasm, css). Removed first so a
+# failed build can never leave an old dist/ for the browser tests.
+rm -rf dist
+run_step "trunk build" trunk build --release --offline --locked
+
+# Browser tests against dist/, served on a free localhost port. The server
+# is started here, not inside run_step (a pipeline subshell), so that the
+# EXIT trap knows its PID and always stops it.
+if [[ -f dist/index.html ]]; then
+    port=$(free_port)
+    if port_in_use "$port"; then die "port $port is already taken"; fi
+    say "serving dist/ on http://127.0.0.1:$port/"
+    python3 -m http.server "$port" --bind 127.0.0.1 --directory dist >"$LOGS/http.log" 2>&1 &
+    SERVER_PID=$!
+    wait_for_http "$port"
+    run_step "browser tests (chromium)" \
+        env RECONSCOPE_URL="http://127.0.0.1:$port/" node --test tests/browser/*.test.mjs
+    kill "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=
+else
+    RESULTS+=("FAIL  0s  browser tests (no dist/index.html: trunk build failed)")
+    failed=$((failed + 1))
+fi
+
+echo
+echo "==> make test summary (${SECONDS}s)"
+printf '    %s\n' "${RESULTS[@]}"
+if [[ -f dist/index.html ]]; then
+    for wasm in dist/*.wasm; do
+        printf '    %s: %s bytes, %s gzipped\n' "$wasm" "$(wc -c <"$wasm")" "$(gzip -9c "$wasm" | wc -c)"
+    done
+fi
+echo "reconscope: $passed passed, $failed failed"
+if printf '%s\n' "${RESULTS[@]}" | grep -q '^FAIL'; then exit 1; fi
