@@ -119,6 +119,13 @@ fn stalled_workers(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
                 if gap <= threshold {
                     continue;
                 }
+                // The reconcile that ends the gap must have been in flight
+                // during it: its first line came late, or it ran long.
+                // Otherwise the worker was idle, not stuck.
+                let held_long = next.latent_start.is_some_and(|ls| ls <= prev.last) || next.last.nanos - next.first.nanos > opts.reconcile_timeout_nanos;
+                if !held_long {
+                    continue;
+                }
                 // Work was pending: regular reconciles before, or a burst after.
                 let before = mine.iter().filter(|&&i| {
                     let t = a.reconciles[i].last.nanos;

@@ -114,7 +114,7 @@ pub fn build(files: &[ParsedFile], reconciles: &[Reconcile], diags: &mut Vec<Dia
                 o.marked_for_deletion = Some(o.marked_for_deletion.map_or(t, |x| x.min(t)));
             }
             if done && o.marked_for_deletion.is_some() {
-                o.deleted = Some(o.deleted.map_or(t, |x| x.max(t)));
+                o.deleted = Some(o.deleted.map_or(t, |x| x.min(t)));
             }
         }
     }

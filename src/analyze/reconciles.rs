@@ -229,17 +229,23 @@ fn split_instances(drafts: &[Draft]) -> Vec<usize> {
     for (_, mut gs) in by_name {
         // Largest first; ties by earliest member for a stable order.
         gs.sort_by_key(|g| (std::cmp::Reverse(g.len()), g[0]));
-        let total: usize = gs.iter().map(Vec::len).sum();
-        let mut kept: Vec<usize> = Vec::new();
-        for g in &gs {
-            // A distinct instance needs a few reconciles of its own.
-            let big = g.len() >= 3 || g.len() * 20 >= total.max(1) && g.len() >= 2;
-            let id = if kept.is_empty() || big {
-                kept.push(next);
+        let largest = gs.first().map_or(0, Vec::len);
+        let main = next;
+        next += 1;
+        for (k, g) in gs.iter().enumerate() {
+            // A group is an instance of its own when its vocabulary names a
+            // known role, or when it is big next to the largest; any other
+            // group (a deletion path, an error-only reconcile) is the main
+            // instance taking a branch its other reconciles did not log.
+            let role = g.iter().any(|&m| drafts[m].vocabulary.iter().any(|w| role_of(w).is_some()));
+            let big = g.len() >= 5 && g.len() * 4 >= largest;
+            let id = if k == 0 {
+                main
+            } else if role || big {
                 next += 1;
                 next - 1
             } else {
-                kept[0]
+                main
             };
             for &m in g {
                 out[m] = id;
@@ -247,6 +253,15 @@ fn split_instances(drafts: &[Draft]) -> Vec<usize> {
         }
     }
     out
+}
+
+/// A small table of controller roles people know by name, keyed by words
+/// of their messages. Only a nicer name and a hint for splitting: the split
+/// works without it.
+const KNOWN_ROLES: &[(&str, &str)] = &[("soot manager", "soot manager")];
+
+fn role_of(message: &str) -> Option<&'static str> {
+    KNOWN_ROLES.iter().find(|(needle, _)| message.contains(needle)).map(|(_, role)| *role)
 }
 
 /// Builds the instance list with readable names.
@@ -288,12 +303,8 @@ fn signature(drafts: &[Draft], members: &[usize]) -> String {
         }
     }
     let top = freq.iter().max_by_key(|(w, n)| (**n, std::cmp::Reverse(**w))).map(|(w, _)| *w).unwrap_or("");
-    // A small table of roles people know by name.
-    const KNOWN: &[(&str, &str)] = &[("soot manager", "soot manager")];
-    for (needle, role) in KNOWN {
-        if freq.keys().any(|w| w.contains(needle)) {
-            return role.to_string();
-        }
+    if let Some(role) = freq.keys().find_map(|w| role_of(w)) {
+        return role.to_string();
     }
     let words: Vec<&str> = top.split_whitespace().take(4).collect();
     format!("\u{201c}{}\u{2026}\u{201d}", words.join(" "))
@@ -333,7 +344,9 @@ fn assign_workers(controllers: &mut [ControllerInstance], reconciles: &[Reconcil
             ev.push((r.first, 1));
             ev.push((r.last, -1));
         }
-        ev.sort_by_key(|&(t, d)| (t, -d));
+        // At equal times an end comes before a start: second-precision
+        // logs make back-to-back reconciles touch.
+        ev.sort_by_key(|&(t, d)| (t, d));
         let (mut cur, mut peak) = (0i32, 1i32);
         for (_, d) in ev {
             cur += d;
@@ -352,13 +365,10 @@ fn lay_out_lanes(controllers: &[ControllerInstance], reconciles: &mut [Reconcile
         let mut idx: Vec<usize> = (0..reconciles.len()).filter(|&i| reconciles[i].controller == ci).collect();
         idx.sort_by_key(|&i| order_key(&reconciles[i]));
         // Which messages open reconciles of this instance: a reconcile whose
-        // first message never opens a multi-line reconcile started earlier.
+        // first message is usually not a first line started earlier.
         let mut opens: HashMap<String, (u32, u32)> = HashMap::new();
         for &i in &idx {
             let r = &reconciles[i];
-            if r.lines < 2 {
-                continue;
-            }
             for (k, rr) in r.records.iter().enumerate() {
                 let f = &files[rr.file as usize];
                 let m = normalise(&f.message(&f.records[rr.record as usize]), r.object.as_ref().map(|o| o.name.as_str()));
