@@ -193,11 +193,18 @@ fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
     let mut notes = Vec::new();
     for (path, name) in files {
         let bytes = std::fs::read(&path).with_context(|| format!("{name}: cannot read"))?;
+        // A plain file comes back borrowed whole: hand its buffer to the
+        // parser instead of copying it.
+        let mut whole: Option<String> = None;
         ingest::ingest(&name, &bytes, &opts.ingest, &mut |ev| match ev {
+            Event::File(m) if matches!(m.bytes, std::borrow::Cow::Borrowed(b) if b.len() == bytes.len()) => whole = Some(m.path),
             Event::File(m) => parsed.push(parse::parse_file(m.path, m.bytes.into_owned(), &opts.parse)),
             Event::Skipped { path, reason } => notes.push(format!("{path}: {reason}")),
             Event::Error(e) => notes.push(e.to_string()),
         });
+        if let Some(path) = whole {
+            parsed.push(parse::parse_file(path, bytes, &opts.parse));
+        }
     }
     parse::resolve_years(&mut parsed, None);
     for pf in &parsed {

@@ -1,0 +1,107 @@
+//! Whole-pipeline throughput: ingest + parse of a large synthetic kamaji
+//! manager log (tests/support/gen.rs), plain and gzipped.
+//!
+//! `RECONSCOPE_BENCH_MIB` sets the input size (default 256). Benchmarks:
+//!
+//! * `ingest+parse/plain`: `ingest` of `kamaji.log`, then `parse_file` of
+//!   the member (including the copy `into_owned` makes, as the CLI does);
+//! * `ingest+parse/gzip`: the same bytes gzipped (`kamaji.log.gz`);
+//! * `parts/parse`: `parse_file` alone (the input copy is made outside the
+//!   timing);
+//! * `parts/ingest-gzip`: ingest of the `.gz` alone (decompression), the
+//!   member dropped unparsed.
+//!
+//! Run one with a filter: `cargo bench --bench pipeline -- ingest+parse/plain`.
+//! `scripts/bench.sh` runs them and prints MiB/s.
+
+#[path = "../tests/support/gen.rs"]
+mod gen;
+
+use std::hint::black_box;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
+use reconscope::ingest::{ingest, Event, IngestOptions};
+use reconscope::parse::{parse_file, ParseOptions};
+
+fn input_mib() -> usize {
+    std::env::var("RECONSCOPE_BENCH_MIB").ok().and_then(|v| v.trim().parse().ok()).filter(|&n| n > 0).unwrap_or(256)
+}
+
+/// Ingests `bytes` under `name` and parses every member; returns the number
+/// of records (and panics on an ingest error, which would void the figure).
+fn pipeline(name: &str, bytes: &[u8]) -> u64 {
+    let ingest_opts = IngestOptions::default();
+    let parse_opts = ParseOptions::default();
+    let mut records = 0u64;
+    ingest(name, bytes, &ingest_opts, &mut |ev| match ev {
+        Event::File(m) => {
+            let pf = parse_file(m.path, m.bytes.into_owned(), &parse_opts);
+            records += pf.counts.records();
+            black_box(&pf);
+        }
+        Event::Skipped { path, reason } => panic!("{path} skipped: {reason}"),
+        Event::Error(e) => panic!("ingest error: {e}"),
+    });
+    records
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::with_capacity(bytes.len() / 8), flate2::Compression::fast());
+    enc.write_all(bytes).expect("gzip");
+    enc.finish().expect("gzip")
+}
+
+fn benches(c: &mut Criterion) {
+    let mib = input_mib();
+    let t = Instant::now();
+    let log = gen::kamaji_log(mib << 20, 0x6b61_6d61_6a69);
+    let gen_time = t.elapsed();
+    let t = Instant::now();
+    let gz = gzip(&log);
+    eprintln!(
+        "input: {} bytes ({mib} MiB) generated in {:.2?}; gzip (fast) {} bytes, {:.1}x, in {:.2?}",
+        log.len(),
+        gen_time,
+        gz.len(),
+        log.len() as f64 / gz.len() as f64,
+        t.elapsed()
+    );
+    // Sanity: both forms give the same records.
+    let (a, b) = (pipeline("kamaji.log", &log), pipeline("kamaji.log.gz", &gz));
+    assert_eq!(a, b, "plain and gzip inputs parse to different record counts");
+    eprintln!("records per run: {a}");
+
+    let bytes = Throughput::Bytes(log.len() as u64);
+
+    let mut g = c.benchmark_group("ingest+parse");
+    g.sample_size(10).sampling_mode(SamplingMode::Flat).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(10));
+    g.throughput(bytes.clone());
+    g.bench_function("plain", |b| b.iter(|| black_box(pipeline("kamaji.log", black_box(&log)))));
+    g.bench_function("gzip", |b| b.iter(|| black_box(pipeline("kamaji.log.gz", black_box(&gz)))));
+    g.finish();
+
+    let mut g = c.benchmark_group("parts");
+    g.sample_size(10).sampling_mode(SamplingMode::Flat).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(10));
+    g.throughput(bytes);
+    let opts = ParseOptions::default();
+    g.bench_function("parse", |b| {
+        b.iter_batched(|| log.clone(), |v| black_box(parse_file("kamaji.log", v, &opts).counts.records()), BatchSize::PerIteration)
+    });
+    g.bench_function("ingest-gzip", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            ingest("kamaji.log.gz", black_box(&gz), &IngestOptions::default(), &mut |ev| {
+                if let Event::File(m) = ev {
+                    n += m.bytes.len();
+                }
+            });
+            black_box(n)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(pipeline_benches, benches);
+criterion_main!(pipeline_benches);
