@@ -2,21 +2,27 @@
 # Pipeline throughput: `cargo bench --bench pipeline`, then one summary line
 # per benchmark, e.g. `ingest+parse/plain: 812 MiB/s (256 MiB input)`.
 #
-#   scripts/bench.sh                 full run, 256 MiB input (a few minutes)
-#   scripts/bench.sh --quick         sanity run, 16 MiB input
-#   scripts/bench.sh [--quick] FILTER   only benchmarks whose id matches FILTER
-#                                       (criterion's filter, e.g. ingest+parse/plain)
+#   scripts/bench.sh                 full run, 256 MiB input (about 2 minutes
+#                                    after the build, on 2 cores)
+#   scripts/bench.sh --quick         sanity run: 16 MiB input, 3 s per benchmark
+#   scripts/bench.sh [--quick] FILTER   only benchmarks whose id matches FILTER,
+#                                    a regex: escape the plus, 'ingest\+parse/plain'
 #
-# RECONSCOPE_BENCH_MIB=N sets the input size (default 256; --quick sets 16).
+# RECONSCOPE_BENCH_MIB=N sets the input size (default 256; --quick: 16) and
+# RECONSCOPE_BENCH_SECS=N the measurement time per benchmark (default 15;
+# --quick: 3). Criterion keeps its history per input size
+# (target/criterion-<N>mib), so its "change" lines compare like with like.
 # The full criterion output is kept in target/bench-pipeline.log.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
 if [[ "${1:-}" == "--quick" ]]; then
-    export RECONSCOPE_BENCH_MIB=16
+    export RECONSCOPE_BENCH_MIB="${RECONSCOPE_BENCH_MIB:-16}"
+    export RECONSCOPE_BENCH_SECS="${RECONSCOPE_BENCH_SECS:-3}"
     shift
 fi
 export RECONSCOPE_BENCH_MIB="${RECONSCOPE_BENCH_MIB:-256}"
+export CRITERION_HOME="$ROOT/target/criterion-${RECONSCOPE_BENCH_MIB}mib"
 
 LOG="$ROOT/target/bench-pipeline.log"
 mkdir -p "$ROOT/target"
