@@ -5,10 +5,9 @@
 //! `RECONSCOPE_BENCH_SECS` the measurement time per benchmark (default 15;
 //! 10 samples, flat sampling). Benchmarks:
 //!
-//! * `ingest+parse/plain`: `ingest` of `kamaji.log`, then `parse_file` of
-//!   the member, including the 256 MiB copy `into_owned` makes of the
-//!   borrowed member (the CLI skips that copy for a plain file by moving its
-//!   buffer into the parser: `parts/parse` is the figure for that path);
+//! * `ingest+parse/plain`: `pipeline::Loaded::add` of an owned `kamaji.log`
+//!   buffer (what the CLI does after reading the file), with big files
+//!   parsed on every core as the CLI does;
 //! * `ingest+parse/gzip`: the same bytes gzipped (`kamaji.log.gz`);
 //! * `parts/parse`: `parse_file` alone (the input copy is made outside the
 //!   timing);
@@ -28,27 +27,29 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
 use reconscope::ingest::{ingest, Event, IngestOptions};
-use reconscope::parse::{parse_file, ParseOptions};
+use reconscope::parse::parse_file;
+use reconscope::pipeline::{LoadOptions, Loaded};
 
 fn env_num(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.trim().parse().ok()).filter(|&n| n > 0).unwrap_or(default)
 }
 
-/// Ingests `bytes` under `name` and parses every member; returns the number
-/// of records (and panics on an ingest error, which would void the figure).
-fn pipeline(name: &str, bytes: &[u8]) -> u64 {
-    let ingest_opts = IngestOptions::default();
-    let parse_opts = ParseOptions::default();
-    let mut records = 0u64;
-    ingest(name, bytes, &ingest_opts, &mut |ev| match ev {
-        Event::File(m) => {
-            let pf = parse_file(m.path, m.bytes.into_owned(), &parse_opts);
-            records += pf.counts.records();
-            black_box(&pf);
-        }
-        Event::Skipped { path, reason } => panic!("{path} skipped: {reason}"),
-        Event::Error(e) => panic!("ingest error: {e}"),
-    });
+/// The options the CLI uses: big files parsed on every core.
+fn load_opts() -> LoadOptions {
+    let mut o = LoadOptions::default();
+    o.parse.threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    o
+}
+
+/// The library's whole reading path ([`Loaded::add`]) over an owned buffer,
+/// as the CLI and the browser worker hand it over; returns the number of
+/// records (and panics on any note, which would void the figure).
+fn pipeline(name: &str, bytes: Vec<u8>, opts: &LoadOptions) -> u64 {
+    let mut loaded = Loaded::default();
+    loaded.add(name, bytes, opts);
+    assert!(loaded.notes.is_empty(), "{:?}", loaded.notes);
+    let records = loaded.files.iter().map(|f| f.counts.records()).sum();
+    black_box(&loaded);
     records
 }
 
@@ -76,7 +77,7 @@ fn benches(c: &mut Criterion) {
         t.elapsed()
     );
     // Sanity: both forms give the same records.
-    let (a, b) = (pipeline("kamaji.log", &log), pipeline("kamaji.log.gz", &gz));
+    let (a, b) = (pipeline("kamaji.log", log.clone(), &load_opts()), pipeline("kamaji.log.gz", gz.clone(), &load_opts()));
     assert_eq!(a, b, "plain and gzip inputs parse to different record counts");
     eprintln!("records per run: {a}");
 
@@ -85,14 +86,15 @@ fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("ingest+parse");
     g.sample_size(10).sampling_mode(SamplingMode::Flat).warm_up_time(Duration::from_secs(1)).measurement_time(secs);
     g.throughput(bytes.clone());
-    g.bench_function("plain", |b| b.iter(|| black_box(pipeline("kamaji.log", black_box(&log)))));
-    g.bench_function("gzip", |b| b.iter(|| black_box(pipeline("kamaji.log.gz", black_box(&gz)))));
+    let opts = load_opts();
+    g.bench_function("plain", |b| b.iter_batched(|| log.clone(), |v| black_box(pipeline("kamaji.log", v, &opts)), BatchSize::PerIteration));
+    g.bench_function("gzip", |b| b.iter_batched(|| gz.clone(), |v| black_box(pipeline("kamaji.log.gz", v, &opts)), BatchSize::PerIteration));
     g.finish();
 
     let mut g = c.benchmark_group("parts");
     g.sample_size(10).sampling_mode(SamplingMode::Flat).warm_up_time(Duration::from_secs(1)).measurement_time(secs);
     g.throughput(bytes);
-    let opts = ParseOptions::default();
+    let opts = load_opts().parse;
     g.bench_function("parse", |b| {
         b.iter_batched(|| log.clone(), |v| black_box(parse_file("kamaji.log", v, &opts).counts.records()), BatchSize::PerIteration)
     });

@@ -9,5 +9,6 @@ pub mod analyze;
 pub mod ingest;
 pub mod model;
 pub mod parse;
+pub mod pipeline;
 pub mod stats;
 pub mod time;

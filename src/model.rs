@@ -201,6 +201,10 @@ impl Span {
     pub fn in_scratch(self) -> bool {
         self.len & SCRATCH_BIT != 0
     }
+    /// The same span moved `by` bytes further (when buffers are joined).
+    pub fn shifted(self, by: u32) -> Span {
+        Span { start: self.start + by, len: self.len }
+    }
     /// The sub-span `[from, to)` relative to this span's start.
     pub fn sub(self, from: usize, to: usize) -> Span {
         let start = self.start as usize + from;
@@ -249,6 +253,9 @@ pub struct Record {
     pub message: Span,
     /// How `message` is encoded (a JSON or Go-quoted string needs unescaping).
     pub message_kind: ValueKind,
+    /// The value of its `reconcileID` field, found while parsing (empty
+    /// when it has none): the key the analysis groups by.
+    pub reconcile_id: Span,
     /// Range into [`ParsedFile::fields`].
     pub fields_start: u32,
     pub fields_len: u16,
@@ -308,6 +315,21 @@ pub struct ParseCounts {
 }
 
 impl ParseCounts {
+    /// Adds another piece's counts to these.
+    pub fn add(&mut self, o: &ParseCounts) {
+        self.lines += o.lines;
+        self.blank_lines += o.blank_lines;
+        self.continuation_lines += o.continuation_lines;
+        self.invalid_utf8_lines += o.invalid_utf8_lines;
+        self.overlong_lines += o.overlong_lines;
+        for (a, b) in self.formats.iter_mut().zip(o.formats.iter()) {
+            *a += b;
+        }
+        for (k, v) in &o.wrappers {
+            *self.wrappers.entry(k).or_insert(0) += v;
+        }
+    }
+
     pub fn records(&self) -> u64 {
         self.formats.iter().sum()
     }
@@ -386,6 +408,11 @@ impl ParsedFile {
 
     pub fn key<'a>(&'a self, f: &Field) -> Cow<'a, str> {
         self.text(f.key)
+    }
+
+    /// The record's `reconcileID`, raw.
+    pub fn reconcile_id(&self, r: &Record) -> Option<&[u8]> {
+        (!r.reconcile_id.is_empty()).then(|| self.span_bytes(r.reconcile_id))
     }
 
     pub fn first_time(&self) -> Option<Timestamp> {

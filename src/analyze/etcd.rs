@@ -103,9 +103,18 @@ fn cluster_of(path: &str) -> String {
 pub fn analyze(files: &[ParsedFile]) -> (Vec<Election>, Vec<ClientWarning>) {
     let mut by_cluster: BTreeMap<String, Vec<Event>> = BTreeMap::new();
     let mut warnings = Vec::new();
+    let term = memchr::memmem::Finder::new(b" term");
     for (fi, f) in files.iter().enumerate() {
         let cluster = cluster_of(&f.path);
         for (ri, r) in f.records.iter().enumerate() {
+            let raw = f.span_bytes(r.message);
+            // Only raft and client lines matter: a cheap look first.
+            let relevant = term.find(raw).is_some()
+                || raw.starts_with(b"leadership transfer")
+                || raw == b"retrying of unary invoker failed";
+            if !relevant {
+                continue;
+            }
             let Some(t) = time_of(r) else { continue };
             let msg = f.message(r);
             if msg == "retrying of unary invoker failed" {

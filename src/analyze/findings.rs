@@ -181,7 +181,7 @@ fn stalled_workers(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
                     kind: FindingKind::StalledWorker,
                     severity: Severity::Error,
                     controller: Some(ci),
-                    object: next.object.clone(),
+                    object: next.object.as_deref().cloned(),
                     start,
                     end,
                     reconciles: std::iter::once(w[1]).chain(after.iter().copied()).collect(),
@@ -200,6 +200,15 @@ fn is_deadline(s: &str) -> bool {
 /// A reconcile that failed on a deadline far sooner than the timeout: its
 /// context had already expired when it started.
 fn expired_contexts(a: &Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
+    // Client warnings that report a deadline, by where they are in the files.
+    let mut deadline_warnings: Vec<(crate::analyze::RecordRef, usize)> = a
+        .client_warnings
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.error.as_deref().is_some_and(is_deadline))
+        .map(|(i, w)| (w.record, i))
+        .collect();
+    deadline_warnings.sort_unstable();
     for (i, r) in a.reconciles.iter().enumerate() {
         if r.outcome != Outcome::Error {
             continue;
@@ -224,12 +233,12 @@ fn expired_contexts(a: &Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, o
         }
         let Some(deadline_at) = deadline_at else { continue };
         let (Some(first_rec), Some(last_rec)) = (r.records.first(), r.records.last()) else { continue };
-        let client = a.client_warnings.iter().find(|w| {
-            w.record.file == first_rec.file
-                && w.record.record > first_rec.record
-                && w.record.record < last_rec.record
-                && w.error.as_deref().is_some_and(is_deadline)
-        });
+        // The first such warning logged between its first and last line.
+        let k = deadline_warnings.partition_point(|(rr, _)| rr <= first_rec);
+        let client = deadline_warnings
+            .get(k)
+            .filter(|(rr, _)| rr.file == first_rec.file && rr.record < last_rec.record)
+            .map(|&(_, wi)| &a.client_warnings[wi]);
         let after = deadline_at.nanos - r.first.nanos;
         if after > opts.reconcile_timeout_nanos / 10 {
             continue;
@@ -238,7 +247,8 @@ fn expired_contexts(a: &Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, o
         let how = match precise {
             Some((d, Some(att))) => format!("the etcd client logged DeadlineExceeded on attempt {att} {} after it started", human_duration(d)),
             Some((d, None)) => format!("the etcd client logged DeadlineExceeded {} after it started", human_duration(d)),
-            None => format!("it failed with `context deadline exceeded` {} after it started", if after <= 0 { "in the same second".to_string() } else { human_duration(after) }),
+            None if after <= 0 => "it failed with `context deadline exceeded` in the second it started".to_string(),
+            None => format!("it failed with `context deadline exceeded` {} after it started", human_duration(after)),
         };
         let obj = r.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string());
         let first_msg = {
@@ -259,7 +269,7 @@ fn expired_contexts(a: &Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, o
             kind: FindingKind::ExpiredContext,
             severity: Severity::Error,
             controller: Some(r.controller),
-            object: r.object.clone(),
+            object: r.object.as_deref().cloned(),
             start: r.first,
             end,
             reconciles: vec![i],
@@ -286,7 +296,7 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
         }
         let end = evidence_end.unwrap_or(req).max(req);
         let reconciles: Vec<usize> = (0..a.reconciles.len())
-            .filter(|&i| a.reconciles[i].object.as_ref() == Some(&o.object) && a.reconciles[i].last >= req)
+            .filter(|&i| a.reconciles[i].object.as_deref() == Some(&o.object) && a.reconciles[i].last >= req)
             .collect();
         let failed = reconciles.iter().filter(|&&i| a.reconciles[i].outcome == Outcome::Error).count();
         let gens = match (o.generation, o.observed_generation) {
@@ -330,7 +340,7 @@ fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
             kind: FindingKind::SlowReconcile,
             severity: Severity::Warning,
             controller: Some(r.controller),
-            object: r.object.clone(),
+            object: r.object.as_deref().cloned(),
             start: r.first,
             end: r.last,
             reconciles: vec![i],
@@ -349,10 +359,10 @@ fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
 }
 
 fn hot_loops(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
-    let mut by_obj: BTreeMap<(usize, String), Vec<usize>> = BTreeMap::new();
+    let mut by_obj: BTreeMap<(usize, &crate::analyze::ObjectRef), Vec<usize>> = BTreeMap::new();
     for (i, r) in a.reconciles.iter().enumerate() {
         if let Some(o) = &r.object {
-            by_obj.entry((r.controller, o.to_string())).or_default().push(i);
+            by_obj.entry((r.controller, o)).or_default().push(i);
         }
     }
     for ((ci, obj), mut rs) in by_obj {
@@ -370,7 +380,7 @@ fn hot_loops(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
                     kind: FindingKind::HotLoop,
                     severity: Severity::Warning,
                     controller: Some(ci),
-                    object: a.reconciles[rs[i]].object.clone(),
+                    object: a.reconciles[rs[i]].object.as_deref().cloned(),
                     start: s,
                     end: e,
                     reconciles: rs[j..=i].to_vec(),

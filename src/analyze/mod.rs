@@ -45,10 +45,25 @@ impl Default for AnalyzeOptions {
 /// diagnostics; the analysis itself never fails.
 pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let (controllers, reconciles) = reconciles::build(files, opts);
-    let (elections, client_warnings) = etcd::analyze(files);
+    let ((controllers, reconciles), (elections, client_warnings)) = both(|| reconciles::build(files, opts), || etcd::analyze(files));
     let objects = objects::build(files, &reconciles, &mut diags);
     let mut a = Analysis { controllers, reconciles, elections, client_warnings, objects, findings: Vec::new() };
     findings::find(&mut a, files, opts);
     (a, diags)
+}
+
+/// Runs two independent parts of the analysis at once (one thread each
+/// natively; one after the other in wasm).
+#[cfg(not(target_arch = "wasm32"))]
+fn both<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    std::thread::scope(|s| {
+        let hb = s.spawn(b);
+        let ra = a();
+        (ra, hb.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+    })
+}
+
+#[cfg(target_arch = "wasm32")]
+fn both<A, B>(a: impl FnOnce() -> A, b: impl FnOnce() -> B) -> (A, B) {
+    (a(), b())
 }

@@ -44,8 +44,9 @@ pub struct Reconcile {
     pub reconcile_id: String,
     /// Index into [`Analysis::controllers`].
     pub controller: usize,
-    pub object: Option<ObjectRef>,
-    pub kind: Option<String>,
+    /// Shared with every other reconcile of the same object.
+    pub object: Option<std::sync::Arc<ObjectRef>>,
+    pub kind: Option<std::sync::Arc<str>>,
     pub first: Timestamp,
     pub last: Timestamp,
     /// The earliest time it can have begun, when its first line came late.

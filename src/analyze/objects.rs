@@ -97,18 +97,18 @@ pub fn build(files: &[ParsedFile], reconciles: &[Reconcile], diags: &mut Vec<Dia
         for rr in &r.records {
             let f = &files[rr.file as usize];
             let rec = &f.records[rr.record as usize];
-            let msg = f.message(rec);
+            let msg = f.span_bytes(rec.message);
             let Some(t) = time_of(rec) else { continue };
-            let deleting = msg.starts_with("marked for deletion");
-            let done = msg.starts_with("resource deletions have been completed")
-                || msg.starts_with("resource may have been deleted")
-                || msg.starts_with("resource have been deleted");
+            let deleting = msg.starts_with(b"marked for deletion");
+            let done = msg.starts_with(b"resource deletions have been completed")
+                || msg.starts_with(b"resource may have been deleted")
+                || msg.starts_with(b"resource have been deleted");
             if !(deleting || done) {
                 continue;
             }
-            let o = map.entry(obj.clone()).or_insert_with(|| ObjectLifecycle { object: obj.clone(), kind: r.kind.clone(), ..Default::default() });
+            let o = map.entry((**obj).clone()).or_insert_with(|| ObjectLifecycle { object: (**obj).clone(), kind: r.kind.as_deref().map(str::to_string), ..Default::default() });
             if o.kind.is_none() {
-                o.kind = r.kind.clone();
+                o.kind = r.kind.as_deref().map(str::to_string);
             }
             if deleting {
                 o.marked_for_deletion = Some(o.marked_for_deletion.map_or(t, |x| x.min(t)));

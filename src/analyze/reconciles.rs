@@ -1,7 +1,10 @@
 //! Where records become reconciles, and reconciles find their controller
 //! instance and worker lane.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::analyze::model::{ControllerInstance, ObjectRef, Outcome, Reconcile, RecordRef};
 use crate::analyze::AnalyzeOptions;
@@ -24,19 +27,54 @@ fn is_runtime_message(m: &str) -> bool {
 
 /// A reconcile while it is being gathered.
 struct Draft {
-    controller_name: String,
-    group: Option<String>,
-    kind: Option<String>,
-    object: Option<ObjectRef>,
+    controller_name: Arc<str>,
+    group: Option<Arc<str>>,
+    kind: Option<Arc<str>>,
+    object: Option<Arc<ObjectRef>>,
     first: Timestamp,
     last: Timestamp,
     records: Vec<RecordRef>,
     error: Option<String>,
     has_error: bool,
     requeue: bool,
-    /// Normalised messages, for telling controller instances apart.
-    vocabulary: Vec<String>,
-    first_message: String,
+    /// Word ids (see [`Vocab`]) of its messages other than
+    /// controller-runtime's own, for telling controller instances apart.
+    vocabulary: Vec<u32>,
+    /// Word id of each record's message, in record order.
+    words: Vec<u32>,
+    /// Interned id of the object's name (`u32::MAX`: none).
+    name_id: u32,
+}
+
+/// Interns normalised messages: each distinct (message, object name) pair
+/// is normalised once, whatever the number of records.
+#[derive(Default)]
+struct Vocab<'a> {
+    raw: HashMap<(&'a [u8], u32), u32>,
+    ids: HashMap<String, u32>,
+    words: Vec<String>,
+    /// controller-runtime's own message.
+    runtime: Vec<bool>,
+    /// The message asks for a requeue.
+    requeue: Vec<bool>,
+}
+
+impl<'a> Vocab<'a> {
+    fn word(&mut self, f: &ParsedFile, r: &'a Record, raw: &'a [u8], name_id: u32, name: Option<&str>) -> u32 {
+        if let Some(&w) = self.raw.get(&(raw, name_id)) {
+            return w;
+        }
+        let norm = normalise(&f.message(r), name);
+        let next = self.words.len() as u32;
+        let w = *self.ids.entry(norm.clone()).or_insert(next);
+        if w == next {
+            self.runtime.push(is_runtime_message(&norm));
+            self.requeue.push(norm.contains("requeue") || norm.contains("enqueuing back"));
+            self.words.push(norm);
+        }
+        self.raw.insert((raw, name_id), w);
+        w
+    }
 }
 
 pub fn time_of(r: &Record) -> Option<Timestamp> {
@@ -57,14 +95,21 @@ fn normalise(msg: &str, name: Option<&str>) -> String {
 /// controller name into instances, and lays reconciles out in worker lanes.
 pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Vec<ControllerInstance>, Vec<Reconcile>) {
     let mut drafts: Vec<Draft> = Vec::new();
-    let mut by_id: HashMap<String, usize> = HashMap::new();
+    let mut by_id: HashMap<&[u8], usize> = HashMap::default();
+    let mut names: HashMap<&[u8], u32> = HashMap::default();
+    // Objects and controller strings, made once and shared by reconciles.
+    let mut objects: HashMap<(&[u8], &[u8]), Arc<ObjectRef>> = HashMap::default();
+    let mut strings: HashMap<&[u8], Arc<str>> = HashMap::default();
+    let mut vocab = Vocab::default();
     let mut ids: Vec<String> = Vec::new();
     // Starting workers lines, per controller name, in order.
     let mut starting: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for (fi, f) in files.iter().enumerate() {
+        let mut last: Option<(&[u8], usize)> = None;
         for (ri, r) in f.records.iter().enumerate() {
-            let Some(rid) = f.field(r, "reconcileID") else {
-                if f.message(r) == "Starting workers" {
+            let raw_msg = f.span_bytes(r.message);
+            let Some(rid) = f.reconcile_id(r) else {
+                if raw_msg == b"Starting workers" {
                     if let (Some(c), Some(n)) = (f.field(r, "controller"), f.field(r, "worker count")) {
                         if let Ok(n) = n.parse::<u32>() {
                             starting.entry(c.into_owned()).or_default().push(n);
@@ -75,17 +120,38 @@ pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Vec<ControllerInst
             };
             let Some(t) = time_of(r) else { continue };
             let rref = RecordRef { file: fi as u32, record: ri as u32 };
-            let msg = f.message(r);
-            let idx = match by_id.get(rid.as_ref()) {
-                Some(&i) => i,
+            // Lines of one reconcile mostly come together: try the last one first.
+            let cached = last.filter(|&(prev, _)| prev == rid).map(|(_, i)| i);
+            let idx = match cached.or_else(|| by_id.get(rid).copied()) {
+                Some(i) => i,
                 None => {
-                    let name = f.field(r, "name").map(|s| s.into_owned());
-                    let namespace = f.field(r, "namespace").map(|s| s.into_owned());
-                    let object = name.map(|name| ObjectRef { namespace: namespace.filter(|n| !n.is_empty()), name });
+                    let name_id = match f.field_raw(r, "name") {
+                        Some(n) => {
+                            let next = names.len() as u32;
+                            *names.entry(n).or_insert(next)
+                        }
+                        None => u32::MAX,
+                    };
+                    let object = match f.field_raw(r, "name") {
+                        Some(n) => {
+                            let ns = f.field_raw(r, "namespace").unwrap_or(b"");
+                            let made = objects.entry((ns, n)).or_insert_with(|| {
+                                let name = f.field(r, "name").unwrap_or_default().into_owned();
+                                let namespace = f.field(r, "namespace").map(|s| s.into_owned()).filter(|n| !n.is_empty());
+                                Arc::new(ObjectRef { namespace, name })
+                            });
+                            Some(made.clone())
+                        }
+                        None => None,
+                    };
+                    let mut text = |key: &str| -> Option<Arc<str>> {
+                        let raw = f.field_raw(r, key)?;
+                        Some(strings.entry(raw).or_insert_with(|| Arc::from(f.field(r, key).unwrap_or_default().as_ref())).clone())
+                    };
                     drafts.push(Draft {
-                        controller_name: f.field(r, "controller").map(|s| s.into_owned()).unwrap_or_else(|| "unknown".into()),
-                        group: f.field(r, "controllerGroup").map(|s| s.into_owned()),
-                        kind: f.field(r, "controllerKind").map(|s| s.into_owned()),
+                        controller_name: text("controller").unwrap_or_else(|| Arc::from("unknown")),
+                        group: text("controllerGroup"),
+                        kind: text("controllerKind"),
                         object,
                         first: t,
                         last: t,
@@ -94,41 +160,42 @@ pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Vec<ControllerInst
                         has_error: false,
                         requeue: false,
                         vocabulary: Vec::new(),
-                        first_message: String::new(),
+                        words: Vec::new(),
+                        name_id,
                     });
-                    ids.push(rid.clone().into_owned());
-                    by_id.insert(rid.into_owned(), drafts.len() - 1);
+                    ids.push(String::from_utf8_lossy(rid).into_owned());
+                    by_id.insert(rid, drafts.len() - 1);
                     drafts.len() - 1
                 }
             };
+            last = Some((rid, idx));
             let d = &mut drafts[idx];
             d.first = d.first.min(t);
             d.last = d.last.max(t);
             d.records.push(rref);
-            let norm = normalise(&msg, d.object.as_ref().map(|o| o.name.as_str()));
-            if d.first_message.is_empty() {
-                d.first_message = norm.clone();
-            }
-            if r.level >= Level::Error || msg == "Reconciler error" {
+            let w = vocab.word(f, r, raw_msg, d.name_id, d.object.as_ref().map(|o| o.name.as_str()));
+            d.words.push(w);
+            let reconciler_error = raw_msg == b"Reconciler error";
+            if (r.level >= Level::Error || reconciler_error) && d.error.is_none() {
                 d.has_error = true;
-                if d.error.is_none() || msg == "Reconciler error" {
-                    let e = f.field(r, "error").map(|s| s.into_owned()).unwrap_or_else(|| msg.to_string());
-                    if d.error.is_none() {
-                        d.error = Some(format!("{msg}: {e}"));
-                    }
-                }
+                let msg = f.message(r);
+                let e = f.field(r, "error").map(|s| s.into_owned()).unwrap_or_else(|| msg.to_string());
+                d.error = Some(format!("{msg}: {e}"));
             }
-            if msg.contains("requeue") || msg.contains("enqueuing back") || f.field(r, "requeueAfter").is_some() || f.field(r, "after").is_some() {
+            // controller-runtime and operators say so in the message:
+            // `Reconcile done, requeueing after`, `enqueuing back`.
+            if vocab.requeue[w as usize] {
                 d.requeue = true;
             }
-            if !is_runtime_message(&msg) && !d.vocabulary.contains(&norm) {
-                d.vocabulary.push(norm);
+            if !vocab.runtime[w as usize] && !d.vocabulary.contains(&w) {
+                d.vocabulary.push(w);
             }
         }
     }
     let coverage = coverage(files);
-    let instance_of = split_instances(&drafts);
-    let mut controllers = name_instances(&drafts, &instance_of);
+    let instance_of = split_instances(&drafts, &vocab.words);
+    let mut controllers = name_instances(&drafts, &instance_of, &vocab.words);
+    let record_words: Vec<Vec<u32>> = drafts.iter_mut().map(|d| std::mem::take(&mut d.words)).collect();
     let mut reconciles: Vec<Reconcile> = drafts
         .into_iter()
         .zip(ids)
@@ -163,7 +230,7 @@ pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Vec<ControllerInst
         })
         .collect();
     assign_workers(&mut controllers, &reconciles, &starting, opts);
-    lay_out_lanes(&controllers, &mut reconciles, files);
+    lay_out_lanes(&controllers, &mut reconciles, &record_words, files);
     for c in controllers.iter_mut() {
         c.reconciles = 0;
     }
@@ -189,7 +256,7 @@ fn coverage(files: &[ParsedFile]) -> Vec<(u32, u32)> {
 /// share a message belong to the same instance. Small groups that share
 /// nothing with anyone (an error-only reconcile) join the largest group.
 /// Returns, per draft, its instance number (global, dense).
-fn split_instances(drafts: &[Draft]) -> Vec<usize> {
+fn split_instances(drafts: &[Draft], words: &[String]) -> Vec<usize> {
     let mut parent: Vec<usize> = (0..drafts.len()).collect();
     fn find(p: &mut [usize], mut x: usize) -> usize {
         while p[x] != x {
@@ -198,10 +265,10 @@ fn split_instances(drafts: &[Draft]) -> Vec<usize> {
         }
         x
     }
-    let mut owner: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut owner: HashMap<(&str, u32), usize> = HashMap::default();
     for (i, d) in drafts.iter().enumerate() {
         for w in &d.vocabulary {
-            match owner.get(&(d.controller_name.as_str(), w.as_str())) {
+            match owner.get(&(&*d.controller_name, *w)) {
                 Some(&j) => {
                     let (a, b) = (find(&mut parent, i), find(&mut parent, j));
                     if a != b {
@@ -209,7 +276,7 @@ fn split_instances(drafts: &[Draft]) -> Vec<usize> {
                     }
                 }
                 None => {
-                    owner.insert((d.controller_name.as_str(), w.as_str()), i);
+                    owner.insert((&*d.controller_name, *w), i);
                 }
             }
         }
@@ -218,7 +285,7 @@ fn split_instances(drafts: &[Draft]) -> Vec<usize> {
     let mut groups: BTreeMap<(&str, usize), Vec<usize>> = BTreeMap::new();
     for (i, d) in drafts.iter().enumerate() {
         let root = find(&mut parent, i);
-        groups.entry((d.controller_name.as_str(), root)).or_default().push(i);
+        groups.entry((&*d.controller_name, root)).or_default().push(i);
     }
     let mut by_name: BTreeMap<&str, Vec<Vec<usize>>> = BTreeMap::new();
     for ((name, _), members) in groups {
@@ -232,20 +299,27 @@ fn split_instances(drafts: &[Draft]) -> Vec<usize> {
         let largest = gs.first().map_or(0, Vec::len);
         let main = next;
         next += 1;
+        // Groups that name the same known role are one instance.
+        let roles: Vec<Option<&'static str>> = words.iter().map(|w| role_of(w)).collect();
+        let mut by_role: BTreeMap<&str, usize> = BTreeMap::new();
         for (k, g) in gs.iter().enumerate() {
             // A group is an instance of its own when its vocabulary names a
             // known role, or when it is big next to the largest; any other
             // group (a deletion path, an error-only reconcile) is the main
             // instance taking a branch its other reconciles did not log.
-            let role = g.iter().any(|&m| drafts[m].vocabulary.iter().any(|w| role_of(w).is_some()));
+            let role = g.iter().find_map(|&m| drafts[m].vocabulary.iter().find_map(|&w| roles[w as usize]));
             let big = g.len() >= 5 && g.len() * 4 >= largest;
-            let id = if k == 0 {
-                main
-            } else if role || big {
-                next += 1;
-                next - 1
-            } else {
-                main
+            let id = match role {
+                _ if k == 0 => main,
+                Some(role) => *by_role.entry(role).or_insert_with(|| {
+                    next += 1;
+                    next - 1
+                }),
+                None if big => {
+                    next += 1;
+                    next - 1
+                }
+                None => main,
             };
             for &m in g {
                 out[m] = id;
@@ -265,7 +339,7 @@ fn role_of(message: &str) -> Option<&'static str> {
 }
 
 /// Builds the instance list with readable names.
-fn name_instances(drafts: &[Draft], instance_of: &[usize]) -> Vec<ControllerInstance> {
+fn name_instances(drafts: &[Draft], instance_of: &[usize], words: &[String]) -> Vec<ControllerInstance> {
     let n = instance_of.iter().copied().max().map_or(0, |m| m + 1);
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, &c) in instance_of.iter().enumerate() {
@@ -275,17 +349,17 @@ fn name_instances(drafts: &[Draft], instance_of: &[usize]) -> Vec<ControllerInst
     let mut seen_names: BTreeMap<String, usize> = BTreeMap::new();
     for ms in members.iter() {
         let d0 = &drafts[ms[0]];
-        let k = seen_names.entry(d0.controller_name.clone()).or_insert(0);
+        let k = seen_names.entry(d0.controller_name.to_string()).or_insert(0);
         *k += 1;
         let ordinal = *k;
-        let id = if ordinal == 1 { d0.controller_name.clone() } else { format!("{}#{}", d0.controller_name, ordinal) };
-        let name = if ordinal == 1 { d0.controller_name.clone() } else { format!("{} ({})", d0.controller_name, signature(drafts, ms)) };
+        let id = if ordinal == 1 { d0.controller_name.to_string() } else { format!("{}#{}", d0.controller_name, ordinal) };
+        let name = if ordinal == 1 { d0.controller_name.to_string() } else { format!("{} ({})", d0.controller_name, signature(drafts, ms, words)) };
         out.push(ControllerInstance {
             id,
             name,
-            controller: d0.controller_name.clone(),
-            group: d0.group.clone(),
-            kind: d0.kind.clone(),
+            controller: d0.controller_name.to_string(),
+            group: d0.group.as_deref().map(str::to_string),
+            kind: d0.kind.as_deref().map(str::to_string),
             workers: 1,
             workers_source: "inferred",
             reconciles: ms.len(),
@@ -295,11 +369,11 @@ fn name_instances(drafts: &[Draft], instance_of: &[usize]) -> Vec<ControllerInst
 }
 
 /// What distinguishes an instance: a known role, or its commonest message.
-fn signature(drafts: &[Draft], members: &[usize]) -> String {
+fn signature(drafts: &[Draft], members: &[usize], words: &[String]) -> String {
     let mut freq: BTreeMap<&str, usize> = BTreeMap::new();
     for &m in members {
         for w in &drafts[m].vocabulary {
-            *freq.entry(w.as_str()).or_insert(0) += 1;
+            *freq.entry(words[*w as usize].as_str()).or_insert(0) += 1;
         }
     }
     let top = freq.iter().max_by_key(|(w, n)| (**n, std::cmp::Reverse(**w))).map(|(w, _)| *w).unwrap_or("");
@@ -359,20 +433,17 @@ fn assign_workers(controllers: &mut [ControllerInstance], reconciles: &[Reconcil
 
 /// Lays each instance's reconciles into at most `workers` lanes, and gives a
 /// latent start to reconciles whose first line came late.
-fn lay_out_lanes(controllers: &[ControllerInstance], reconciles: &mut [Reconcile], files: &[ParsedFile]) {
+fn lay_out_lanes(controllers: &[ControllerInstance], reconciles: &mut [Reconcile], words: &[Vec<u32>], files: &[ParsedFile]) {
     let order_key = |r: &Reconcile| (r.first, r.records.first().copied());
     for (ci, c) in controllers.iter().enumerate() {
         let mut idx: Vec<usize> = (0..reconciles.len()).filter(|&i| reconciles[i].controller == ci).collect();
         idx.sort_by_key(|&i| order_key(&reconciles[i]));
         // Which messages open reconciles of this instance: a reconcile whose
         // first message is usually not a first line started earlier.
-        let mut opens: HashMap<String, (u32, u32)> = HashMap::new();
+        let mut opens: HashMap<u32, (u32, u32)> = HashMap::default();
         for &i in &idx {
-            let r = &reconciles[i];
-            for (k, rr) in r.records.iter().enumerate() {
-                let f = &files[rr.file as usize];
-                let m = normalise(&f.message(&f.records[rr.record as usize]), r.object.as_ref().map(|o| o.name.as_str()));
-                let e = opens.entry(m).or_insert((0, 0));
+            for (k, &w) in words[i].iter().enumerate() {
+                let e = opens.entry(w).or_insert((0, 0));
                 e.1 += 1;
                 if k == 0 {
                     e.0 += 1;
@@ -395,8 +466,7 @@ fn lay_out_lanes(controllers: &[ControllerInstance], reconciles: &mut [Reconcile
             let first_rec = r.records[0];
             let f = &files[first_rec.file as usize];
             let rec = &f.records[first_rec.record as usize];
-            let m = normalise(&f.message(rec), r.object.as_ref().map(|o| o.name.as_str()));
-            let opens_here = opens.get(&m).is_some_and(|(first, total)| first * 2 >= *total && *first > 0);
+            let opens_here = opens.get(&words[i][0]).is_some_and(|(first, total)| first * 2 >= *total && *first > 0);
             let late = rec.level >= Level::Error || !opens_here;
             let r = &mut reconciles[i];
             r.lane = lane as u32;

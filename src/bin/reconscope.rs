@@ -7,9 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use reconscope::analyze::{self, AnalyzeOptions};
-use reconscope::ingest::{self, Event, IngestOptions};
 use reconscope::model::ParsedFile;
-use reconscope::parse::{self, ParseOptions};
+use reconscope::pipeline::{LoadOptions, Loaded};
 use reconscope::stats::FileStats;
 
 const USAGE: &str = "\
@@ -56,8 +55,7 @@ EXAMPLES:
 struct Options {
     inputs: Vec<PathBuf>,
     json: bool,
-    parse: ParseOptions,
-    ingest: IngestOptions,
+    load: LoadOptions,
     analyze: AnalyzeOptions,
 }
 
@@ -111,8 +109,7 @@ fn parse_options(args: &[String]) -> Result<Options> {
     let mut o = Options {
         inputs: Vec::new(),
         json: false,
-        parse: ParseOptions::default(),
-        ingest: IngestOptions::default(),
+        load: LoadOptions::default(),
         analyze: AnalyzeOptions::default(),
     };
     let mut it = args.iter();
@@ -125,7 +122,7 @@ fn parse_options(args: &[String]) -> Result<Options> {
             "--utc-offset" => {
                 let v = value(a)?;
                 let h: f64 = v.parse().map_err(|_| ExitTwo(format!("--utc-offset: `{v}` is not a number of hours")))?;
-                o.parse.default_offset_secs = (h * 3600.0) as i32;
+                o.load.parse.default_offset_secs = (h * 3600.0) as i32;
             }
             "--reconcile-timeout" => {
                 let v = value(a)?;
@@ -143,11 +140,11 @@ fn parse_options(args: &[String]) -> Result<Options> {
             }
             "--max-total-bytes" => {
                 let v = value(a)?;
-                o.ingest.max_total_bytes = v.parse().map_err(|_| ExitTwo(format!("--max-total-bytes: `{v}` is not a number")))?;
+                o.load.ingest.max_total_bytes = v.parse().map_err(|_| ExitTwo(format!("--max-total-bytes: `{v}` is not a number")))?;
             }
             "--max-ratio" => {
                 let v = value(a)?;
-                o.ingest.max_ratio = v.parse().map_err(|_| ExitTwo(format!("--max-ratio: `{v}` is not a number")))?;
+                o.load.ingest.max_ratio = v.parse().map_err(|_| ExitTwo(format!("--max-ratio: `{v}` is not a number")))?;
             }
             "-h" | "--help" => {
                 print!("{USAGE}");
@@ -157,6 +154,8 @@ fn parse_options(args: &[String]) -> Result<Options> {
             s => o.inputs.push(PathBuf::from(s)),
         }
     }
+    // Big files are parsed on every core.
+    o.load.parse.threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if o.inputs.is_empty() {
         bail!(ExitTwo("no INPUT given; see `reconscope --help`".into()));
     }
@@ -183,34 +182,20 @@ fn walk(path: &Path, out: &mut Vec<(PathBuf, String)>) -> Result<()> {
 }
 
 /// Reads all inputs and parses every log file in them. Archive problems are
-/// diagnostics; a file that cannot be read at all is an error (exit 2).
+/// notes; a file that cannot be read at all is an error (exit 2).
 fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
     let mut files = Vec::new();
     for input in &opts.inputs {
         walk(input, &mut files)?;
     }
-    let mut parsed = Vec::new();
-    let mut notes = Vec::new();
+    let mut loaded = Loaded::default();
     for (path, name) in files {
         let bytes = std::fs::read(&path).with_context(|| format!("{name}: cannot read"))?;
-        // A plain file comes back borrowed whole: hand its buffer to the
-        // parser instead of copying it.
-        let mut whole: Option<String> = None;
-        ingest::ingest(&name, &bytes, &opts.ingest, &mut |ev| match ev {
-            Event::File(m) if matches!(m.bytes, std::borrow::Cow::Borrowed(b) if b.len() == bytes.len()) => whole = Some(m.path),
-            Event::File(m) => parsed.push(parse::parse_file(m.path, m.bytes.into_owned(), &opts.parse)),
-            Event::Skipped { path, reason } => notes.push(format!("{path}: {reason}")),
-            Event::Error(e) => notes.push(e.to_string()),
-        });
-        if let Some(path) = whole {
-            parsed.push(parse::parse_file(path, bytes, &opts.parse));
-        }
+        loaded.add(&name, bytes, &opts.load);
     }
-    parse::resolve_years(&mut parsed, None);
-    for pf in &parsed {
-        notes.extend(pf.diagnostics.iter().map(|d| d.to_string()));
-    }
-    Ok((parsed, notes))
+    loaded.finish();
+    let notes = loaded.notes.iter().map(|d| d.to_string()).collect();
+    Ok((loaded.files, notes))
 }
 
 fn stats(opts: &Options) -> Result<ExitCode> {

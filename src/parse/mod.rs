@@ -20,11 +20,14 @@ pub struct ParseOptions {
     /// Lines longer than this are parsed on their first `max_line_bytes`
     /// only (the record still covers the whole line).
     pub max_line_bytes: usize,
+    /// Threads to parse one big file on (1: this thread only). Ignored in
+    /// wasm, which parses on one thread.
+    pub threads: usize,
 }
 
 impl Default for ParseOptions {
     fn default() -> Self {
-        ParseOptions { default_offset_secs: 0, max_line_bytes: 1 << 20 }
+        ParseOptions { default_offset_secs: 0, max_line_bytes: 1 << 20, threads: 1 }
     }
 }
 
@@ -32,6 +35,10 @@ impl Default for ParseOptions {
 pub const MAX_FILE_BYTES: usize = (u32::MAX >> 1) as usize;
 
 /// Parses one file. `path` names it in records and diagnostics.
+///
+/// With `opts.threads > 1` a big file is cut at record boundaries and the
+/// pieces are parsed on that many threads; the result is the same as with
+/// one thread.
 pub fn parse_file(path: impl Into<String>, mut bytes: Vec<u8>, opts: &ParseOptions) -> ParsedFile {
     let path = path.into();
     let mut diagnostics = Vec::new();
@@ -43,10 +50,162 @@ pub fn parse_file(path: impl Into<String>, mut bytes: Vec<u8>, opts: &ParseOptio
         });
         bytes.truncate(MAX_FILE_BYTES);
     }
-    let mut pf = ParsedFile { path, diagnostics, ..ParsedFile::default() };
-    let counts = parse_into(&bytes, opts, &mut pf);
-    pf.counts = counts;
+    let bounds = split_points(&bytes, opts);
+    let chunks: Vec<Chunk> = if bounds.len() <= 2 {
+        vec![parse_chunk(&bytes, 0, bytes.len(), opts)]
+    } else {
+        parse_parallel(&bytes, &bounds, opts)
+    };
+    let mut pf = merge(chunks, path, diagnostics);
     pf.bytes = bytes;
+    pf
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn parse_parallel(bytes: &[u8], bounds: &[usize], opts: &ParseOptions) -> Vec<Chunk> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds.windows(2).skip(1).map(|w| scope.spawn(move || parse_chunk(bytes, w[0], w[1], opts))).collect();
+        // The first piece on this thread.
+        let mut out = vec![parse_chunk(bytes, bounds[0], bounds[1], opts)];
+        for h in handles {
+            out.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        out
+    })
+}
+
+#[cfg(target_arch = "wasm32")]
+fn parse_parallel(bytes: &[u8], bounds: &[usize], opts: &ParseOptions) -> Vec<Chunk> {
+    bounds.windows(2).map(|w| parse_chunk(bytes, w[0], w[1], opts)).collect()
+}
+
+/// Byte offsets that cut the file into `opts.threads` pieces, each cut at
+/// the start of a line that is a record of its own (so nothing that would
+/// join the record before it is cut off from it). Starts with 0, ends with
+/// the length.
+fn split_points(bytes: &[u8], opts: &ParseOptions) -> Vec<usize> {
+    let mut out = vec![0];
+    let n = opts.threads.max(1);
+    if n > 1 && bytes.len() >= MIN_PARALLEL_BYTES {
+        let mut scratch_fields = Vec::new();
+        let mut scratch = Vec::new();
+        for k in 1..n {
+            let target = bytes.len() / n * k;
+            let Some(mut pos) = memchr::memchr(b'\n', &bytes[target..]).map(|i| target + i + 1) else { break };
+            // Look at up to 10,000 lines for a line that starts a record.
+            for _ in 0..10_000 {
+                if pos >= bytes.len() {
+                    break;
+                }
+                let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+                let line = &bytes[pos..end.min(pos + opts.max_line_bytes)];
+                let mut cx = Ctx {
+                    opts: LineOptions { default_offset_secs: opts.default_offset_secs },
+                    fields: &mut scratch_fields,
+                    scratch: &mut scratch,
+                    last_format: Format::Unparsed,
+                    name_prefix: Vec::new(),
+                };
+                let mut lo = LineOut::default();
+                let ok = line::parse_line(line, Origin { start: pos, scratch: false }, &mut cx, &mut lo);
+                scratch_fields.clear();
+                scratch.clear();
+                let standalone = ok && !matches!(lo.format, None | Some(Format::Unparsed | Format::Text | Format::GoTraceback));
+                if standalone {
+                    if pos > *out.last().unwrap_or(&0) {
+                        out.push(pos);
+                    }
+                    break;
+                }
+                pos = end + 1;
+            }
+        }
+    }
+    out.push(bytes.len());
+    out.dedup();
+    out
+}
+
+/// Files smaller than this are parsed on one thread.
+const MIN_PARALLEL_BYTES: usize = 4 << 20;
+
+/// What one piece of a file parsed into, with line numbers and scratch
+/// offsets relative to the piece.
+struct Chunk {
+    records: Vec<Record>,
+    fields: Vec<crate::model::Field>,
+    scratch: Vec<u8>,
+    counts: ParseCounts,
+    /// (line, message) of problems, line relative to the piece.
+    problems: Vec<(u32, &'static str)>,
+    truncated_lines: u64,
+}
+
+/// Joins pieces: line numbers, field indexes and scratch spans are rebased.
+fn merge(chunks: Vec<Chunk>, path: String, diagnostics: Vec<Diagnostic>) -> ParsedFile {
+    let pf = ParsedFile { path, ..ParsedFile::default() };
+    let mut all = chunks.into_iter();
+    let Some(mut acc) = all.next() else {
+        return finish(pf, Vec::new(), Vec::new(), Vec::new(), ParseCounts::default(), Vec::new(), 0, diagnostics);
+    };
+    for c in all {
+        let (fbase, sbase, line_base) = (acc.fields.len() as u32, acc.scratch.len() as u32, acc.counts.lines as u32);
+        let shift = |sp: Span| if sp.in_scratch() { sp.shifted(sbase) } else { sp };
+        acc.records.extend(c.records.into_iter().map(|mut r| {
+            r.fields_start += fbase;
+            r.line += line_base;
+            r.message = shift(r.message);
+            r.logger = shift(r.logger);
+            r.reconcile_id = shift(r.reconcile_id);
+            r
+        }));
+        acc.fields.extend(c.fields.into_iter().map(|mut f| {
+            f.key = shift(f.key);
+            f.value = shift(f.value);
+            f
+        }));
+        acc.scratch.extend_from_slice(&c.scratch);
+        acc.problems.extend(c.problems.into_iter().map(|(l, m)| (l + line_base, m)));
+        acc.truncated_lines += c.truncated_lines;
+        acc.counts.add(&c.counts);
+    }
+    finish(pf, acc.records, acc.fields, acc.scratch, acc.counts, acc.problems, acc.truncated_lines, diagnostics)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    mut pf: ParsedFile,
+    records: Vec<Record>,
+    fields: Vec<crate::model::Field>,
+    scratch: Vec<u8>,
+    counts: ParseCounts,
+    problems: Vec<(u32, &'static str)>,
+    truncated_lines: u64,
+    mut diagnostics: Vec<Diagnostic>,
+) -> ParsedFile {
+    const LISTED: usize = 20;
+    for (line, message) in problems.iter().take(LISTED) {
+        diagnostics.push(Diagnostic { path: pf.path.clone(), line: Some(*line), message: (*message).into() });
+    }
+    if truncated_lines as usize > LISTED {
+        diagnostics.push(Diagnostic {
+            path: pf.path.clone(),
+            line: None,
+            message: format!("{truncated_lines} lines in all are cut off inside their JSON object; only the first {LISTED} are listed"),
+        });
+    }
+    if counts.invalid_utf8_lines > 0 {
+        diagnostics.push(Diagnostic {
+            path: pf.path.clone(),
+            line: None,
+            message: format!("{} lines are not valid UTF-8 and were decoded lossily", counts.invalid_utf8_lines),
+        });
+    }
+    pf.records = records;
+    pf.fields = fields;
+    pf.scratch = scratch;
+    pf.counts = counts;
+    pf.diagnostics = diagnostics;
     pf
 }
 
@@ -63,11 +222,17 @@ enum Tail {
     Indented,
 }
 
-fn parse_into(bytes: &[u8], opts: &ParseOptions, pf: &mut ParsedFile) -> ParseCounts {
+/// Parses the lines of `bytes[from..to]` (`from` is a line start).
+fn parse_chunk(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions) -> Chunk {
     let mut counts = ParseCounts::default();
-    let mut records: Vec<Record> = Vec::with_capacity(bytes.len() / 200 + 1);
-    let mut fields = Vec::with_capacity(bytes.len() / 40 + 1);
+    let len = to - from;
+    let mut records: Vec<Record> = Vec::with_capacity(len / 300 + 1);
+    let mut fields = Vec::with_capacity(len / 60 + 1);
     let mut scratch = Vec::new();
+    let mut problems: Vec<(u32, &'static str)> = Vec::new();
+    let mut truncated_lines = 0u64;
+    // One UTF-8 check for the whole piece; per line only when it fails.
+    let all_utf8 = std::str::from_utf8(&bytes[from..to]).is_ok();
     let mut cx = Ctx {
         opts: LineOptions { default_offset_secs: opts.default_offset_secs },
         fields: &mut fields,
@@ -76,12 +241,10 @@ fn parse_into(bytes: &[u8], opts: &ParseOptions, pf: &mut ParsedFile) -> ParseCo
         name_prefix: Vec::new(),
     };
     let mut tail = Tail::Closed;
-    let mut truncated_reported = 0usize;
-    let mut pos = 0usize;
+    let mut pos = from;
     let mut line_no = 0u32;
-    // CRI partial lines (`P`) are joined with what follows in scratch.
-    while pos < bytes.len() {
-        let nl = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |k| pos + k);
+    while pos < to {
+        let nl = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |k| pos + k);
         let mut end = nl;
         if end > pos && bytes[end - 1] == b'\r' {
             end -= 1;
@@ -91,7 +254,7 @@ fn parse_into(bytes: &[u8], opts: &ParseOptions, pf: &mut ParsedFile) -> ParseCo
         let full = &bytes[pos..end];
         let start = pos;
         pos = nl + 1;
-        if std::str::from_utf8(full).is_err() {
+        if !all_utf8 && std::str::from_utf8(full).is_err() {
             counts.invalid_utf8_lines += 1;
         }
         if full.iter().all(|&b| b == b' ' || b == b'\t') {
@@ -104,6 +267,16 @@ fn parse_into(bytes: &[u8], opts: &ParseOptions, pf: &mut ParsedFile) -> ParseCo
         } else {
             full
         };
+        // Fast path: a stack frame right after an ERROR line, with no
+        // wrapper or name column that would have to be peeled first.
+        if tail == Tail::Stack && cx.name_prefix.is_empty() && !s[0].is_ascii_digit() && s[0] != b'{' && line::is_stack_line(s) {
+            if let Some(prev) = records.last_mut() {
+                prev.line_count = line_no - prev.line + 1;
+                prev.byte_len = (end - prev.offset as usize) as u32;
+                counts.continuation_lines += 1;
+                continue;
+            }
+        }
         let mark = cx.fields.len();
         let mut out = LineOut::default();
         let ok = line::parse_line(s, Origin { start, scratch: false }, &mut cx, &mut out);
@@ -130,13 +303,11 @@ fn parse_into(bytes: &[u8], opts: &ParseOptions, pf: &mut ParsedFile) -> ParseCo
                 }
             }
         }
-        if out.truncated && truncated_reported < 20 {
-            truncated_reported += 1;
-            pf.diagnostics.push(Diagnostic {
-                path: pf.path.clone(),
-                line: Some(line_no),
-                message: "line is cut off inside its JSON object; the fields before the cut were kept".into(),
-            });
+        if out.truncated {
+            truncated_lines += 1;
+            if problems.len() < 20 {
+                problems.push((line_no, "line is cut off inside its JSON object; the fields before the cut were kept"));
+            }
         }
         // A wrapper's collection time gives a yearless inner time its year.
         if out.yearless {
@@ -168,6 +339,10 @@ fn parse_into(bytes: &[u8], opts: &ParseOptions, pf: &mut ParsedFile) -> ParseCo
             *counts.wrappers.entry(out.wrapper.as_str()).or_insert(0) += 1;
         }
         let nfields = (cx.fields.len() - mark).min(u16::MAX as usize);
+        let reconcile_id = cx.fields[mark..mark + nfields]
+            .iter()
+            .find(|f| !f.key.in_scratch() && bytes.get(f.key.start as usize..f.key.start as usize + f.key.len()) == Some(b"reconcileID"))
+            .map_or(Span::EMPTY, |f| f.value);
         records.push(Record {
             time: if fmt == Format::Unparsed { None } else { out.time },
             collected: out.collected,
@@ -178,6 +353,7 @@ fn parse_into(bytes: &[u8], opts: &ParseOptions, pf: &mut ParsedFile) -> ParseCo
             logger: out.logger,
             message,
             message_kind: out.message_kind.unwrap_or(ValueKind::Text),
+            reconcile_id,
             fields_start: mark as u32,
             fields_len: nfields as u16,
             line: line_no,
@@ -186,25 +362,8 @@ fn parse_into(bytes: &[u8], opts: &ParseOptions, pf: &mut ParsedFile) -> ParseCo
             byte_len: (end - start) as u32,
         });
     }
-    if truncated_reported >= 20 {
-        pf.diagnostics.push(Diagnostic {
-            path: pf.path.clone(),
-            line: None,
-            message: "more lines are cut off inside their JSON object; only the first 20 are listed".into(),
-        });
-    }
-    if counts.invalid_utf8_lines > 0 {
-        pf.diagnostics.push(Diagnostic {
-            path: pf.path.clone(),
-            line: None,
-            message: format!("{} lines are not valid UTF-8 and were decoded lossily", counts.invalid_utf8_lines),
-        });
-    }
     drop(cx);
-    pf.records = records;
-    pf.fields = fields;
-    pf.scratch = scratch;
-    counts
+    Chunk { records, fields, scratch, counts, problems, truncated_lines }
 }
 
 /// Places a yearless time in the year that puts it nearest `reference_nanos`.

@@ -174,3 +174,33 @@ fn years_come_from_other_files() {
     let t: Vec<String> = files[0].records.iter().map(|r| r.time.unwrap().to_string()).collect();
     assert_eq!(t, ["2025-12-31T23:59:59.000000Z", "2026-01-01T00:00:01.000000Z"]);
 }
+
+#[test]
+fn threads_give_the_same_result() {
+    // A mixed file over the parallel threshold, with stacks, dumps, docker
+    // json (scratch spans) and klog, so cuts land among all of them.
+    let block = "2025-09-06T23:51:03Z\tERROR\tfailed\t{\"reconcileID\": \"r1\", \"error\": \"x\"}\n\
+github.com/a/b.(*T).M(0x1)\n\t/workspace/a.go:12 +0x1\n\
+{\"log\":\"I0324 03:40:10.801139       1 x.go:1] \\\"m\\\" k=\\\"v\\\"\\n\",\"stream\":\"stderr\",\"time\":\"2020-03-24T03:40:10.801173872Z\"}\n\
+panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/m.go:1 +0x1\n\
+{\"level\":\"warn\",\"ts\":\"2025-10-08T05:54:14.522054Z\",\"msg\":\"retrying\",\"attempt\":0}\n\
+not a log line \u{ff}\n\n";
+    let mut input = Vec::new();
+    while input.len() < (MIN_PARALLEL_BYTES * 3) {
+        input.extend_from_slice(block.as_bytes());
+    }
+    let three = ParseOptions { threads: 3, ..ParseOptions::default() };
+    assert_eq!(split_points(&input, &three).len(), 4, "three pieces");
+    let one = parse_file("t.log", input.clone(), &ParseOptions::default());
+    let many = parse_file("t.log", input, &ParseOptions { threads: 3, ..ParseOptions::default() });
+    assert_eq!(one.counts, many.counts);
+    assert_eq!(one.records.len(), many.records.len());
+    for (a, b) in one.records.iter().zip(&many.records) {
+        assert_eq!((a.line, a.line_count, a.offset, a.format, a.time), (b.line, b.line_count, b.offset, b.format, b.time));
+        assert_eq!(one.message(a), many.message(b));
+        let fa: Vec<_> = one.fields(a).iter().map(|f| (one.key(f).into_owned(), one.value(f).into_owned())).collect();
+        let fb: Vec<_> = many.fields(b).iter().map(|f| (many.key(f).into_owned(), many.value(f).into_owned())).collect();
+        assert_eq!(fa, fb);
+    }
+    assert_eq!(one.diagnostics, many.diagnostics);
+}

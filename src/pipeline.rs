@@ -1,0 +1,60 @@
+//! The reading path every front end shares: named bytes in, parsed files
+//! and notes out. Archives are opened, every log member parsed, yearless
+//! times given a year. The CLI, the benchmark and the browser worker all
+//! call this; none of them repeats it.
+
+use std::borrow::Cow;
+
+use crate::ingest::{self, Event, IngestOptions};
+use crate::model::{Diagnostic, ParsedFile};
+use crate::parse::{self, ParseOptions};
+
+/// Options for [`Loaded::add`].
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    pub ingest: IngestOptions,
+    pub parse: ParseOptions,
+}
+
+/// Everything read so far.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub files: Vec<ParsedFile>,
+    /// Problems by file (bad archives, skipped binaries, cut lines, ...).
+    pub notes: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    /// Reads one named input: a log file or an archive. A plain file's
+    /// buffer is handed to the parser as it is, without a copy.
+    pub fn add(&mut self, name: &str, bytes: Vec<u8>, opts: &LoadOptions) {
+        let mut whole: Option<String> = None;
+        let mut members = Vec::new();
+        ingest::ingest(name, &bytes, &opts.ingest, &mut |ev| match ev {
+            Event::File(m) => match m.bytes {
+                Cow::Borrowed(b) if b.len() == bytes.len() => whole = Some(m.path),
+                b => members.push(parse::parse_file(m.path, b.into_owned(), &opts.parse)),
+            },
+            Event::Skipped { path, reason } => self.notes.push(Diagnostic { path, line: None, message: reason }),
+            Event::Error(e) => {
+                let path = e.path().to_string();
+                let text = e.to_string();
+                let message = text.strip_prefix(&format!("{path}: ")).unwrap_or(&text).to_string();
+                self.notes.push(Diagnostic { path, line: None, message });
+            }
+        });
+        if let Some(path) = whole {
+            members.push(parse::parse_file(path, bytes, &opts.parse));
+        }
+        self.files.extend(members);
+    }
+
+    /// Call once every input is added: gives yearless times their year and
+    /// gathers the parser's diagnostics into `notes`.
+    pub fn finish(&mut self) {
+        parse::resolve_years(&mut self.files, None);
+        for f in &self.files {
+            self.notes.extend(f.diagnostics.iter().cloned());
+        }
+    }
+}
