@@ -49,10 +49,12 @@ impl Loaded {
         self.files.extend(members);
     }
 
-    /// Call once every input is added: gives yearless times their year and
-    /// gathers the parser's diagnostics into `notes`.
+    /// Call once every input is added: gives yearless times their year,
+    /// moves skewed clocks onto their collector's clock, and gathers the
+    /// parser's diagnostics into `notes`.
     pub fn finish(&mut self) {
         parse::resolve_years(&mut self.files, None);
+        parse::align_clocks(&mut self.files);
         for f in &self.files {
             self.notes.extend(f.diagnostics.iter().cloned());
         }

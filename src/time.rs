@@ -305,6 +305,29 @@ pub fn format_rfc3339(ts: Timestamp) -> String {
     out
 }
 
+/// `20m36s`, `71µs`, `3.2s`.
+pub fn human_duration(nanos: i64) -> String {
+    let n = nanos.max(0);
+    if n < 1_000 {
+        return format!("{n}ns");
+    }
+    // Each unit is rounded to the nearest, not cut.
+    if n < 999_500 {
+        return format!("{}µs", (n + 500) / 1_000);
+    }
+    if n < 999_500_000 {
+        return format!("{}ms", (n + 500_000) / 1_000_000);
+    }
+    let s = (n + NANOS_PER_SEC / 2) / NANOS_PER_SEC;
+    if s < 60 {
+        return format!("{s}s");
+    }
+    if s < 3600 {
+        return format!("{}m{:02}s", s / 60, s % 60);
+    }
+    format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+}
+
 /// Parses a duration like `30s`, `1m30s`, `500ms`, `2h`.
 pub fn parse_duration_nanos(s: &str) -> Option<i64> {
     let s = s.trim();
@@ -382,6 +405,14 @@ mod tests {
         assert_eq!(format_rfc3339(with_year(ts, 2024)), "2024-02-29T01:02:03Z");
         let ts = yearless(9, 10, (9, 6, 15, 416_743_000, 6), 0).unwrap();
         assert_eq!(format_rfc3339(with_year(ts, 2021)), "2021-09-10T09:06:15.416743Z");
+    }
+
+    #[test]
+    fn human_durations_round() {
+        assert_eq!(human_duration(71_400), "71µs");
+        assert_eq!(human_duration(89_999_999_900), "1m30s");
+        assert_eq!(human_duration(1_236 * NANOS_PER_SEC), "20m36s");
+        assert_eq!(human_duration(999_700), "1ms");
     }
 
     #[test]

@@ -8,27 +8,7 @@ use crate::analyze::AnalyzeOptions;
 use crate::model::{ParsedFile, Timestamp};
 use crate::time::NANOS_PER_SEC;
 
-/// `20m36s`, `71µs`, `3.2s`.
-pub fn human_duration(nanos: i64) -> String {
-    let n = nanos.max(0);
-    if n < 1_000 {
-        return format!("{n}ns");
-    }
-    if n < 1_000_000 {
-        return format!("{}µs", n / 1_000);
-    }
-    if n < NANOS_PER_SEC {
-        return format!("{}ms", n / 1_000_000);
-    }
-    let s = n / NANOS_PER_SEC;
-    if s < 60 {
-        return format!("{s}s");
-    }
-    if s < 3600 {
-        return format!("{}m{:02}s", s / 60, s % 60);
-    }
-    format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
-}
+pub use crate::time::human_duration;
 
 /// `16:29:30` (UTC clock of a timestamp).
 pub fn clock(t: Timestamp) -> String {

@@ -366,6 +366,46 @@ fn parse_chunk(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions) -> Chu
     Chunk { records, fields, scratch, counts, problems, truncated_lines }
 }
 
+/// Collection and line clocks further apart than this are skewed.
+const SKEW_NANOS: i64 = 2 * time::NANOS_PER_SEC;
+
+/// Moves the times of a file whose lines' clock disagrees with its
+/// collector's (the kubelet's `--timestamps`, CRI, docker json-file) onto
+/// the collector's clock, so files from different hosts line up. The skew
+/// is the median of (line time - collection time); a diagnostic says so.
+pub fn align_clocks(files: &mut [ParsedFile]) {
+    for f in files.iter_mut() {
+        let mut d: Vec<i64> = f
+            .records
+            .iter()
+            .filter(|r| !r.yearless)
+            .filter_map(|r| Some(r.time?.nanos - r.collected?.nanos))
+            .collect();
+        if d.len() < 2 {
+            continue;
+        }
+        let mid = d.len() / 2;
+        let skew = *d.select_nth_unstable(mid).1;
+        if skew.abs() <= SKEW_NANOS {
+            continue;
+        }
+        for r in f.records.iter_mut() {
+            if let Some(t) = r.time.as_mut() {
+                t.nanos -= skew;
+            }
+        }
+        let dir = if skew > 0 { "ahead of" } else { "behind" };
+        f.diagnostics.push(Diagnostic {
+            path: f.path.clone(),
+            line: None,
+            message: format!(
+                "the clock of its lines runs {} {dir} the collector's timestamps; its times were moved onto the collector's clock",
+                time::human_duration(skew.abs())
+            ),
+        });
+    }
+}
+
 /// Places a yearless time in the year that puts it nearest `reference_nanos`.
 fn nearest_year(t: Timestamp, reference_nanos: i64) -> Timestamp {
     let y = time::year_of(Timestamp::new(reference_nanos, 0));

@@ -1,0 +1,179 @@
+//! Analysis cases beyond the incident: many workers, a log cut by --tail,
+//! clock skew between files, a controller that never logs `Starting
+//! workers`, and the shared corpus.
+
+use std::path::Path;
+
+use reconscope::analyze::{analyze, Analysis, AnalyzeOptions, FindingKind};
+use reconscope::model::ParsedFile;
+use reconscope::pipeline::{LoadOptions, Loaded};
+
+/// One zap console reconcile line of controller `c`.
+fn line(ts: &str, level: &str, msg: &str, c: &str, obj: &str, rid: &str) -> String {
+    format!(
+        "{ts}\t{level}\t{msg}\t{{\"controller\": \"{c}\", \"controllerGroup\": \"example.io\", \"controllerKind\": \"Widget\", \"Widget\": {{\"name\":\"{obj}\",\"namespace\":\"ns\"}}, \"namespace\": \"ns\", \"name\": \"{obj}\", \"reconcileID\": \"{rid}\"}}\n"
+    )
+}
+
+fn load(files: &[(&str, String)]) -> Vec<ParsedFile> {
+    let mut l = Loaded::default();
+    for (name, text) in files {
+        l.add(name, text.clone().into_bytes(), &LoadOptions::default());
+    }
+    l.finish();
+    l.files
+}
+
+fn run(files: &[(&str, String)], opts: &AnalyzeOptions) -> Analysis {
+    analyze(&load(files), opts).0
+}
+
+fn ts(secs: u32) -> String {
+    format!("2026-05-26T10:{:02}:{:02}Z", secs / 60, secs % 60)
+}
+
+#[test]
+fn four_workers_overlap_in_four_lanes() {
+    // `Starting workers` says 4; reconciles of 8 objects overlap, at most 4 at once.
+    let mut log = "2026-05-26T10:00:00Z\tINFO\tStarting workers\t{\"controller\": \"widget\", \"controllerGroup\": \"example.io\", \"controllerKind\": \"Widget\", \"worker count\": 4}\n".to_string();
+    let mut rid = 0;
+    for round in 0..10u32 {
+        let base = 1 + round * 10;
+        // Four reconciles start together and end at different times.
+        for k in 0..4u32 {
+            rid += 1;
+            let id = format!("00000000-0000-4000-8000-{rid:012}");
+            let obj = format!("w{}", (round * 4 + k) % 8);
+            log += &line(&ts(base), "INFO", "starting sync", "widget", &obj, &id);
+            log += &line(&ts(base + 2 + k), "INFO", "synced", "widget", &obj, &id);
+        }
+    }
+    // Sort lines by time as a real log would be.
+    let mut lines: Vec<&str> = log.lines().collect();
+    lines.sort_by_key(|l| l[..20].to_string());
+    let log = lines.join("\n") + "\n";
+    let a = run(&[("widget.log", log)], &AnalyzeOptions::default());
+    assert_eq!(a.controllers.len(), 1);
+    let c = &a.controllers[0];
+    assert_eq!((c.workers, c.workers_source), (4, "log"));
+    assert_eq!(a.reconciles.len(), 40);
+    let lanes: std::collections::BTreeSet<u32> = a.reconciles.iter().map(|r| r.lane).collect();
+    assert_eq!(lanes.len(), 4, "{lanes:?}");
+    // Within a lane, reconciles never overlap.
+    for lane in lanes {
+        let mut rs: Vec<_> = a.reconciles.iter().filter(|r| r.lane == lane).collect();
+        rs.sort_by_key(|r| r.first);
+        for w in rs.windows(2) {
+            assert!(w[0].last <= w[1].first, "lane {lane}: {:?} overlaps {:?}", w[0].reconcile_id, w[1].reconcile_id);
+        }
+    }
+    assert!(a.findings.iter().all(|f| f.kind != FindingKind::StalledWorker), "{:#?}", a.findings);
+}
+
+#[test]
+fn late_first_lines_get_a_latent_start() {
+    // One worker; the third reconcile's only line is an error at its end.
+    let mut log = String::new();
+    log += &line(&ts(1), "INFO", "starting sync", "widget", "a", "r1");
+    log += &line(&ts(2), "INFO", "synced", "widget", "a", "r1");
+    log += &line(&ts(3), "INFO", "starting sync", "widget", "b", "r2");
+    log += &line(&ts(4), "INFO", "synced", "widget", "b", "r2");
+    log += &line(&ts(50), "ERROR", "sync failed", "widget", "c", "r3");
+    let a = run(&[("w.log", log)], &AnalyzeOptions::default());
+    let r3 = a.reconciles.iter().find(|r| r.reconcile_id == "r3").unwrap();
+    assert_eq!(r3.latent_start.map(|t| t.to_string()).as_deref(), Some("2026-05-26T10:00:04Z"));
+    let r2 = a.reconciles.iter().find(|r| r.reconcile_id == "r2").unwrap();
+    assert_eq!(r2.latent_start, None, "its first line is an opening line");
+}
+
+#[test]
+fn a_log_cut_by_tail_marks_the_cut_reconciles() {
+    // The first reconcile lost its start to --tail; the last lost its end.
+    let mut log = String::new();
+    log += &line(&ts(1), "INFO", "synced", "widget", "a", "r1");
+    log += &line(&ts(3), "INFO", "starting sync", "widget", "b", "r2");
+    log += &line(&ts(4), "INFO", "synced", "widget", "b", "r2");
+    log += &line(&ts(5), "INFO", "starting sync", "widget", "c", "r3");
+    let a = run(&[("w.log", log)], &AnalyzeOptions::default());
+    let cut: Vec<(&str, bool)> = a.reconciles.iter().map(|r| (r.reconcile_id.as_str(), r.truncated)).collect();
+    assert_eq!(cut, [("r1", true), ("r2", false), ("r3", true)]);
+}
+
+#[test]
+fn without_starting_workers_the_count_is_inferred_or_given() {
+    let mut log = String::new();
+    // Two reconciles overlap: at least two workers.
+    log += &line(&ts(1), "INFO", "starting sync", "widget", "a", "r1");
+    log += &line(&ts(2), "INFO", "starting sync", "widget", "b", "r2");
+    log += &line(&ts(3), "INFO", "synced", "widget", "a", "r1");
+    log += &line(&ts(4), "INFO", "synced", "widget", "b", "r2");
+    let files = [("w.log", log)];
+    let a = run(&files, &AnalyzeOptions::default());
+    assert_eq!((a.controllers[0].workers, a.controllers[0].workers_source), (2, "inferred"));
+    let mut opts = AnalyzeOptions::default();
+    opts.workers.insert("widget".into(), 3);
+    let a = run(&files, &opts);
+    assert_eq!((a.controllers[0].workers, a.controllers[0].workers_source), (3, "option"));
+}
+
+/// An etcd member's raft line under the kubelet `--timestamps` prefix.
+fn etcd(collected: &str, inner: &str, msg: &str) -> String {
+    format!("{collected} {{\"level\":\"info\",\"ts\":\"{inner}\",\"logger\":\"raft\",\"caller\":\"etcdserver/zap_raft.go:78\",\"msg\":\"{msg}\"}}\n")
+}
+
+#[test]
+fn clock_skew_between_files_is_measured_and_corrected() {
+    // etcd-1's clock runs 90 s ahead of the node's; etcd-0's is right.
+    let e0 = etcd("2026-05-26T10:00:01.000000100Z", "2026-05-26T10:00:01.000000Z", "raft.node: aaaa lost leader bbbb at term 7")
+        + &etcd("2026-05-26T10:00:02.000000100Z", "2026-05-26T10:00:02.000000Z", "raft.node: aaaa elected leader cccc at term 8");
+    let e1 = etcd("2026-05-26T10:00:01.500000100Z", "2026-05-26T10:01:31.500000Z", "cccc is starting a new election at term 7")
+        + &etcd("2026-05-26T10:00:01.900000100Z", "2026-05-26T10:01:31.900000Z", "cccc became leader at term 8");
+    let files = load(&[
+        ("snap/namespaces/tenant-root/v1/pod/etcd-0/etcd/current.log", e0),
+        ("snap/namespaces/tenant-root/v1/pod/etcd-1/etcd/current.log", e1),
+    ]);
+    let skewed = &files[1];
+    assert!(
+        skewed.diagnostics.iter().any(|d| d.message.contains("clock") && d.message.contains("1m30s ahead")),
+        "{:?}",
+        skewed.diagnostics
+    );
+    let t = skewed.records[0].time.unwrap().to_string();
+    assert_eq!(t, "2026-05-26T10:00:01.500000Z", "corrected onto the collector's clock");
+    let (a, _) = analyze(&files, &AnalyzeOptions::default());
+    assert_eq!(a.elections.len(), 1, "{:#?}", a.elections);
+    let e = &a.elections[0];
+    assert_eq!((e.term, e.leader.as_deref()), (Some(8), Some("cccc")));
+    assert_eq!(e.start.to_string(), "2026-05-26T10:00:01.000000Z");
+}
+
+#[test]
+fn the_shared_corpus_analyzes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let mut l = Loaded::default();
+    let mut stack = vec![root.clone()];
+    while let Some(p) = stack.pop() {
+        for e in std::fs::read_dir(&p).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let name = p.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
+                l.add(&name, std::fs::read(&p).unwrap(), &LoadOptions::default());
+            }
+        }
+    }
+    l.finish();
+    l.files.sort_by(|a, b| a.path.cmp(&b.path));
+    let (a, _) = analyze(&l.files, &AnalyzeOptions::default());
+    // Reconciles from the controller-runtime and kamaji samples.
+    assert!(a.reconciles.len() >= 10, "{}", a.reconciles.len());
+    assert!(a.controllers.iter().any(|c| c.controller == "tenantcontrolplane"));
+    // The single-node elections in the etcd samples are found and closed.
+    let single: Vec<_> = a.elections.iter().filter(|e| e.cluster.contains("etcd") && e.end.is_some()).collect();
+    assert!(single.len() >= 3, "{:#?}", a.elections);
+    assert!(a.client_warnings.len() >= 5);
+    // The sample TCP dump gives the object's finalizers and generation.
+    let tcp = a.objects.iter().find(|o| o.object.name == "kubernetes-test4" && o.in_dump).expect("tcp from the dump");
+    assert!(tcp.finalizers.iter().any(|f| f == "finalizer.kamaji.clastix.io"));
+}
