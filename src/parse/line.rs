@@ -249,6 +249,28 @@ fn timestamp_wrapper(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -
     us_datetime_prefix(s, o, cx, out)
 }
 
+/// The header of a CRI on-node log line: `<ts> stdout|stderr F|P `.
+#[derive(Clone, Copy, Debug)]
+pub struct CriHeader {
+    pub ts: Timestamp,
+    /// Where the payload starts.
+    pub payload: usize,
+    /// Tag `P`: the line continues in the next piece.
+    pub partial: bool,
+}
+
+pub fn cri_header(s: &[u8]) -> Option<CriHeader> {
+    if !s.first()?.is_ascii_digit() {
+        return None;
+    }
+    let p = parse_rfc3339(s, false, 0)?;
+    let r = s.get(p.end..p.end + 10)?;
+    if !(r.starts_with(b" stdout ") || r.starts_with(b" stderr ")) || r[9] != b' ' || !(r[8] == b'F' || r[8] == b'P') {
+        return None;
+    }
+    Some(CriHeader { ts: p.ts, payload: p.end + 10, partial: r[8] == b'P' })
+}
+
 /// A viewer's `M/D/YYYY h:mm:ss AM` glued before the line (Rancher UI).
 fn us_datetime_prefix(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     let mut i = 0;

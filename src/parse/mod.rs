@@ -279,7 +279,38 @@ fn parse_chunk(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions) -> Chu
         }
         let mark = cx.fields.len();
         let mut out = LineOut::default();
-        let ok = line::parse_line(s, Origin { start, scratch: false }, &mut cx, &mut out);
+        let first_line = line_no;
+        let ok = match line::cri_header(s).filter(|h| h.partial) {
+            // CRI cuts long lines into `P` pieces ended by an `F` piece: the
+            // pieces are one line, parsed from scratch.
+            Some(h) => {
+                let mut joined = s[h.payload..].to_vec();
+                while pos < to {
+                    let nl2 = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |k| pos + k);
+                    let e2 = if nl2 > pos && bytes[nl2 - 1] == b'\r' { nl2 - 1 } else { nl2 };
+                    let Some(next) = line::cri_header(&bytes[pos..e2]) else { break };
+                    joined.extend_from_slice(&bytes[pos + next.payload..e2]);
+                    (pos, end) = (nl2 + 1, e2);
+                    line_no += 1;
+                    counts.lines += 1;
+                    if !next.partial {
+                        break;
+                    }
+                }
+                joined.truncate(opts.max_line_bytes);
+                let at = cx.scratch.len();
+                cx.scratch.extend_from_slice(&joined);
+                if !line::parse_line(&joined, Origin { start: at, scratch: true }, &mut cx, &mut out) {
+                    out.format = Some(Format::Text);
+                    out.message = Span::scratch(at, at + joined.len());
+                }
+                out.wrapper = Wrapper::Cri;
+                out.collected = Some(h.ts);
+                out.inner = (end, end);
+                true
+            }
+            None => line::parse_line(s, Origin { start, scratch: false }, &mut cx, &mut out),
+        };
         let fmt = if ok { out.format.unwrap_or(Format::Unparsed) } else { Format::Unparsed };
         // Continuation: a line with no format of its own (or only a wrapper's
         // time) after a record that takes it; inside a dump, also the next
@@ -356,8 +387,8 @@ fn parse_chunk(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions) -> Chu
             reconcile_id,
             fields_start: mark as u32,
             fields_len: nfields as u16,
-            line: line_no,
-            line_count: 1,
+            line: first_line,
+            line_count: line_no - first_line + 1,
             offset: start as u64,
             byte_len: (end - start) as u32,
         });

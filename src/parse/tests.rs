@@ -204,3 +204,16 @@ not a log line \u{ff}\n\n";
     }
     assert_eq!(one.diagnostics, many.diagnostics);
 }
+
+#[test]
+fn cri_partial_pieces_are_one_record() {
+    check(
+        "2022-11-21T02:50:53.1Z stderr P {\"level\":\"info\",\"ts\":\"2022-11-21T02:50:53.905Z\",\n\
+2022-11-21T02:50:53.2Z stderr P \"logger\":\"raft\",\n\
+2022-11-21T02:50:53.3Z stderr F \"msg\":\"became leader at term 5\"}\n\
+2022-11-21T02:50:54.4Z stdout P plain text \n\
+2022-11-21T02:50:54.5Z stdout F continued\n",
+        r#"L1+2 zap-json/cri info 2022-11-21T02:50:53.905Z collected 2022-11-21T02:50:53.1Z [raft] "became leader at term 5"
+           L4+1 text/cri unknown - collected 2022-11-21T02:50:54.4Z "plain text continued""#,
+    );
+}
