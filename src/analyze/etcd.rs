@@ -132,6 +132,7 @@ pub fn analyze(files: &[ParsedFile]) -> (Vec<Election>, Vec<ClientWarning>) {
             }
         }
     }
+    let by_cluster = merge_by_members(by_cluster);
     let mut elections = Vec::new();
     for (cluster, mut ev) in by_cluster {
         ev.sort_by_key(|e| e.time);
@@ -139,6 +140,45 @@ pub fn analyze(files: &[ParsedFile]) -> (Vec<Election>, Vec<ClientWarning>) {
     }
     warnings.sort_by_key(|w| w.time);
     (elections, warnings)
+}
+
+/// Path-based clusters that name the same member ids are one cluster
+/// (members of one etcd logged from different folders); the merged
+/// cluster keeps the first name.
+fn merge_by_members(by_cluster: BTreeMap<String, Vec<Event>>) -> BTreeMap<String, Vec<Event>> {
+    let names: Vec<String> = by_cluster.keys().cloned().collect();
+    let mut parent: Vec<usize> = (0..names.len()).collect();
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    let mut owner: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, ev) in by_cluster.values().enumerate() {
+        for e in ev {
+            for id in std::iter::once(e.member.as_str()).chain(e.other.as_deref()).filter(|id| !id.is_empty()) {
+                match owner.get(id) {
+                    Some(&j) => {
+                        let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+                        if a != b {
+                            parent[a.max(b)] = a.min(b);
+                        }
+                    }
+                    None => {
+                        owner.insert(id, i);
+                    }
+                }
+            }
+        }
+    }
+    let mut out: BTreeMap<String, Vec<Event>> = BTreeMap::new();
+    let roots: Vec<usize> = (0..names.len()).map(|i| find(&mut parent, i)).collect();
+    for (i, (_, ev)) in by_cluster.into_iter().enumerate() {
+        out.entry(names[roots[i]].clone()).or_default().extend(ev);
+    }
+    out
 }
 
 /// Walks a cluster's events: a window opens at the first sign of trouble and
@@ -224,5 +264,23 @@ mod tests {
         assert!(c.is_none(), "old wording names no subject");
         assert!(classify("published local member to cluster through raft").is_none());
         assert_eq!(cluster_of("a.zip!/cozyreport/snapshots/x/namespaces/tenant-root/v1/pod/etcd-0/etcd/current.log"), "etcd tenant-root");
+    }
+
+    #[test]
+    fn members_naming_each_other_are_one_cluster() {
+        let ev = |member: &str, other: Option<&str>| Event {
+            time: Timestamp::new(0, 0),
+            member: member.into(),
+            kind: Kind::Elected,
+            term: Some(2),
+            other: other.map(str::to_string),
+        };
+        let mut m = BTreeMap::new();
+        m.insert("etcd a".to_string(), vec![ev("aa", Some("bb"))]);
+        m.insert("etcd b".to_string(), vec![ev("bb", Some("bb"))]);
+        m.insert("etcd c".to_string(), vec![ev("cc", Some("cc"))]);
+        let merged = merge_by_members(m);
+        let sizes: Vec<(&str, usize)> = merged.iter().map(|(k, v)| (k.as_str(), v.len())).collect();
+        assert_eq!(sizes, [("etcd a", 2), ("etcd c", 1)]);
     }
 }

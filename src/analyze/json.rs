@@ -39,7 +39,9 @@ pub fn to_json(inputs: &[FileStats], a: &Analysis) -> Value {
             "object": o.object.to_string(), "kind": o.kind, "created": t(o.created),
             "updates": o.updates.iter().map(|u| u.to_string()).collect::<Vec<_>>(),
             "deletion_requested": t(o.deletion_requested.or(o.marked_for_deletion)),
-            "deleted": t(o.deleted), "finalizers": o.finalizers,
+            "deleted": t(o.deleted),
+            "deletion_latency_nanos": o.deleted.zip(o.deletion_requested.or(o.marked_for_deletion)).map(|(d, r)| d.nanos - r.nanos),
+            "finalizers": o.finalizers,
             "generation": o.generation, "observed_generation": o.observed_generation,
         })).collect::<Vec<_>>(),
         "findings": a.findings.iter().map(|f| json!({
