@@ -34,23 +34,23 @@ struct Draft {
     first: Timestamp,
     last: Timestamp,
     records: Vec<RecordRef>,
-    error: Option<String>,
-    has_error: bool,
+    /// The first error line: where, and its text.
+    error: Option<(RecordRef, String)>,
     requeue: bool,
     /// Word ids (see [`Vocab`]) of its messages other than
     /// controller-runtime's own, for telling controller instances apart.
     vocabulary: Vec<u32>,
     /// Word id of each record's message, in record order.
     words: Vec<u32>,
-    /// Interned id of the object's name (`u32::MAX`: none).
-    name_id: u32,
 }
 
 /// Interns normalised messages: each distinct (message, object name) pair
 /// is normalised once, whatever the number of records.
 #[derive(Default)]
 struct Vocab<'a> {
-    raw: HashMap<(&'a [u8], u32), u32>,
+    /// By raw message: the same text is the same word, whichever object's
+    /// name it was normalised with first.
+    raw: HashMap<&'a [u8], u32>,
     ids: HashMap<String, u32>,
     words: Vec<String>,
     /// controller-runtime's own message.
@@ -60,25 +60,56 @@ struct Vocab<'a> {
 }
 
 impl<'a> Vocab<'a> {
-    fn word(&mut self, f: &ParsedFile, r: &'a Record, raw: &'a [u8], name_id: u32, name: Option<&str>) -> u32 {
-        if let Some(&w) = self.raw.get(&(raw, name_id)) {
-            return w;
-        }
-        let norm = normalise(&f.message(r), name);
+    /// The id of a normalised message, added if new.
+    fn add(&mut self, norm: String, requeue: bool) -> u32 {
         let next = self.words.len() as u32;
         let w = *self.ids.entry(norm.clone()).or_insert(next);
         if w == next {
             self.runtime.push(is_runtime_message(&norm));
-            self.requeue.push(norm.contains("requeue") || norm.contains("enqueuing back"));
+            self.requeue.push(requeue);
             self.words.push(norm);
         }
-        self.raw.insert((raw, name_id), w);
+        w
+    }
+
+    fn word(&mut self, f: &ParsedFile, r: &'a Record, raw: &'a [u8], name: Option<&str>) -> u32 {
+        if let Some(&w) = self.raw.get(raw) {
+            return w;
+        }
+        let norm = normalise(&f.message(r), name);
+        let requeue = norm.contains("requeue") || norm.contains("enqueuing back");
+        let w = self.add(norm, requeue);
+        self.raw.insert(raw, w);
         w
     }
 }
 
 pub fn time_of(r: &Record) -> Option<Timestamp> {
     r.time.or(r.collected)
+}
+
+/// The 128 bits of a UUID written `8-4-4-4-12` in hex, or `None`.
+fn uuid_bits(s: &[u8]) -> Option<u128> {
+    if s.len() != 36 {
+        return None;
+    }
+    let mut v: u128 = 0;
+    for (i, &b) in s.iter().enumerate() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            if b != b'-' {
+                return None;
+            }
+            continue;
+        }
+        let d = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            _ => return None,
+        };
+        v = v << 4 | d as u128;
+    }
+    Some(v)
 }
 
 /// Replaces the object's name in a message, so `x has been reconciled`
@@ -91,106 +122,147 @@ fn normalise(msg: &str, name: Option<&str>) -> String {
     m.chars().take(80).collect()
 }
 
-/// Groups every record with a `reconcileID` into reconciles, splits each
-/// controller name into instances, and lays reconciles out in worker lanes.
-pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Vec<ControllerInstance>, Vec<Reconcile>) {
-    let mut drafts: Vec<Draft> = Vec::new();
-    let mut by_id: HashMap<&[u8], usize> = HashMap::default();
-    let mut names: HashMap<&[u8], u32> = HashMap::default();
-    // Objects and controller strings, made once and shared by reconciles.
-    let mut objects: HashMap<(&[u8], &[u8]), Arc<ObjectRef>> = HashMap::default();
-    let mut strings: HashMap<&[u8], Arc<str>> = HashMap::default();
-    let mut vocab = Vocab::default();
-    let mut ids: Vec<String> = Vec::new();
-    // Starting workers lines, per controller name, in order.
-    let mut starting: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-    for (fi, f) in files.iter().enumerate() {
+/// One thread's gathering over a share of the records.
+#[derive(Default)]
+struct Gather<'a> {
+    drafts: Vec<Draft>,
+    ids: Vec<String>,
+    /// Reconcile ids are UUIDs: keyed as 128-bit numbers (exact, and cheap
+    /// to compare); any other id by its bytes.
+    by_uuid: HashMap<u128, usize>,
+    by_id: HashMap<&'a [u8], usize>,
+    /// Objects and controller strings, made once and shared by reconciles.
+    objects: HashMap<(&'a [u8], &'a [u8]), Arc<ObjectRef>>,
+    strings: HashMap<&'a [u8], Arc<str>>,
+    vocab: Vocab<'a>,
+    /// `Starting workers` lines, in order: controller, count.
+    starting: Vec<(String, u32)>,
+}
+
+impl<'a> Gather<'a> {
+    fn records(&mut self, fi: usize, f: &'a ParsedFile, range: std::ops::Range<usize>) {
         let mut last: Option<(&[u8], usize)> = None;
-        for (ri, r) in f.records.iter().enumerate() {
+        for ri in range {
+            let r = &f.records[ri];
             let raw_msg = f.span_bytes(r.message);
+            let rref = RecordRef { file: fi as u32, record: ri as u32 };
             let Some(rid) = f.reconcile_id(r) else {
                 if raw_msg == b"Starting workers" {
                     if let (Some(c), Some(n)) = (f.field(r, "controller"), f.field(r, "worker count")) {
                         if let Ok(n) = n.parse::<u32>() {
-                            starting.entry(c.into_owned()).or_default().push(n);
+                            self.starting.push((c.into_owned(), n));
                         }
                     }
                 }
                 continue;
             };
             let Some(t) = time_of(r) else { continue };
-            let rref = RecordRef { file: fi as u32, record: ri as u32 };
             // Lines of one reconcile mostly come together: try the last one first.
             let cached = last.filter(|&(prev, _)| prev == rid).map(|(_, i)| i);
-            let idx = match cached.or_else(|| by_id.get(rid).copied()) {
+            let uuid = if cached.is_some() { None } else { uuid_bits(rid) };
+            let found = cached.or_else(|| match uuid {
+                Some(u) => self.by_uuid.get(&u).copied(),
+                None => self.by_id.get(rid).copied(),
+            });
+            let idx = match found {
                 Some(i) => i,
                 None => {
-                    let name_id = match f.field_raw(r, "name") {
-                        Some(n) => {
-                            let next = names.len() as u32;
-                            *names.entry(n).or_insert(next)
-                        }
-                        None => u32::MAX,
+                    let d = self.draft(f, r, t);
+                    self.drafts.push(d);
+                    self.ids.push(String::from_utf8_lossy(rid).into_owned());
+                    let i = self.drafts.len() - 1;
+                    match uuid {
+                        Some(u) => self.by_uuid.insert(u, i),
+                        None => self.by_id.insert(rid, i),
                     };
-                    let object = match f.field_raw(r, "name") {
-                        Some(n) => {
-                            let ns = f.field_raw(r, "namespace").unwrap_or(b"");
-                            let made = objects.entry((ns, n)).or_insert_with(|| {
-                                let name = f.field(r, "name").unwrap_or_default().into_owned();
-                                let namespace = f.field(r, "namespace").map(|s| s.into_owned()).filter(|n| !n.is_empty());
-                                Arc::new(ObjectRef { namespace, name })
-                            });
-                            Some(made.clone())
-                        }
-                        None => None,
-                    };
-                    let mut text = |key: &str| -> Option<Arc<str>> {
-                        let raw = f.field_raw(r, key)?;
-                        Some(strings.entry(raw).or_insert_with(|| Arc::from(f.field(r, key).unwrap_or_default().as_ref())).clone())
-                    };
-                    drafts.push(Draft {
-                        controller_name: text("controller").unwrap_or_else(|| Arc::from("unknown")),
-                        group: text("controllerGroup"),
-                        kind: text("controllerKind"),
-                        object,
-                        first: t,
-                        last: t,
-                        records: Vec::new(),
-                        error: None,
-                        has_error: false,
-                        requeue: false,
-                        vocabulary: Vec::new(),
-                        words: Vec::new(),
-                        name_id,
-                    });
-                    ids.push(String::from_utf8_lossy(rid).into_owned());
-                    by_id.insert(rid, drafts.len() - 1);
-                    drafts.len() - 1
+                    i
                 }
             };
             last = Some((rid, idx));
-            let d = &mut drafts[idx];
+            let d = &mut self.drafts[idx];
             d.first = d.first.min(t);
             d.last = d.last.max(t);
             d.records.push(rref);
-            let w = vocab.word(f, r, raw_msg, d.name_id, d.object.as_ref().map(|o| o.name.as_str()));
+            let w = self.vocab.word(f, r, raw_msg, d.object.as_ref().map(|o| o.name.as_str()));
             d.words.push(w);
-            let reconciler_error = raw_msg == b"Reconciler error";
-            if (r.level >= Level::Error || reconciler_error) && d.error.is_none() {
-                d.has_error = true;
+            if (r.level >= Level::Error || raw_msg == b"Reconciler error") && d.error.is_none() {
                 let msg = f.message(r);
                 let e = f.field(r, "error").map(|s| s.into_owned()).unwrap_or_else(|| msg.to_string());
-                d.error = Some(format!("{msg}: {e}"));
+                d.error = Some((rref, format!("{msg}: {e}")));
             }
             // controller-runtime and operators say so in the message:
             // `Reconcile done, requeueing after`, `enqueuing back`.
-            if vocab.requeue[w as usize] {
+            if self.vocab.requeue[w as usize] {
                 d.requeue = true;
             }
-            if !vocab.runtime[w as usize] && !d.vocabulary.contains(&w) {
+            if !self.vocab.runtime[w as usize] && !d.vocabulary.contains(&w) {
                 d.vocabulary.push(w);
             }
         }
+    }
+
+    /// A new reconcile, from its first record.
+    fn draft(&mut self, f: &'a ParsedFile, r: &Record, t: Timestamp) -> Draft {
+        // One pass over the fields for what a new reconcile needs.
+        let mut k = [None::<&crate::model::Field>; 5];
+        for fl in f.fields(r) {
+            let slot = match f.span_bytes(fl.key) {
+                b"name" => 0,
+                b"namespace" => 1,
+                b"controller" => 2,
+                b"controllerGroup" => 3,
+                b"controllerKind" => 4,
+                _ => continue,
+            };
+            k[slot].get_or_insert(fl);
+        }
+        let object = k[0].map(|name| {
+            let ns = k[1].map_or(&b""[..], |fl| f.span_bytes(fl.value));
+            self.objects
+                .entry((ns, f.span_bytes(name.value)))
+                .or_insert_with(|| {
+                    let namespace = k[1].map(|fl| f.value(fl).into_owned()).filter(|n| !n.is_empty());
+                    Arc::new(ObjectRef { namespace, name: f.value(name).into_owned() })
+                })
+                .clone()
+        });
+        let mut text = |i: usize| -> Option<Arc<str>> {
+            let fl = k[i]?;
+            Some(self.strings.entry(f.span_bytes(fl.value)).or_insert_with(|| Arc::from(f.value(fl).as_ref())).clone())
+        };
+        let (controller, group, kind) = (text(2), text(3), text(4));
+        Draft {
+            controller_name: controller.unwrap_or_else(|| self.strings.entry(b"").or_insert_with(|| Arc::from("unknown")).clone()),
+            group,
+            kind,
+            object,
+            first: t,
+            last: t,
+            records: Vec::new(),
+            error: None,
+            requeue: false,
+            vocabulary: Vec::new(),
+            words: Vec::new(),
+        }
+    }
+}
+
+/// Gathers every record with a `reconcileID` into drafts, in file order.
+fn gather(files: &[ParsedFile]) -> Gather<'_> {
+    let mut g = Gather::default();
+    for (fi, f) in files.iter().enumerate() {
+        g.records(fi, f, 0..f.records.len());
+    }
+    g
+}
+
+/// Groups every record with a `reconcileID` into reconciles, splits each
+/// controller name into instances, and lays reconciles out in worker lanes.
+pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Vec<ControllerInstance>, Vec<Reconcile>) {
+    let Gather { mut drafts, ids, vocab, starting: start_lines, .. } = gather(files);
+    let mut starting: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    for (c, n) in start_lines {
+        starting.entry(c).or_default().push(n);
     }
     let coverage = coverage(files);
     let instance_of = split_instances(&drafts, &vocab.words);
@@ -215,14 +287,14 @@ pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Vec<ControllerInst
                 last: d.last,
                 latent_start: None,
                 lines: d.records.len() as u32,
-                outcome: if d.has_error {
+                outcome: if d.error.is_some() {
                     Outcome::Error
                 } else if d.requeue {
                     Outcome::Requeue
                 } else {
                     Outcome::Success
                 },
-                error: d.error,
+                error: d.error.map(|(_, e)| e),
                 truncated,
                 lane: 0,
                 records: d.records,
@@ -265,10 +337,11 @@ fn split_instances(drafts: &[Draft], words: &[String]) -> Vec<usize> {
         }
         x
     }
-    let mut owner: HashMap<(&str, u32), usize> = HashMap::default();
+    // Keyed by the interned controller name's address: equal names share one.
+    let mut owner: HashMap<(usize, u32), usize> = HashMap::default();
     for (i, d) in drafts.iter().enumerate() {
         for w in &d.vocabulary {
-            match owner.get(&(&*d.controller_name, *w)) {
+            match owner.get(&(Arc::as_ptr(&d.controller_name) as *const u8 as usize, *w)) {
                 Some(&j) => {
                     let (a, b) = (find(&mut parent, i), find(&mut parent, j));
                     if a != b {
@@ -276,13 +349,13 @@ fn split_instances(drafts: &[Draft], words: &[String]) -> Vec<usize> {
                     }
                 }
                 None => {
-                    owner.insert((&*d.controller_name, *w), i);
+                    owner.insert((Arc::as_ptr(&d.controller_name) as *const u8 as usize, *w), i);
                 }
             }
         }
     }
     // Group sizes per controller name.
-    let mut groups: BTreeMap<(&str, usize), Vec<usize>> = BTreeMap::new();
+    let mut groups: HashMap<(&str, usize), Vec<usize>> = HashMap::default();
     for (i, d) in drafts.iter().enumerate() {
         let root = find(&mut parent, i);
         groups.entry((&*d.controller_name, root)).or_default().push(i);
@@ -440,10 +513,11 @@ fn lay_out_lanes(controllers: &[ControllerInstance], reconciles: &mut [Reconcile
         idx.sort_by_key(|&i| order_key(&reconciles[i]));
         // Which messages open reconciles of this instance: a reconcile whose
         // first message is usually not a first line started earlier.
-        let mut opens: HashMap<u32, (u32, u32)> = HashMap::default();
+        let n_words = idx.iter().flat_map(|&i| words[i].iter()).max().map_or(0, |&m| m as usize + 1);
+        let mut opens: Vec<(u32, u32)> = vec![(0, 0); n_words];
         for &i in &idx {
             for (k, &w) in words[i].iter().enumerate() {
-                let e = opens.entry(w).or_insert((0, 0));
+                let e = &mut opens[w as usize];
                 e.1 += 1;
                 if k == 0 {
                     e.0 += 1;
@@ -466,7 +540,7 @@ fn lay_out_lanes(controllers: &[ControllerInstance], reconciles: &mut [Reconcile
             let first_rec = r.records[0];
             let f = &files[first_rec.file as usize];
             let rec = &f.records[first_rec.record as usize];
-            let opens_here = opens.get(&words[i][0]).is_some_and(|(first, total)| first * 2 >= *total && *first > 0);
+            let opens_here = opens.get(words[i][0] as usize).is_some_and(|(first, total)| first * 2 >= *total && *first > 0);
             let late = rec.level >= Level::Error || !opens_here;
             let r = &mut reconciles[i];
             r.lane = lane as u32;
