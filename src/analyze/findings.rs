@@ -1,7 +1,6 @@
 //! Where reconciles, elections and lifecycles become findings: each with
 //! one sentence a person can paste into an issue.
 
-use std::collections::BTreeMap;
 
 use crate::analyze::model::{Analysis, Finding, FindingKind, Outcome, Reconcile, Severity};
 use crate::analyze::AnalyzeOptions;
@@ -339,13 +338,18 @@ fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
 }
 
 fn hot_loops(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
-    let mut by_obj: BTreeMap<(usize, &crate::analyze::ObjectRef), Vec<usize>> = BTreeMap::new();
+    // Reconciles share their object: group by its address, then order the
+    // groups by controller and object so findings come out the same way.
+    let mut by_obj: rustc_hash::FxHashMap<(usize, usize), Vec<usize>> = Default::default();
     for (i, r) in a.reconciles.iter().enumerate() {
         if let Some(o) = &r.object {
-            by_obj.entry((r.controller, o)).or_default().push(i);
+            by_obj.entry((r.controller, std::sync::Arc::as_ptr(o) as usize)).or_default().push(i);
         }
     }
-    for ((ci, obj), mut rs) in by_obj {
+    let mut groups: Vec<(usize, &crate::analyze::ObjectRef, Vec<usize>)> =
+        by_obj.into_values().filter_map(|rs| Some((a.reconciles[rs[0]].controller, a.reconciles[rs[0]].object.as_deref()?, rs))).collect();
+    groups.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    for (ci, obj, mut rs) in groups {
         rs.sort_by_key(|&i| a.reconciles[i].first);
         let limit = opts.hot_loop_per_minute as usize;
         let mut j = 0;

@@ -45,8 +45,8 @@ impl Default for AnalyzeOptions {
 /// diagnostics; the analysis itself never fails.
 pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let ((controllers, reconciles), (elections, client_warnings)) = both(|| reconciles::build(files, opts), || etcd::analyze(files));
-    let objects = objects::build(files, &reconciles, &mut diags);
+    let ((controllers, reconciles, deletions), (elections, client_warnings)) = both(|| reconciles::build(files, opts), || etcd::analyze(files));
+    let objects = objects::build(files, &reconciles, &deletions, &mut diags);
     let mut a = Analysis { controllers, reconciles, elections, client_warnings, objects, findings: Vec::new() };
     findings::find(&mut a, files, opts);
     (a, diags)

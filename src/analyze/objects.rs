@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::analyze::model::{ObjectLifecycle, ObjectRef, Reconcile};
-use crate::analyze::reconciles::time_of;
+use crate::analyze::reconciles::{Deletion, DeletionStep};
 use crate::model::{Diagnostic, ParsedFile, Timestamp};
 use crate::time::parse_rfc3339;
 
@@ -86,36 +86,28 @@ fn read_dump(f: &ParsedFile, map: &mut BTreeMap<ObjectRef, ObjectLifecycle>, dia
     }
 }
 
-/// Builds lifecycles from dumps and from reconcile log lines.
-pub fn build(files: &[ParsedFile], reconciles: &[Reconcile], diags: &mut Vec<Diagnostic>) -> Vec<ObjectLifecycle> {
+/// Builds lifecycles from dumps and from the deletion steps the reconciles
+/// logged.
+pub fn build(files: &[ParsedFile], reconciles: &[Reconcile], deletions: &[DeletionStep], diags: &mut Vec<Diagnostic>) -> Vec<ObjectLifecycle> {
     let mut map: BTreeMap<ObjectRef, ObjectLifecycle> = BTreeMap::new();
     for f in files.iter().filter(|f| is_object_dump(f)) {
         read_dump(f, &mut map, diags);
     }
-    for r in reconciles {
+    let mut steps = deletions.to_vec();
+    // In time order, so a completion is only counted after a request.
+    steps.sort_by_key(|&(i, t, _)| (t, i));
+    for (i, t, step) in steps {
+        let r = &reconciles[i];
         let Some(obj) = &r.object else { continue };
-        for rr in &r.records {
-            let f = &files[rr.file as usize];
-            let rec = &f.records[rr.record as usize];
-            let msg = f.span_bytes(rec.message);
-            let Some(t) = time_of(rec) else { continue };
-            let deleting = msg.starts_with(b"marked for deletion");
-            let done = msg.starts_with(b"resource deletions have been completed")
-                || msg.starts_with(b"resource may have been deleted")
-                || msg.starts_with(b"resource have been deleted");
-            if !(deleting || done) {
-                continue;
-            }
-            let o = map.entry((**obj).clone()).or_insert_with(|| ObjectLifecycle { object: (**obj).clone(), kind: r.kind.as_deref().map(str::to_string), ..Default::default() });
-            if o.kind.is_none() {
-                o.kind = r.kind.as_deref().map(str::to_string);
-            }
-            if deleting {
-                o.marked_for_deletion = Some(o.marked_for_deletion.map_or(t, |x| x.min(t)));
-            }
-            if done && o.marked_for_deletion.is_some() {
-                o.deleted = Some(o.deleted.map_or(t, |x| x.min(t)));
-            }
+        let kind = || r.kind.as_deref().map(str::to_string);
+        let o = map.entry((**obj).clone()).or_insert_with(|| ObjectLifecycle { object: (**obj).clone(), kind: kind(), ..Default::default() });
+        if o.kind.is_none() {
+            o.kind = kind();
+        }
+        match step {
+            Deletion::Requested => o.marked_for_deletion = Some(o.marked_for_deletion.map_or(t, |x| x.min(t))),
+            Deletion::Completed if o.marked_for_deletion.is_some() => o.deleted = Some(o.deleted.map_or(t, |x| x.min(t))),
+            Deletion::Completed => {}
         }
     }
     map.into_values().collect()

@@ -57,7 +57,36 @@ struct Vocab<'a> {
     runtime: Vec<bool>,
     /// The message asks for a requeue.
     requeue: Vec<bool>,
+    /// The message is a step of a deletion (see [`Deletion`]).
+    deletion: Vec<Option<Deletion>>,
 }
+
+/// A log line that marks a step of an object's deletion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Deletion {
+    /// `marked for deletion, performing clean-up`
+    Requested,
+    /// `resource deletions have been completed`, `resource may have been deleted`
+    Completed,
+}
+
+impl Deletion {
+    fn of(message: &str) -> Option<Deletion> {
+        if message.starts_with("marked for deletion") {
+            Some(Deletion::Requested)
+        } else if message.starts_with("resource deletions have been completed")
+            || message.starts_with("resource may have been deleted")
+            || message.starts_with("resource have been deleted")
+        {
+            Some(Deletion::Completed)
+        } else {
+            None
+        }
+    }
+}
+
+/// A deletion step seen in a reconcile: reconcile index, time, step.
+pub type DeletionStep = (usize, Timestamp, Deletion);
 
 impl<'a> Vocab<'a> {
     /// The id of a normalised message, added if new.
@@ -67,6 +96,7 @@ impl<'a> Vocab<'a> {
         if w == next {
             self.runtime.push(is_runtime_message(&norm));
             self.requeue.push(requeue);
+            self.deletion.push(Deletion::of(&norm));
             self.words.push(norm);
         }
         w
@@ -137,6 +167,8 @@ struct Gather<'a> {
     vocab: Vocab<'a>,
     /// `Starting workers` lines, in order: controller, count.
     starting: Vec<(String, u32)>,
+    /// Deletion steps, by draft index.
+    deletions: Vec<DeletionStep>,
 }
 
 impl<'a> Gather<'a> {
@@ -194,6 +226,9 @@ impl<'a> Gather<'a> {
             // `Reconcile done, requeueing after`, `enqueuing back`.
             if self.vocab.requeue[w as usize] {
                 d.requeue = true;
+            }
+            if let Some(step) = self.vocab.deletion[w as usize] {
+                self.deletions.push((idx, t, step));
             }
             if !self.vocab.runtime[w as usize] && !d.vocabulary.contains(&w) {
                 d.vocabulary.push(w);
@@ -258,8 +293,9 @@ fn gather(files: &[ParsedFile]) -> Gather<'_> {
 
 /// Groups every record with a `reconcileID` into reconciles, splits each
 /// controller name into instances, and lays reconciles out in worker lanes.
-pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Vec<ControllerInstance>, Vec<Reconcile>) {
-    let Gather { mut drafts, ids, vocab, starting: start_lines, .. } = gather(files);
+/// Also returns the deletion steps seen, by reconcile index.
+pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Vec<ControllerInstance>, Vec<Reconcile>, Vec<DeletionStep>) {
+    let Gather { mut drafts, ids, vocab, starting: start_lines, deletions, .. } = gather(files);
     let mut starting: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for (c, n) in start_lines {
         starting.entry(c).or_default().push(n);
@@ -309,7 +345,7 @@ pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Vec<ControllerInst
     for r in &reconciles {
         controllers[r.controller].reconciles += 1;
     }
-    (controllers, reconciles)
+    (controllers, reconciles, deletions)
 }
 
 /// For each file, the first and last record index that carry a time.
@@ -364,6 +400,7 @@ fn split_instances(drafts: &[Draft], words: &[String]) -> Vec<usize> {
     for ((name, _), members) in groups {
         by_name.entry(name).or_default().push(members);
     }
+    let roles: Vec<Option<&'static str>> = words.iter().map(|w| role_of(w)).collect();
     let mut out = vec![0usize; drafts.len()];
     let mut next = 0usize;
     for (_, mut gs) in by_name {
@@ -373,14 +410,13 @@ fn split_instances(drafts: &[Draft], words: &[String]) -> Vec<usize> {
         let main = next;
         next += 1;
         // Groups that name the same known role are one instance.
-        let roles: Vec<Option<&'static str>> = words.iter().map(|w| role_of(w)).collect();
         let mut by_role: BTreeMap<&str, usize> = BTreeMap::new();
         for (k, g) in gs.iter().enumerate() {
             // A group is an instance of its own when its vocabulary names a
             // known role, or when it is big next to the largest; any other
             // group (a deletion path, an error-only reconcile) is the main
             // instance taking a branch its other reconciles did not log.
-            let role = g.iter().find_map(|&m| drafts[m].vocabulary.iter().find_map(|&w| roles[w as usize]));
+            let role = if k == 0 { None } else { g.iter().find_map(|&m| drafts[m].vocabulary.iter().find_map(|&w| roles[w as usize])) };
             let big = g.len() >= 5 && g.len() * 4 >= largest;
             let id = match role {
                 _ if k == 0 => main,
