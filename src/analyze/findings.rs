@@ -201,7 +201,7 @@ fn expired_contexts(a: &Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, o
         // The first deadline error among its records, and the etcd client
         // warnings logged between its lines in the same file.
         let mut deadline_at: Option<Timestamp> = None;
-        for rr in &r.records {
+        for rr in a.records_of(r) {
             let f = &files[rr.file as usize];
             let rec = &f.records[rr.record as usize];
             let hit = is_deadline(&f.message(rec)) || f.field(rec, "error").is_some_and(|e| is_deadline(&e));
@@ -211,7 +211,7 @@ fn expired_contexts(a: &Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, o
             }
         }
         let Some(deadline_at) = deadline_at else { continue };
-        let (Some(first_rec), Some(last_rec)) = (r.records.first(), r.records.last()) else { continue };
+        let (Some(first_rec), Some(last_rec)) = (a.records_of(r).first(), a.records_of(r).last()) else { continue };
         // The first such warning logged between its first and last line.
         let k = deadline_warnings.partition_point(|(rr, _)| rr <= first_rec);
         let client = deadline_warnings

@@ -45,9 +45,10 @@ impl Default for AnalyzeOptions {
 /// diagnostics; the analysis itself never fails.
 pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let ((controllers, reconciles, deletions), (elections, client_warnings)) = both(|| reconciles::build(files, opts), || etcd::analyze(files));
+    let (built, (elections, client_warnings)) = both(|| reconciles::build(files, opts), || etcd::analyze(files));
+    let reconciles::Built { controllers, reconciles, record_refs, deletions } = built;
     let objects = objects::build(files, &reconciles, &deletions, &mut diags);
-    let mut a = Analysis { controllers, reconciles, elections, client_warnings, objects, findings: Vec::new() };
+    let mut a = Analysis { controllers, reconciles, record_refs, elections, client_warnings, objects, findings: Vec::new() };
     findings::find(&mut a, files, opts);
     (a, diags)
 }

@@ -58,8 +58,9 @@ pub struct Reconcile {
     pub truncated: bool,
     /// Worker lane within its controller instance (0-based).
     pub lane: u32,
-    /// Its records, in file order.
-    pub records: Vec<RecordRef>,
+    /// Its records, in file order: a range of [`Analysis::record_refs`]
+    /// (see [`Analysis::records_of`]).
+    pub records: std::ops::Range<u32>,
 }
 
 impl Reconcile {
@@ -188,8 +189,17 @@ pub struct Finding {
 pub struct Analysis {
     pub controllers: Vec<ControllerInstance>,
     pub reconciles: Vec<Reconcile>,
+    /// Every reconcile's records, reconcile after reconcile.
+    pub record_refs: Vec<RecordRef>,
     pub elections: Vec<Election>,
     pub client_warnings: Vec<ClientWarning>,
     pub objects: Vec<ObjectLifecycle>,
     pub findings: Vec<Finding>,
+}
+
+impl Analysis {
+    /// A reconcile's records, in file order.
+    pub fn records_of(&self, r: &Reconcile) -> &[RecordRef] {
+        &self.record_refs[r.records.start as usize..r.records.end as usize]
+    }
 }

@@ -33,15 +33,9 @@ struct Draft {
     object: Option<Arc<ObjectRef>>,
     first: Timestamp,
     last: Timestamp,
-    records: Vec<RecordRef>,
     /// The first error line: where, and its text.
     error: Option<(RecordRef, String)>,
     requeue: bool,
-    /// Word ids (see [`Vocab`]) of its messages other than
-    /// controller-runtime's own, for telling controller instances apart.
-    vocabulary: Vec<u32>,
-    /// Word id of each record's message, in record order.
-    words: Vec<u32>,
 }
 
 /// Interns normalised messages: each distinct (message, object name) pair
@@ -169,6 +163,8 @@ struct Gather<'a> {
     starting: Vec<(String, u32)>,
     /// Deletion steps, by draft index.
     deletions: Vec<DeletionStep>,
+    /// Every reconcile line in file order: draft index, record, word id.
+    lines: Vec<(u32, RecordRef, u32)>,
 }
 
 impl<'a> Gather<'a> {
@@ -214,9 +210,8 @@ impl<'a> Gather<'a> {
             let d = &mut self.drafts[idx];
             d.first = d.first.min(t);
             d.last = d.last.max(t);
-            d.records.push(rref);
             let w = self.vocab.word(f, r, raw_msg, d.object.as_ref().map(|o| o.name.as_str()));
-            d.words.push(w);
+            self.lines.push((idx as u32, rref, w));
             if (r.level >= Level::Error || raw_msg == b"Reconciler error") && d.error.is_none() {
                 let msg = f.message(r);
                 let e = f.field(r, "error").map(|s| s.into_owned()).unwrap_or_else(|| msg.to_string());
@@ -229,9 +224,6 @@ impl<'a> Gather<'a> {
             }
             if let Some(step) = self.vocab.deletion[w as usize] {
                 self.deletions.push((idx, t, step));
-            }
-            if !self.vocab.runtime[w as usize] && !d.vocabulary.contains(&w) {
-                d.vocabulary.push(w);
             }
         }
     }
@@ -273,11 +265,8 @@ impl<'a> Gather<'a> {
             object,
             first: t,
             last: t,
-            records: Vec::new(),
             error: None,
             requeue: false,
-            vocabulary: Vec::new(),
-            words: Vec::new(),
         }
     }
 }
@@ -294,25 +283,25 @@ fn gather(files: &[ParsedFile]) -> Gather<'_> {
 /// Groups every record with a `reconcileID` into reconciles, splits each
 /// controller name into instances, and lays reconciles out in worker lanes.
 /// Also returns the deletion steps seen, by reconcile index.
-pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Vec<ControllerInstance>, Vec<Reconcile>, Vec<DeletionStep>) {
-    let Gather { mut drafts, ids, vocab, starting: start_lines, deletions, .. } = gather(files);
+pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> Built {
+    let Gather { drafts, ids, vocab, starting: start_lines, deletions, lines, .. } = gather(files);
     let mut starting: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for (c, n) in start_lines {
         starting.entry(c).or_default().push(n);
     }
+    let lines = Lines::group(drafts.len(), lines);
     let coverage = coverage(files);
-    let instance_of = split_instances(&drafts, &vocab.words);
-    let mut controllers = name_instances(&drafts, &instance_of, &vocab.words);
-    let record_words: Vec<Vec<u32>> = drafts.iter_mut().map(|d| std::mem::take(&mut d.words)).collect();
+    let instance_of = split_instances(&drafts, &lines, &vocab);
+    let mut controllers = name_instances(&drafts, &instance_of, &lines, &vocab);
     let mut reconciles: Vec<Reconcile> = drafts
         .into_iter()
         .zip(ids)
         .enumerate()
         .map(|(i, (d, id))| {
-            let truncated = d.records.first().is_some_and(|r| {
-                let (lo, hi) = coverage[r.file as usize];
-                // The file's first or last record belongs to this reconcile.
-                d.records.iter().any(|x| x.record == lo || x.record == hi)
+            // The file's first or last timed record belongs to this reconcile.
+            let truncated = lines.refs(i).iter().any(|x| {
+                let (lo, hi) = coverage[x.file as usize];
+                x.record == lo || x.record == hi
             });
             Reconcile {
                 reconcile_id: id,
@@ -322,7 +311,7 @@ pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Vec<ControllerInst
                 first: d.first,
                 last: d.last,
                 latent_start: None,
-                lines: d.records.len() as u32,
+                lines: lines.refs(i).len() as u32,
                 outcome: if d.error.is_some() {
                     Outcome::Error
                 } else if d.requeue {
@@ -333,19 +322,72 @@ pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Vec<ControllerInst
                 error: d.error.map(|(_, e)| e),
                 truncated,
                 lane: 0,
-                records: d.records,
+                records: lines.range(i),
             }
         })
         .collect();
     assign_workers(&mut controllers, &reconciles, &starting, opts);
-    lay_out_lanes(&controllers, &mut reconciles, &record_words, files);
+    lay_out_lanes(&controllers, &mut reconciles, &lines, files);
     for c in controllers.iter_mut() {
         c.reconciles = 0;
     }
     for r in &reconciles {
         controllers[r.controller].reconciles += 1;
     }
-    (controllers, reconciles, deletions)
+    Built { controllers, reconciles, record_refs: lines.refs, deletions }
+}
+
+/// What [`build`] makes.
+pub struct Built {
+    pub controllers: Vec<ControllerInstance>,
+    pub reconciles: Vec<Reconcile>,
+    /// Every reconcile's records, reconcile after reconcile.
+    pub record_refs: Vec<RecordRef>,
+    pub deletions: Vec<DeletionStep>,
+}
+
+/// Reconcile lines grouped by reconcile: each reconcile's records (in file
+/// order) and their word ids are one slice of two flat arrays.
+struct Lines {
+    refs: Vec<RecordRef>,
+    words: Vec<u32>,
+    starts: Vec<u32>,
+}
+
+impl Lines {
+    /// A stable counting sort of the gathered lines by reconcile.
+    fn group(n: usize, lines: Vec<(u32, RecordRef, u32)>) -> Lines {
+        let mut starts = vec![0u32; n + 1];
+        for &(d, _, _) in &lines {
+            starts[d as usize + 1] += 1;
+        }
+        for i in 0..n {
+            starts[i + 1] += starts[i];
+        }
+        let mut at = starts.clone();
+        let mut refs = vec![RecordRef { file: 0, record: 0 }; lines.len()];
+        let mut words = vec![0u32; lines.len()];
+        for (d, r, w) in lines {
+            let p = &mut at[d as usize];
+            refs[*p as usize] = r;
+            words[*p as usize] = w;
+            *p += 1;
+        }
+        Lines { refs, words, starts }
+    }
+    fn range(&self, i: usize) -> std::ops::Range<u32> {
+        self.starts[i]..self.starts[i + 1]
+    }
+    fn refs(&self, i: usize) -> &[RecordRef] {
+        &self.refs[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+    fn words(&self, i: usize) -> &[u32] {
+        &self.words[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+    /// A reconcile's words other than controller-runtime's own.
+    fn vocabulary<'s>(&'s self, i: usize, vocab: &'s Vocab<'_>) -> impl Iterator<Item = u32> + 's {
+        self.words(i).iter().copied().filter(|&w| !vocab.runtime[w as usize])
+    }
 }
 
 /// For each file, the first and last record index that carry a time.
@@ -364,7 +406,8 @@ fn coverage(files: &[ParsedFile]) -> Vec<(u32, u32)> {
 /// share a message belong to the same instance. Small groups that share
 /// nothing with anyone (an error-only reconcile) join the largest group.
 /// Returns, per draft, its instance number (global, dense).
-fn split_instances(drafts: &[Draft], words: &[String]) -> Vec<usize> {
+fn split_instances(drafts: &[Draft], lines: &Lines, vocab: &Vocab<'_>) -> Vec<usize> {
+    let words = &vocab.words;
     let mut parent: Vec<usize> = (0..drafts.len()).collect();
     fn find(p: &mut [usize], mut x: usize) -> usize {
         while p[x] != x {
@@ -376,8 +419,8 @@ fn split_instances(drafts: &[Draft], words: &[String]) -> Vec<usize> {
     // Keyed by the interned controller name's address: equal names share one.
     let mut owner: HashMap<(usize, u32), usize> = HashMap::default();
     for (i, d) in drafts.iter().enumerate() {
-        for w in &d.vocabulary {
-            match owner.get(&(Arc::as_ptr(&d.controller_name) as *const u8 as usize, *w)) {
+        for w in lines.vocabulary(i, vocab) {
+            match owner.get(&(Arc::as_ptr(&d.controller_name) as *const u8 as usize, w)) {
                 Some(&j) => {
                     let (a, b) = (find(&mut parent, i), find(&mut parent, j));
                     if a != b {
@@ -385,7 +428,7 @@ fn split_instances(drafts: &[Draft], words: &[String]) -> Vec<usize> {
                     }
                 }
                 None => {
-                    owner.insert((Arc::as_ptr(&d.controller_name) as *const u8 as usize, *w), i);
+                    owner.insert((Arc::as_ptr(&d.controller_name) as *const u8 as usize, w), i);
                 }
             }
         }
@@ -416,7 +459,7 @@ fn split_instances(drafts: &[Draft], words: &[String]) -> Vec<usize> {
             // known role, or when it is big next to the largest; any other
             // group (a deletion path, an error-only reconcile) is the main
             // instance taking a branch its other reconciles did not log.
-            let role = if k == 0 { None } else { g.iter().find_map(|&m| drafts[m].vocabulary.iter().find_map(|&w| roles[w as usize])) };
+            let role = if k == 0 { None } else { g.iter().find_map(|&m| lines.vocabulary(m, vocab).find_map(|w| roles[w as usize])) };
             let big = g.len() >= 5 && g.len() * 4 >= largest;
             let id = match role {
                 _ if k == 0 => main,
@@ -448,7 +491,7 @@ fn role_of(message: &str) -> Option<&'static str> {
 }
 
 /// Builds the instance list with readable names.
-fn name_instances(drafts: &[Draft], instance_of: &[usize], words: &[String]) -> Vec<ControllerInstance> {
+fn name_instances(drafts: &[Draft], instance_of: &[usize], lines: &Lines, vocab: &Vocab<'_>) -> Vec<ControllerInstance> {
     let n = instance_of.iter().copied().max().map_or(0, |m| m + 1);
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, &c) in instance_of.iter().enumerate() {
@@ -462,7 +505,7 @@ fn name_instances(drafts: &[Draft], instance_of: &[usize], words: &[String]) -> 
         *k += 1;
         let ordinal = *k;
         let id = if ordinal == 1 { d0.controller_name.to_string() } else { format!("{}#{}", d0.controller_name, ordinal) };
-        let name = if ordinal == 1 { d0.controller_name.to_string() } else { format!("{} ({})", d0.controller_name, signature(drafts, ms, words)) };
+        let name = if ordinal == 1 { d0.controller_name.to_string() } else { format!("{} ({})", d0.controller_name, signature(ms, lines, vocab)) };
         out.push(ControllerInstance {
             id,
             name,
@@ -478,11 +521,11 @@ fn name_instances(drafts: &[Draft], instance_of: &[usize], words: &[String]) -> 
 }
 
 /// What distinguishes an instance: a known role, or its commonest message.
-fn signature(drafts: &[Draft], members: &[usize], words: &[String]) -> String {
+fn signature(members: &[usize], lines: &Lines, vocab: &Vocab<'_>) -> String {
     let mut freq: BTreeMap<&str, usize> = BTreeMap::new();
     for &m in members {
-        for w in &drafts[m].vocabulary {
-            *freq.entry(words[*w as usize].as_str()).or_insert(0) += 1;
+        for w in lines.vocabulary(m, vocab) {
+            *freq.entry(vocab.words[w as usize].as_str()).or_insert(0) += 1;
         }
     }
     let top = freq.iter().max_by_key(|(w, n)| (**n, std::cmp::Reverse(**w))).map(|(w, _)| *w).unwrap_or("");
@@ -542,17 +585,16 @@ fn assign_workers(controllers: &mut [ControllerInstance], reconciles: &[Reconcil
 
 /// Lays each instance's reconciles into at most `workers` lanes, and gives a
 /// latent start to reconciles whose first line came late.
-fn lay_out_lanes(controllers: &[ControllerInstance], reconciles: &mut [Reconcile], words: &[Vec<u32>], files: &[ParsedFile]) {
-    let order_key = |r: &Reconcile| (r.first, r.records.first().copied());
+fn lay_out_lanes(controllers: &[ControllerInstance], reconciles: &mut [Reconcile], lines: &Lines, files: &[ParsedFile]) {
     for (ci, c) in controllers.iter().enumerate() {
         let mut idx: Vec<usize> = (0..reconciles.len()).filter(|&i| reconciles[i].controller == ci).collect();
-        idx.sort_by_key(|&i| order_key(&reconciles[i]));
+        idx.sort_by_key(|&i| (reconciles[i].first, lines.refs(i).first().copied()));
         // Which messages open reconciles of this instance: a reconcile whose
         // first message is usually not a first line started earlier.
-        let n_words = idx.iter().flat_map(|&i| words[i].iter()).max().map_or(0, |&m| m as usize + 1);
+        let n_words = idx.iter().flat_map(|&i| lines.words(i).iter()).max().map_or(0, |&m| m as usize + 1);
         let mut opens: Vec<(u32, u32)> = vec![(0, 0); n_words];
         for &i in &idx {
-            for (k, &w) in words[i].iter().enumerate() {
+            for (k, &w) in lines.words(i).iter().enumerate() {
                 let e = &mut opens[w as usize];
                 e.1 += 1;
                 if k == 0 {
@@ -573,10 +615,10 @@ fn lay_out_lanes(controllers: &[ControllerInstance], reconciles: &mut [Reconcile
                 .or_else(|| lanes.iter().enumerate().min_by_key(|(_, f)| *f))
                 .map_or(0, |(l, _)| l);
             let prev_end = lanes[lane];
-            let first_rec = r.records[0];
+            let first_rec = lines.refs(i)[0];
             let f = &files[first_rec.file as usize];
             let rec = &f.records[first_rec.record as usize];
-            let opens_here = opens.get(words[i][0] as usize).is_some_and(|(first, total)| first * 2 >= *total && *first > 0);
+            let opens_here = opens.get(lines.words(i)[0] as usize).is_some_and(|(first, total)| first * 2 >= *total && *first > 0);
             let late = rec.level >= Level::Error || !opens_here;
             let r = &mut reconciles[i];
             r.lane = lane as u32;
