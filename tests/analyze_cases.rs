@@ -177,3 +177,32 @@ fn the_shared_corpus_analyzes() {
     let tcp = a.objects.iter().find(|o| o.object.name == "kubernetes-test4" && o.in_dump).expect("tcp from the dump");
     assert!(tcp.finalizers.iter().any(|f| f == "finalizer.kamaji.clastix.io"));
 }
+
+#[test]
+fn slow_reconciles_hot_loops_and_error_bursts() {
+    let mut log = String::new();
+    // A reconcile of `slow` that runs 45 s (timeout 30 s).
+    log += &line(&ts(0), "INFO", "starting sync", "widget", "slow", "s1");
+    log += &line(&ts(45), "INFO", "synced", "widget", "slow", "s1");
+    // `hot` reconciled 40 times within a minute, 12 of them failing.
+    for i in 0..40u32 {
+        let id = format!("h{i}");
+        log += &line(&ts(60 + i), "INFO", "starting sync", "widget", "hot", &id);
+        let level = if i < 12 { "ERROR" } else { "INFO" };
+        log += &line(&ts(60 + i), level, if i < 12 { "sync failed" } else { "synced" }, "widget", "hot", &id);
+    }
+    let mut opts = AnalyzeOptions::default();
+    opts.workers.insert("widget".into(), 2);
+    let a = run(&[("w.log", log)], &opts);
+    let kinds = |k: FindingKind| a.findings.iter().filter(|f| f.kind == k).collect::<Vec<_>>();
+    let slow = kinds(FindingKind::SlowReconcile);
+    assert_eq!(slow.len(), 1, "{:#?}", a.findings);
+    assert!(slow[0].message.contains("ran 45s"), "{}", slow[0].message);
+    let hot = kinds(FindingKind::HotLoop);
+    assert_eq!(hot.len(), 1, "{:#?}", a.findings);
+    assert_eq!(hot[0].object.as_ref().unwrap().to_string(), "ns/hot");
+    assert!(hot[0].message.contains("40 times within a minute"), "{}", hot[0].message);
+    let burst = kinds(FindingKind::ErrorBurst);
+    assert_eq!(burst.len(), 1, "{:#?}", a.findings);
+    assert!(burst[0].message.starts_with("12 reconciles of widget failed"), "{}", burst[0].message);
+}

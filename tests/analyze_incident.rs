@@ -58,6 +58,11 @@ fn finds_the_stall_the_expired_contexts_and_the_stuck_deletion() {
         assert!(hms(e.start).as_str() >= "16:31:39" && e.end.map(hms).unwrap().as_str() <= "16:33:04");
     }
 
+    let overlap = of(FindingKind::ElectionOverlap);
+    assert_eq!(overlap.len(), 1, "{overlap:#?}");
+    assert_eq!((overlap[0].start, overlap[0].end), (s.start, s.end));
+    assert_eq!(overlap[0].elections, s.elections);
+
     let expired = of(FindingKind::ExpiredContext);
     let times: Vec<String> = expired.iter().map(|f| hms(f.start)).collect();
     assert_eq!(times, ["16:55:13", "17:01:56"]);

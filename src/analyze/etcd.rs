@@ -219,11 +219,18 @@ fn windows(cluster: &str, ev: &[Event]) -> Vec<Election> {
                 }
             }
             Kind::Transfer => {
-                if let Some(o) = open.as_mut() {
-                    o.transfers += 1;
-                } else if let Some(last) = out.last_mut() {
-                    last.transfers += 1;
-                }
+                // A leadership transfer starts a change of leader too.
+                let o = open.get_or_insert_with(|| Election {
+                    cluster: cluster.to_string(),
+                    term: None,
+                    start: e.time,
+                    end: None,
+                    leader: None,
+                    previous_leader: leader.clone(),
+                    leaderless_nanos: None,
+                    transfers: 0,
+                });
+                o.transfers += 1;
             }
             Kind::Elected | Kind::BecameLeader => {
                 let new_leader = e.other.clone().unwrap_or_else(|| e.member.clone());
@@ -264,6 +271,34 @@ mod tests {
         assert!(c.is_none(), "old wording names no subject");
         assert!(classify("published local member to cluster through raft").is_none());
         assert_eq!(cluster_of("a.zip!/cozyreport/snapshots/x/namespaces/tenant-root/v1/pod/etcd-0/etcd/current.log"), "etcd tenant-root");
+    }
+
+    fn ev(secs: i64, member: &str, kind: Kind, term: Option<u64>, other: Option<&str>) -> Event {
+        Event { time: Timestamp::new(secs * 1_000_000_000, 0), member: member.into(), kind, term, other: other.map(str::to_string) }
+    }
+
+    #[test]
+    fn windows_report_leaders_leaderless_time_transfers_and_open_elections() {
+        let trouble = Kind::Trouble { lost: false };
+        let lost = Kind::Trouble { lost: true };
+        let events = [
+            ev(0, "aa", Kind::Elected, Some(1), Some("aa")),
+            ev(10, "aa", Kind::Transfer, Some(1), None),
+            ev(11, "bb", lost, Some(1), Some("aa")),
+            ev(12, "bb", trouble, Some(2), None),
+            ev(14, "bb", Kind::BecameLeader, Some(2), None),
+            ev(15, "aa", Kind::Elected, Some(2), Some("bb")),
+            ev(100, "bb", trouble, Some(2), None),
+        ];
+        let w = windows("etcd x", &events);
+        assert_eq!(w.len(), 2, "{w:#?}");
+        let first = &w[0];
+        assert_eq!((first.term, first.leader.as_deref(), first.previous_leader.as_deref()), (Some(2), Some("bb"), Some("aa")));
+        assert_eq!(first.start.nanos, 10_000_000_000, "the transfer starts the change");
+        assert_eq!(first.end.map(|e| e.nanos), Some(15_000_000_000), "the follower's echo extends it");
+        assert_eq!(first.leaderless_nanos, Some(3_000_000_000));
+        assert_eq!((w[0].transfers, w[1].transfers), (1, 0));
+        assert_eq!(w[1].end, None, "still open when the logs end");
     }
 
     #[test]

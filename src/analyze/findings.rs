@@ -359,24 +359,25 @@ fn hot_loops(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
                 j += 1;
             }
             if i - j + 1 > limit {
-                let (s, e) = (a.reconciles[rs[j]].first, a.reconciles[rs[i]].last);
+                // The whole minute from the window's start.
+                let mut k = i;
+                while k + 1 < rs.len() && a.reconciles[rs[k + 1]].first.nanos - a.reconciles[rs[j]].first.nanos <= 60 * NANOS_PER_SEC {
+                    k += 1;
+                }
+                let (s, e) = (a.reconciles[rs[j]].first, a.reconciles[rs[k]].last);
                 out.push(Finding {
                     kind: FindingKind::HotLoop,
                     severity: Severity::Warning,
                     controller: Some(ci),
-                    object: a.reconciles[rs[i]].object.as_deref().cloned(),
+                    object: a.reconciles[rs[k]].object.as_deref().cloned(),
                     start: s,
                     end: e,
-                    reconciles: rs[j..=i].to_vec(),
+                    reconciles: rs[j..=k].to_vec(),
                     elections: overlapping(a, s, e),
-                    message: format!("{obj} was reconciled {} times within a minute from {} (more than {limit} a minute).", i - j + 1, clock(s)),
+                    message: format!("{obj} was reconciled {} times within a minute from {} (more than {limit} a minute).", k - j + 1, clock(s)),
                 });
-                // Skip past this burst.
-                let end_first = a.reconciles[rs[i]].first;
-                while i < rs.len() && a.reconciles[rs[i]].first.nanos - end_first.nanos <= 60 * NANOS_PER_SEC {
-                    i += 1;
-                }
-                j = i.min(rs.len().saturating_sub(1));
+                i = k + 1;
+                j = i;
                 continue;
             }
             i += 1;
