@@ -9,7 +9,7 @@ use std::fmt;
 
 /// A point in time: UTC nanoseconds since the Unix epoch, plus how many
 /// fractional-second digits the source wrote (0 = seconds, 3 = millis, ...).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Timestamp {
     pub nanos: i64,
     /// Fractional digits the source had (0..=9).

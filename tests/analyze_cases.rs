@@ -55,7 +55,7 @@ fn four_workers_overlap_in_four_lanes() {
     let a = run(&[("widget.log", log)], &AnalyzeOptions::default());
     assert_eq!(a.controllers.len(), 1);
     let c = &a.controllers[0];
-    assert_eq!((c.workers, c.workers_source), (4, "log"));
+    assert_eq!((c.workers, c.workers_source.as_str()), (4, "log"));
     assert_eq!(a.reconciles.len(), 40);
     let lanes: std::collections::BTreeSet<u32> = a.reconciles.iter().map(|r| r.lane).collect();
     assert_eq!(lanes.len(), 4, "{lanes:?}");
@@ -109,11 +109,11 @@ fn without_starting_workers_the_count_is_inferred_or_given() {
     log += &line(&ts(4), "INFO", "synced", "widget", "b", "r2");
     let files = [("w.log", log)];
     let a = run(&files, &AnalyzeOptions::default());
-    assert_eq!((a.controllers[0].workers, a.controllers[0].workers_source), (2, "inferred"));
+    assert_eq!((a.controllers[0].workers, a.controllers[0].workers_source.as_str()), (2, "inferred"));
     let mut opts = AnalyzeOptions::default();
     opts.workers.insert("widget".into(), 3);
     let a = run(&files, &opts);
-    assert_eq!((a.controllers[0].workers, a.controllers[0].workers_source), (3, "option"));
+    assert_eq!((a.controllers[0].workers, a.controllers[0].workers_source.as_str()), (3, "option"));
 }
 
 /// An etcd member's raft line under the kubelet `--timestamps` prefix.

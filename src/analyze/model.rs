@@ -3,19 +3,19 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::Timestamp;
 
 /// Where a record lives: file index and record index in that file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct RecordRef {
     pub file: u32,
     pub record: u32,
 }
 
 /// A Kubernetes object: `namespace/name`, or `name` when cluster-scoped.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
 pub struct ObjectRef {
     pub namespace: Option<String>,
     pub name: String,
@@ -30,7 +30,7 @@ impl fmt::Display for ObjectRef {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     Success,
@@ -39,7 +39,7 @@ pub enum Outcome {
 }
 
 /// One controller-runtime reconcile: every record with one `reconcileID`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Reconcile {
     pub reconcile_id: String,
     /// Index into [`Analysis::controllers`].
@@ -72,7 +72,7 @@ impl Reconcile {
 
 /// A controller instance: one `Controller` of controller-runtime. Two
 /// instances may share a name (kamaji's TCP reconciler and soot manager).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ControllerInstance {
     pub id: String,
     /// A name a person recognises.
@@ -84,12 +84,12 @@ pub struct ControllerInstance {
     /// Worker count, from `Starting workers`, `--workers`, or inferred.
     pub workers: u32,
     /// Where the worker count came from: `log`, `option` or `inferred`.
-    pub workers_source: &'static str,
+    pub workers_source: String,
     pub reconciles: usize,
 }
 
 /// A leader election of one etcd cluster.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Election {
     pub cluster: String,
     pub term: Option<u64>,
@@ -104,7 +104,7 @@ pub struct Election {
 }
 
 /// An etcd client warning (`retrying of unary invoker failed`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClientWarning {
     pub time: Timestamp,
     pub target: Option<String>,
@@ -114,7 +114,7 @@ pub struct ClientWarning {
 }
 
 /// What the logs and object dumps say about one object.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct ObjectLifecycle {
     pub object: ObjectRef,
     pub kind: Option<String>,
@@ -134,7 +134,7 @@ pub struct ObjectLifecycle {
     pub marked_for_deletion: Option<Timestamp>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FindingKind {
     StalledWorker,
@@ -160,7 +160,7 @@ impl FindingKind {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Info,
@@ -168,7 +168,7 @@ pub enum Severity {
     Error,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     pub kind: FindingKind,
     pub severity: Severity,
@@ -185,7 +185,7 @@ pub struct Finding {
 }
 
 /// Everything the analysis found.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Analysis {
     pub controllers: Vec<ControllerInstance>,
     pub reconciles: Vec<Reconcile>,

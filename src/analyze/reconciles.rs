@@ -513,7 +513,7 @@ fn name_instances(drafts: &[Draft], instance_of: &[usize], lines: &Lines, vocab:
             group: d0.group.as_deref().map(str::to_string),
             kind: d0.kind.as_deref().map(str::to_string),
             workers: 1,
-            workers_source: "inferred",
+            workers_source: "inferred".into(),
             reconciles: ms.len(),
         });
     }
@@ -552,14 +552,14 @@ fn assign_workers(controllers: &mut [ControllerInstance], reconciles: &[Reconcil
         let c = &mut controllers[i];
         if let Some(n) = opts.workers.get(&c.id).or_else(|| opts.workers.get(&c.controller)) {
             c.workers = (*n).max(1);
-            c.workers_source = "option";
+            c.workers_source = "option".into();
             continue;
         }
         if let Some(list) = starting.get(&c.controller) {
             let k = used.entry(c.controller.clone()).or_insert(0);
             if let Some(n) = list.get(*k).or(list.last()) {
                 c.workers = (*n).max(1);
-                c.workers_source = "log";
+                c.workers_source = "log".into();
                 *k += 1;
                 continue;
             }
@@ -579,7 +579,7 @@ fn assign_workers(controllers: &mut [ControllerInstance], reconciles: &[Reconcil
             peak = peak.max(cur);
         }
         c.workers = peak.max(1) as u32;
-        c.workers_source = "inferred";
+        c.workers_source = "inferred".into();
     }
 }
 
