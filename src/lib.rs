@@ -11,5 +11,6 @@ pub mod layout;
 pub mod model;
 pub mod parse;
 pub mod pipeline;
+pub mod report;
 pub mod stats;
 pub mod time;

@@ -70,3 +70,74 @@ fn a_damaged_archive_still_yields_its_readable_members() {
     assert!(notes.contains("kamaji.log.gz"), "{notes}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn fail_on_sets_exit_code_1() {
+    let dir = "tests/fixtures/incident/cozyreport";
+    let out = reconscope(&["analyze", dir, "--fail-on", "stalled-worker"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = reconscope(&["analyze", dir, "--fail-on", "hot-loop,error-burst"]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = reconscope(&["analyze", dir, "--fail-on", "stalled-workers"]);
+    assert_eq!(out.status.code(), Some(2), "unknown kind is bad usage");
+}
+
+/// The Markdown report of the incident, compared with the stored golden
+/// copy (`UPDATE_GOLDEN=1 cargo test --test cli` rewrites it).
+#[test]
+fn markdown_report_of_the_incident_is_golden() {
+    let out = reconscope(&["analyze", "tests/fixtures/incident/cozyreport", "--markdown", "-", "--app-url", "https://example.org/reconscope/"]);
+    assert!(out.status.success());
+    let got = String::from_utf8(out.stdout).unwrap();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/incident.md");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &got).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).expect("golden file; run with UPDATE_GOLDEN=1 once");
+    assert_eq!(got, want);
+    // Every table row has the same number of cells as its header.
+    let mut cols = 0;
+    for l in got.lines() {
+        if l.starts_with("|---") {
+            continue;
+        }
+        if l.starts_with('|') {
+            let n = l.replace("\\|", "").matches('|').count();
+            if cols == 0 {
+                cols = n;
+            }
+            assert_eq!(n, cols, "{l}");
+        } else {
+            cols = 0;
+        }
+    }
+}
+
+#[test]
+fn hostile_log_text_stays_inert_in_markdown() {
+    let dir = std::env::temp_dir().join(format!("reconscope-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let evil = r#"boom | <script>alert(1)</script> [click](https://evil.example) ![x](http://e/x.png) **bold** `code` www.evil.example"#;
+    let line = |ts: &str, level: &str, msg: &str, rid: &str| {
+        format!("{ts}\t{level}\t{msg}\t{{\"controller\": \"w|<b>\", \"namespace\": \"ns\", \"name\": \"o|<i>\", \"reconcileID\": \"{rid}\", \"error\": \"{}\"}}\n", evil.replace('"', "\\\""))
+    };
+    let mut log = String::new();
+    for i in 0..12 {
+        log += &line(&format!("2026-05-26T10:00:{:02}Z", i), "ERROR", evil, &format!("r{i}"));
+    }
+    let path = dir.join("evil.log");
+    std::fs::write(&path, log).unwrap();
+    let out = reconscope(&["analyze", path.to_str().unwrap(), "--markdown", "-"]);
+    assert!(out.status.success());
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(md.contains("boom"), "{md}");
+    assert!(!md.contains("<script") && !md.contains("<b>") && !md.contains("<i>"), "{md}");
+    // No link syntax survives: every `](` is escaped, and bare URLs are broken up.
+    assert!(md.match_indices("](").all(|(i, _)| md[..i].ends_with('\\')), "links stay inert: {md}");
+    assert!(!md.contains("https://evil") && !md.contains("http://e/") && !md.contains("www.evil"), "{md}");
+    for l in md.lines().filter(|l| l.starts_with('|')) {
+        let cells = l.replace("\\|", "").matches('|').count();
+        assert!((4..=7).contains(&cells), "{l}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -147,6 +147,21 @@ pub enum FindingKind {
 }
 
 impl FindingKind {
+    pub const ALL: [FindingKind; 7] = [
+        FindingKind::StalledWorker,
+        FindingKind::ExpiredContext,
+        FindingKind::StuckDeletion,
+        FindingKind::SlowReconcile,
+        FindingKind::HotLoop,
+        FindingKind::ErrorBurst,
+        FindingKind::ElectionOverlap,
+    ];
+
+    /// The kind named `stalled-worker` etc.
+    pub fn parse(name: &str) -> Option<FindingKind> {
+        FindingKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             FindingKind::StalledWorker => "stalled-worker",

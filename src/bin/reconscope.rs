@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use reconscope::analyze::{self, AnalyzeOptions};
+use reconscope::analyze::{self, AnalyzeOptions, FindingKind};
+use reconscope::report::{self, ReportOptions};
 use reconscope::model::ParsedFile;
 use reconscope::pipeline::{LoadOptions, Loaded};
 use reconscope::stats::FileStats;
@@ -16,7 +17,8 @@ reconscope: reconcile timelines and stall findings from controller-runtime, etcd
 
 USAGE:
     reconscope stats INPUT... [--json] [options]
-    reconscope analyze INPUT... [--json] [--reconcile-timeout DUR] [--workers CONTROLLER=N]... [options]
+    reconscope analyze INPUT... [--json] [--markdown FILE|-] [--fail-on KIND,...]
+                      [--app-url URL] [--reconcile-timeout DUR] [--workers CONTROLLER=N]... [options]
 
 INPUT is a log file, a folder (read recursively) or an archive (.zip, .tar,
 .tar.gz/.tgz, .gz; archives inside archives are opened too).
@@ -31,6 +33,12 @@ COMMANDS:
 
 OPTIONS:
     --json                  Print JSON instead of text.
+    --markdown FILE|-       Write the Markdown report (findings, slowest reconciles,
+                            elections, frequent errors, counts) to FILE, or stdout.
+    --fail-on KIND,...      Exit 1 when a finding of one of these kinds is found
+                            (stalled-worker, expired-context, stuck-deletion,
+                            slow-reconcile, hot-loop, error-burst, election-overlap).
+    --app-url URL           Link the Markdown report to the app at URL.
     --reconcile-timeout DUR The operator's reconcile timeout (default 30s).
     --workers NAME=N        Worker count of a controller whose log lacks
                             `Starting workers` (repeatable).
@@ -41,6 +49,7 @@ OPTIONS:
 
 EXIT CODES:
     0  success
+    1  analyze found a finding named by --fail-on
     2  bad usage or unreadable input (one line on stderr naming the file)
 
 EXAMPLES:
@@ -49,6 +58,7 @@ EXAMPLES:
     reconscope stats ./artifacts/
     reconscope analyze cozyreport.zip --json > analysis.json
     reconscope analyze kamaji.log etcd-0.log --workers tenantcontrolplane=1 --reconcile-timeout 30s
+    reconscope analyze cozyreport.zip --markdown \"$GITHUB_STEP_SUMMARY\" --fail-on stalled-worker,stuck-deletion
 ";
 
 /// Command-line options shared by the commands.
@@ -57,6 +67,10 @@ struct Options {
     json: bool,
     load: LoadOptions,
     analyze: AnalyzeOptions,
+    /// `--markdown`: a path, or `-` for stdout.
+    markdown: Option<String>,
+    fail_on: Vec<FindingKind>,
+    report: ReportOptions,
 }
 
 /// A usage or input error: exit code 2.
@@ -111,6 +125,9 @@ fn parse_options(args: &[String]) -> Result<Options> {
         json: false,
         load: LoadOptions::default(),
         analyze: AnalyzeOptions::default(),
+        markdown: None,
+        fail_on: Vec::new(),
+        report: ReportOptions::default(),
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -129,6 +146,15 @@ fn parse_options(args: &[String]) -> Result<Options> {
                 o.analyze.reconcile_timeout_nanos = reconscope::time::parse_duration_nanos(&v)
                     .filter(|n| *n > 0)
                     .ok_or_else(|| ExitTwo(format!("--reconcile-timeout: `{v}` is not a duration like 30s or 2m")))?;
+            }
+            "--markdown" => o.markdown = Some(value(a)?),
+            "--app-url" => o.report.app_url = Some(value(a)?),
+            "--fail-on" => {
+                let v = value(a)?;
+                for name in v.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                    let kind = FindingKind::parse(name).ok_or_else(|| ExitTwo(format!("--fail-on: unknown finding kind `{name}`")))?;
+                    o.fail_on.push(kind);
+                }
             }
             "--workers" => {
                 let v = value(a)?;
@@ -158,6 +184,9 @@ fn parse_options(args: &[String]) -> Result<Options> {
     o.load.parse.threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if o.inputs.is_empty() {
         bail!(ExitTwo("no INPUT given; see `reconscope --help`".into()));
+    }
+    if o.json && o.markdown.as_deref() == Some("-") {
+        bail!(ExitTwo("--json and --markdown - both want stdout; give --markdown a FILE".into()));
     }
     Ok(o)
 }
@@ -232,28 +261,37 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
     notes.extend(diags.iter().map(|d| d.to_string()));
     let inputs: Vec<FileStats> = parsed.iter().map(FileStats::of).collect();
     let mut out = std::io::stdout().lock();
+    if let Some(target) = &opts.markdown {
+        let md = report::markdown(&analysis, &opts.report);
+        if target == "-" {
+            out.write_all(md.as_bytes())?;
+        } else {
+            std::fs::write(target, md).with_context(|| format!("{target}: cannot write the Markdown report"))?;
+        }
+    }
     if opts.json {
         let mut doc = analyze::json::to_json(&inputs, &analysis);
         doc["notes"] = serde_json::json!(notes);
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
-        std::mem::forget((parsed, analysis));
-        return Ok(ExitCode::SUCCESS);
+    } else if opts.markdown.as_deref() != Some("-") {
+        writeln!(out, "{} files, {} reconciles, {} controller instances, {} etcd elections", inputs.len(), analysis.reconciles.len(), analysis.controllers.len(), analysis.elections.len())?;
+        for c in &analysis.controllers {
+            writeln!(out, "  controller {} ({} workers, {}): {} reconciles", c.name, c.workers, c.workers_source, c.reconciles)?;
+        }
+        if analysis.findings.is_empty() {
+            writeln!(out, "no findings")?;
+        }
+        for f in &analysis.findings {
+            writeln!(out, "{} [{}] {}", f.kind.as_str(), f.start, f.message)?;
+        }
+        for n in &notes {
+            writeln!(out, "note: {n}")?;
+        }
     }
-    writeln!(out, "{} files, {} reconciles, {} controller instances, {} etcd elections", inputs.len(), analysis.reconciles.len(), analysis.controllers.len(), analysis.elections.len())?;
-    for c in &analysis.controllers {
-        writeln!(out, "  controller {} ({} workers, {}): {} reconciles", c.name, c.workers, c.workers_source, c.reconciles)?;
-    }
-    if analysis.findings.is_empty() {
-        writeln!(out, "no findings")?;
-    }
-    for f in &analysis.findings {
-        writeln!(out, "{} [{}] {}", f.kind.as_str(), f.start, f.message)?;
-    }
-    for n in &notes {
-        writeln!(out, "note: {n}")?;
-    }
+    out.flush()?;
+    let failed = analysis.findings.iter().any(|f| opts.fail_on.contains(&f.kind));
     // The process ends now: the OS frees the buffers faster than drops would.
     std::mem::forget((parsed, analysis));
-    Ok(ExitCode::SUCCESS)
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
