@@ -93,7 +93,7 @@ fn benches(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("parts");
     g.sample_size(10).sampling_mode(SamplingMode::Flat).warm_up_time(Duration::from_secs(1)).measurement_time(secs);
-    g.throughput(bytes);
+    g.throughput(bytes.clone());
     let opts = load_opts().parse;
     g.bench_function("parse", |b| {
         b.iter_batched(|| log.clone(), |v| black_box(parse_file("kamaji.log", v, &opts).counts.records()), BatchSize::PerIteration)
@@ -109,6 +109,18 @@ fn benches(c: &mut Criterion) {
             black_box(n)
         })
     });
+    g.finish();
+
+    // Analysis and layout of the same log, as the CLI and the app run them.
+    let mut loaded = Loaded::default();
+    loaded.add("kamaji.log", log.clone(), &load_opts());
+    loaded.finish();
+    let mut g = c.benchmark_group("after-parse");
+    g.throughput(bytes.clone());
+    g.sample_size(10).sampling_mode(SamplingMode::Flat).warm_up_time(Duration::from_secs(1)).measurement_time(secs);
+    g.bench_function("analyze", |b| b.iter(|| black_box(reconscope::analyze::analyze(&loaded.files, &Default::default()).0.reconciles.len())));
+    let (analysis, _) = reconscope::analyze::analyze(&loaded.files, &Default::default());
+    g.bench_function("layout", |b| b.iter(|| black_box(reconscope::layout::layout(&analysis, &Default::default()).bars.len())));
     g.finish();
 }
 

@@ -59,10 +59,13 @@ run_step "cargo test (native)" cargo test
 run_step "native build has no web crates" \
     bash -c '! cargo tree --offline -e normal --prefix none | grep -E "^(yew|web-sys|js-sys|wasm-bindgen) "'
 run_step "clippy (native)" cargo clippy --all-targets -- -D warnings
+# www/example/cozyreport.zip (the app's "Open example") is the incident
+# fixture packed by scripts/make-example.py: it must match the fixture.
+run_step "example artifact matches the fixture" python3 scripts/make-example.py --check
 
 # The library and the UI as the browser gets them.
 run_step "clippy (wasm32, web)" \
-    cargo clippy --target wasm32-unknown-unknown --features web --lib --bin app -- -D warnings
+    cargo clippy --target wasm32-unknown-unknown --features web --lib --bin app --bin worker -- -D warnings
 
 # dist/: the static site (index.html, js, wasm, css). Removed first so a
 # failed build can never leave an old dist/ for the browser tests.
@@ -75,12 +78,16 @@ run_step "trunk build" trunk build --release --offline --locked
 if [[ -f dist/index.html ]]; then
     port=$(free_port)
     if port_in_use "$port"; then die "port $port is already taken"; fi
-    say "serving dist/ on http://127.0.0.1:$port/"
-    python3 -m http.server "$port" --bind 127.0.0.1 --directory dist >"$LOGS/http.log" 2>&1 &
+    say "serving dist/ on http://127.0.0.1:$port/reconscope/"
+    # Served under a sub-path, as on a project page (/reconscope/): the app
+    # must find its files, its worker and the example relative to the page.
+    mkdir -p "$LOGS/site"
+    ln -s "$ROOT/dist" "$LOGS/site/reconscope"
+    python3 -m http.server "$port" --bind 127.0.0.1 --directory "$LOGS/site" >"$LOGS/http.log" 2>&1 &
     SERVER_PID=$!
     wait_for_http "$port"
     run_step "browser tests (chromium)" \
-        env RECONSCOPE_URL="http://127.0.0.1:$port/" node --test tests/browser/*.test.mjs
+        env RECONSCOPE_URL="http://127.0.0.1:$port/reconscope/" node --test tests/browser/*.test.mjs
     kill "$SERVER_PID" 2>/dev/null || true
     SERVER_PID=
 else

@@ -2,13 +2,17 @@
 //! lifecycle markers and finding highlights, as plain data with times in
 //! nanoseconds. Nothing here draws; `render` and the app paint this.
 //!
-//! (API agreed for issue 4; implementation in progress.)
+//! Pure and deterministic: no clock, no I/O, no hash-map order leaks (maps
+//! are only looked up; rows, bars and markers are sorted).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analyze::{Analysis, FindingKind, Outcome};
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::analyze::{Analysis, Election, FindingKind, ObjectRef, Outcome};
 
 /// How rows are grouped under each controller instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -113,12 +117,410 @@ pub struct Timeline {
     pub end_nanos: i64,
     pub rows: Vec<Row>,
     pub bars: Vec<Bar>,
+    /// Parallel to `bars`: the latest `end_nanos` of the bars of the same row
+    /// up to and including this one (a running maximum, restarting at each
+    /// row). Lets [`Timeline::visible_bars`] find the first bar that can reach
+    /// into a window by binary search.
+    #[serde(default)]
+    pub max_end_prefix: Vec<i64>,
     pub bands: Vec<Band>,
     pub markers: Vec<Marker>,
     pub highlights: Vec<Highlight>,
 }
 
+impl Timeline {
+    /// The bars of `row` that can intersect `[t0, t1]`, in O(log n): every
+    /// bar that starts at or before `t1` and ends at or after `t0` is in the
+    /// slice. The slice is contiguous, so it may also hold a few bars that
+    /// ended before `t0` while an earlier, longer bar of the same row was
+    /// still running (only where bars of a row overlap: a collapsed group).
+    /// Drawing them is harmless (they fall outside the window);
+    /// [`Timeline::bars_between`] filters them out.
+    pub fn visible_bars(&self, row: usize, t0: i64, t1: i64) -> &[Bar] {
+        let Some(r) = self.rows.get(row) else { return &[] };
+        let (s, e) = (r.bar_start as usize, (r.bar_end as usize).min(self.bars.len()));
+        if s >= e {
+            return &[];
+        }
+        let bars = &self.bars[s..e];
+        let hi = bars.partition_point(|b| b.start_nanos <= t1);
+        let lo = match self.max_end_prefix.get(s..e) {
+            Some(pre) if self.max_end_prefix.len() == self.bars.len() => pre[..hi].partition_point(|&m| m < t0),
+            // A timeline built without the prefix: scan from the row's start.
+            _ => 0,
+        };
+        &bars[lo..hi]
+    }
+
+    /// Exactly the bars of `row` that intersect `[t0, t1]`, in start order.
+    pub fn bars_between(&self, row: usize, t0: i64, t1: i64) -> impl Iterator<Item = &Bar> {
+        self.visible_bars(row, t0, t1).iter().filter(move |b| b.end_nanos >= t0)
+    }
+
+    /// The index of the row with this key.
+    pub fn row_index(&self, key: &str) -> Option<usize> {
+        self.rows.iter().position(|r| r.key == key)
+    }
+}
+
+/// One object's reconciles within one controller instance.
+struct ObjGroup<'a> {
+    object: Option<&'a ObjectRef>,
+    /// The earliest start of its reconciles.
+    first: i64,
+    name: String,
+    row: u32,
+}
+
+/// One controller instance's reconciles, grouped by object as they come.
+#[derive(Default)]
+struct Grouper<'a> {
+    groups: Vec<ObjGroup<'a>>,
+    /// Objects by their shared `Arc` (cheap), then by value when a pointer is new.
+    by_ptr: HashMap<*const ObjectRef, u32>,
+    by_value: HashMap<&'a ObjectRef, u32>,
+    no_object: Option<u32>,
+    bars: Vec<Bar>,
+    /// One more than the highest lane seen.
+    max_lane: u32,
+}
+
+impl<'a> Grouper<'a> {
+    /// The group of `object`, made on first sight; widens its first start.
+    fn group(&mut self, object: Option<&'a Arc<ObjectRef>>, start: i64) -> u32 {
+        let gi = match object {
+            None => match self.no_object {
+                Some(gi) => gi,
+                None => {
+                    let gi = self.new_group(None, start);
+                    self.no_object = Some(gi);
+                    gi
+                }
+            },
+            Some(o) => match self.by_ptr.get(&Arc::as_ptr(o)) {
+                Some(&gi) => gi,
+                None => {
+                    let o: &'a ObjectRef = o;
+                    let gi = match self.by_value.get(o) {
+                        Some(&gi) => gi,
+                        None => {
+                            let gi = self.new_group(Some(o), start);
+                            self.by_value.insert(o, gi);
+                            gi
+                        }
+                    };
+                    self.by_ptr.insert(o as *const ObjectRef, gi);
+                    gi
+                }
+            },
+        };
+        let g = &mut self.groups[gi as usize];
+        g.first = g.first.min(start);
+        gi
+    }
+
+    fn new_group(&mut self, object: Option<&'a ObjectRef>, start: i64) -> u32 {
+        let name = object.map(ToString::to_string).unwrap_or_default();
+        self.groups.push(ObjGroup { object, first: start, name, row: NO_ROW });
+        self.groups.len() as u32 - 1
+    }
+}
+
+const NO_ROW: u32 = u32::MAX;
+
 /// Lays an analysis out as a timeline.
-pub fn layout(_a: &Analysis, _opts: &LayoutOptions) -> Timeline {
-    Timeline::default()
+///
+/// With [`LayoutOptions::only`] set, controllers and objects none of whose
+/// reconciles are selected get no rows (lane rows of a shown controller are
+/// all kept), and findings whose rows are all hidden get no highlight.
+pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
+    let nc = a.controllers.len();
+    let by_lane = opts.grouping == Grouping::ByLane;
+
+    // One pass over the selected reconciles (in index order): each
+    // controller's bars, with `row` holding, for now, the object group
+    // (by object) or the lane (by lane).
+    let mut per_ctrl: Vec<Grouper> = (0..nc).map(|_| Grouper::default()).collect();
+    let mut add = |i: usize| {
+        let Some(r) = a.reconciles.get(i) else { return };
+        let Some(g) = per_ctrl.get_mut(r.controller) else { return };
+        let start = r.start().nanos;
+        let slot = g.group(r.object.as_ref(), start);
+        g.max_lane = g.max_lane.max(r.lane + 1);
+        g.bars.push(Bar {
+            row: if by_lane { r.lane } else { slot },
+            reconcile: i as u32,
+            start_nanos: start,
+            first_nanos: r.first.nanos,
+            end_nanos: r.last.nanos,
+            outcome: r.outcome,
+            tick: r.lines == 1 && r.latent_start.is_none(),
+        });
+    };
+    match &opts.only {
+        None => (0..a.reconciles.len()).for_each(&mut add),
+        Some(set) => set.iter().for_each(|&i| add(i as usize)),
+    }
+
+    let mut rows: Vec<Row> = Vec::new();
+    let mut bars: Vec<Bar> = Vec::with_capacity(per_ctrl.iter().map(|g| g.bars.len()).sum());
+    // Row of each laid-out reconcile.
+    let mut reconcile_row = vec![NO_ROW; a.reconciles.len()];
+    // Per controller: its group row, its object rows, its lane rows.
+    let mut group_row = vec![NO_ROW; nc];
+    let mut object_row: Vec<HashMap<&ObjectRef, u32>> = (0..nc).map(|_| HashMap::default()).collect();
+    let mut lane_rows: Vec<Vec<u32>> = vec![Vec::new(); nc];
+    // Per object: (controller, row) where its lifecycle markers go.
+    let mut object_rows: HashMap<&ObjectRef, Vec<(usize, u32)>> = HashMap::default();
+
+    for (c, (ctrl, grouper)) in a.controllers.iter().zip(per_ctrl).enumerate() {
+        let Grouper { mut groups, bars: mut cbars, max_lane, .. } = grouper;
+        if opts.only.is_some() && cbars.is_empty() {
+            continue;
+        }
+        let key = format!("c:{}", ctrl.id);
+        let collapsed = opts.collapsed.contains(&key);
+        let g = rows.len() as u32;
+        group_row[c] = g;
+        let workers = if ctrl.workers == 1 { "1 worker".to_string() } else { format!("{} workers", ctrl.workers) };
+        rows.push(Row {
+            key: key.clone(),
+            label: format!("{} · {workers}", ctrl.name),
+            depth: 0,
+            controller: c as u32,
+            collapsed,
+            bar_start: 0,
+            bar_end: 0,
+        });
+
+        if by_lane {
+            let lanes = ctrl.workers.max(max_lane);
+            if collapsed {
+                lane_rows[c] = vec![g; lanes as usize];
+            } else {
+                for n in 0..lanes {
+                    lane_rows[c].push(rows.len() as u32);
+                    rows.push(child(format!("{key}/l:{n}"), format!("worker {}", n + 1), c));
+                }
+            }
+            for b in &mut cbars {
+                b.row = lane_rows[c][b.row as usize];
+            }
+            for grp in &mut groups {
+                grp.row = g;
+            }
+        } else {
+            let mut order: Vec<u32> = (0..groups.len() as u32).collect();
+            order.sort_by(|&x, &y| {
+                let (x, y) = (&groups[x as usize], &groups[y as usize]);
+                (x.object.is_none(), x.first, &x.name).cmp(&(y.object.is_none(), y.first, &y.name))
+            });
+            for gi in order {
+                let grp = &mut groups[gi as usize];
+                grp.row = if collapsed {
+                    g
+                } else {
+                    let (k, label) = match grp.object {
+                        Some(_) => (format!("{key}/o:{}", grp.name), grp.name.clone()),
+                        None => (format!("{key}/o:-"), "(no object)".to_string()),
+                    };
+                    rows.push(child(k, label, c));
+                    rows.len() as u32 - 1
+                };
+            }
+            for b in &mut cbars {
+                b.row = groups[b.row as usize].row;
+            }
+        }
+        for b in &cbars {
+            reconcile_row[b.reconcile as usize] = b.row;
+        }
+        for grp in &groups {
+            if let Some(o) = grp.object {
+                object_row[c].insert(o, grp.row);
+                object_rows.entry(o).or_default().push((c, if by_lane { g } else { grp.row }));
+            }
+        }
+        bars.append(&mut cbars);
+    }
+
+    // Bars by row (a counting sort), then by start within each row. Within
+    // a row they arrive in reconcile order, so a stable sort by start leaves
+    // ties in reconcile order; logs are mostly in time order already.
+    let mut counts = vec![0u32; rows.len()];
+    for b in &bars {
+        counts[b.row as usize] += 1;
+    }
+    let mut cursor = 0u32;
+    for (row, n) in rows.iter_mut().zip(counts) {
+        row.bar_start = cursor;
+        cursor += n;
+        row.bar_end = cursor;
+    }
+    let mut next: Vec<u32> = rows.iter().map(|r| r.bar_start).collect();
+    let mut placed = bars.clone();
+    for b in &bars {
+        let at = &mut next[b.row as usize];
+        placed[*at as usize] = *b;
+        *at += 1;
+    }
+    let mut bars = placed;
+    for row in &rows {
+        bars[row.bar_start as usize..row.bar_end as usize].sort_by_key(|b| b.start_nanos);
+    }
+    let mut max_end_prefix = Vec::with_capacity(bars.len());
+    for row in &rows {
+        let mut m = i64::MIN;
+        for b in &bars[row.bar_start as usize..row.bar_end as usize] {
+            m = m.max(b.end_nanos);
+            max_end_prefix.push(m);
+        }
+    }
+
+    // The timeline's extent: bars, elections and lifecycle events.
+    let mut span: Option<(i64, i64)> = None;
+    let mut see = |t0: i64, t1: i64| {
+        span = Some(match span {
+            None => (t0, t1),
+            Some((s, e)) => (s.min(t0), e.max(t1)),
+        })
+    };
+    for b in &bars {
+        see(b.start_nanos, b.end_nanos.max(b.start_nanos));
+    }
+    for e in &a.elections {
+        let end = e.end.map_or(e.start.nanos, |t| t.nanos.max(e.start.nanos));
+        see(e.start.nanos, end);
+    }
+    // Markers (FinalizerAtEnd is placed at the end once it is known).
+    let mut markers: Vec<Marker> = Vec::new();
+    let mut at_end: Vec<(u32, String)> = Vec::new();
+    for ol in &a.objects {
+        let Some(places) = object_rows.get(&ol.object) else { continue };
+        let name = ol.object.to_string();
+        let deletion = ol.deletion_requested.or(ol.marked_for_deletion);
+        for &(_, row) in places {
+            for u in &ol.updates {
+                markers.push(Marker { row, at_nanos: u.nanos, kind: MarkerKind::SpecUpdate, label: format!("{name}: spec updated") });
+            }
+            if let Some(t) = deletion {
+                markers.push(Marker { row, at_nanos: t.nanos, kind: MarkerKind::DeletionRequested, label: format!("{name}: deletion requested") });
+            }
+            if let Some(t) = ol.deleted {
+                markers.push(Marker { row, at_nanos: t.nanos, kind: MarkerKind::Deleted, label: format!("{name}: deleted") });
+            }
+            if ol.in_dump && !ol.finalizers.is_empty() {
+                at_end.push((row, format!("{name}: finalizers at the end: {}", ol.finalizers.join(", "))));
+            }
+        }
+    }
+    for m in &markers {
+        see(m.at_nanos, m.at_nanos);
+    }
+    let (start_nanos, end_nanos) = span.unwrap_or((0, 0));
+    for (row, label) in at_end {
+        markers.push(Marker { row, at_nanos: end_nanos, kind: MarkerKind::FinalizerAtEnd, label });
+    }
+    markers.sort_by(|x, y| (x.row, x.at_nanos, x.kind as u8, &x.label).cmp(&(y.row, y.at_nanos, y.kind as u8, &y.label)));
+
+    let bands = a
+        .elections
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let start = e.start.nanos;
+            let end = e.end.map_or(end_nanos, |t| t.nanos).max(start);
+            Band {
+                election: i as u32,
+                start_nanos: start,
+                end_nanos: end,
+                leaderless_start_nanos: e.leaderless_nanos.map(|l| (end - l).clamp(start, end)),
+                label: band_label(e),
+            }
+        })
+        .collect();
+
+    // Highlights: the finding's object rows (or its controller's group row
+    // when collapsed / by lane), its reconciles' rows, its controller's group row.
+    let mut highlights = Vec::new();
+    for (fi, f) in a.findings.iter().enumerate() {
+        let ctrl = f.controller.filter(|&c| c < nc);
+        if ctrl.is_none() && f.object.is_none() && f.reconciles.is_empty() {
+            highlights.push(Highlight { finding: fi as u32, kind: f.kind, start_nanos: f.start.nanos, end_nanos: f.end.nanos, rows: Vec::new() });
+            continue;
+        }
+        let mut hl: Vec<u32> = Vec::new();
+        let with_group = |c: usize, row: u32, hl: &mut Vec<u32>| {
+            if row != NO_ROW {
+                hl.push(row);
+                if group_row[c] != NO_ROW {
+                    hl.push(group_row[c]);
+                }
+            }
+        };
+        if let Some(c) = ctrl {
+            if group_row[c] != NO_ROW {
+                hl.push(group_row[c]);
+            }
+        }
+        if let Some(o) = &f.object {
+            for &(c, row) in object_rows.get(o).map_or(&[][..], |v| v) {
+                if ctrl.is_none_or(|fc| fc == c) {
+                    with_group(c, row, &mut hl);
+                }
+            }
+        }
+        for &i in &f.reconciles {
+            let Some(r) = a.reconciles.get(i) else { continue };
+            if r.controller >= nc {
+                continue;
+            }
+            let mut row = reconcile_row[i];
+            if row == NO_ROW {
+                // Not selected by `only`: the row it would be on, if shown.
+                row = if by_lane {
+                    lane_rows[r.controller].get(r.lane as usize).copied().unwrap_or(NO_ROW)
+                } else {
+                    r.object.as_deref().and_then(|o| object_row[r.controller].get(o).copied()).unwrap_or(NO_ROW)
+                };
+            }
+            with_group(r.controller, row, &mut hl);
+        }
+        if hl.is_empty() {
+            continue; // everything it concerns is hidden
+        }
+        hl.sort_unstable();
+        hl.dedup();
+        highlights.push(Highlight { finding: fi as u32, kind: f.kind, start_nanos: f.start.nanos, end_nanos: f.end.nanos, rows: hl });
+    }
+
+    Timeline { start_nanos, end_nanos, rows, bars, max_end_prefix, bands, markers, highlights }
+}
+
+fn child(key: String, label: String, c: usize) -> Row {
+    Row { key, label, depth: 1, controller: c as u32, collapsed: false, bar_start: 0, bar_end: 0 }
+}
+
+/// `etcd tenant-root: term 8, leader 91bc3c398fb3c146 (was 8e9e05c52164694d)`.
+fn band_label(e: &Election) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(t) = e.term {
+        parts.push(format!("term {t}"));
+    }
+    match (&e.leader, e.end) {
+        (Some(l), _) => parts.push(format!("leader {l}")),
+        (None, None) => parts.push("no leader yet".into()),
+        (None, Some(_)) => {}
+    }
+    if parts.is_empty() {
+        parts.push("election".into());
+    }
+    if e.transfers > 0 {
+        parts.push(format!("{} leadership transfer{}", e.transfers, if e.transfers == 1 { "" } else { "s" }));
+    }
+    let mut s = format!("{}: {}", e.cluster, parts.join(", "));
+    if let Some(p) = &e.previous_leader {
+        s.push_str(&format!(" (was {p})"));
+    }
+    s
 }

@@ -11,6 +11,8 @@ pub mod layout;
 pub mod model;
 pub mod parse;
 pub mod pipeline;
+pub mod render;
 pub mod report;
 pub mod stats;
 pub mod time;
+pub mod web;

@@ -43,6 +43,7 @@ fn bad_usage_exits_2() {
 fn analyze_json_of_the_incident_folder() {
     let out = reconscope(&["analyze", "tests/fixtures/incident/cozyreport", "--json", "--reconcile-timeout", "30s"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "no progress output when stderr is not a terminal");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema"], "reconscope.analysis/v1");
     let kinds: Vec<&str> = v["findings"].as_array().unwrap().iter().map(|f| f["kind"].as_str().unwrap()).collect();
@@ -127,8 +128,12 @@ fn hostile_log_text_stays_inert_in_markdown() {
     }
     let path = dir.join("evil.log");
     std::fs::write(&path, log).unwrap();
-    let out = reconscope(&["analyze", path.to_str().unwrap(), "--markdown", "-"]);
+    let svg_path = dir.join("evil.svg");
+    let out = reconscope(&["analyze", path.to_str().unwrap(), "--markdown", "-", "--svg", svg_path.to_str().unwrap()]);
     assert!(out.status.success());
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    assert!(!svg.contains("<script") && !svg.contains("<i>") && svg.contains("&lt;i&gt;"), "log text is SVG text, not markup");
+    assert_well_formed(&svg);
     let md = String::from_utf8(out.stdout).unwrap();
     assert!(md.contains("boom"), "{md}");
     assert!(!md.contains("<script") && !md.contains("<b>") && !md.contains("<i>"), "{md}");
@@ -140,4 +145,59 @@ fn hostile_log_text_stays_inert_in_markdown() {
         assert!((4..=7).contains(&cells), "{l}");
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn svg_timeline_of_the_incident() {
+    let path = std::env::temp_dir().join(format!("reconscope-{}.svg", std::process::id()));
+    let out = reconscope(&["analyze", "tests/fixtures/incident/cozyreport", "--svg", path.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reconciles = v["reconciles"].as_array().unwrap().len();
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    // One <rect> per reconcile, plus bands, row backgrounds and highlights.
+    assert!(svg.matches("<rect").count() >= reconciles, "{} rects for {reconciles} reconciles", svg.matches("<rect").count());
+    assert!(svg.contains("tenant-test/kubernetes-test-late"), "row labels");
+    assert!(svg.contains(">\n16:30\n<") || svg.contains("16:30"), "time axis labels");
+    assert_eq!(svg.matches("<svg").count(), 1);
+    assert!(!svg.contains("<script"));
+    assert_well_formed(&svg);
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/incident.svg");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, &svg).unwrap();
+    }
+    assert_eq!(svg, std::fs::read_to_string(&golden).expect("golden file; run with UPDATE_GOLDEN=1 once"));
+    std::fs::remove_file(&path).ok();
+}
+
+/// Tags open and close in order, and text holds no raw `<` or `&`.
+fn assert_well_formed(xml: &str) {
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = xml;
+    while let Some(i) = rest.find('<') {
+        let text = &rest[..i];
+        assert!(!text.contains('>'), "stray > in text: {text}");
+        for (k, _) in text.match_indices('&') {
+            let ent = &text[k..];
+            assert!(["&lt;", "&gt;", "&amp;", "&quot;", "&apos;", "&#"].iter().any(|e| ent.starts_with(e)), "raw & in text: {ent:.20}");
+        }
+        let end = rest[i..].find('>').expect("unclosed tag") + i;
+        let tag = &rest[i + 1..end];
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(stack.pop().as_deref(), Some(name.trim()), "mismatched </{name}>");
+        } else if !tag.ends_with('/') && !tag.starts_with('?') && !tag.starts_with('!') {
+            stack.push(tag.split_whitespace().next().unwrap_or("").to_string());
+        }
+        rest = &rest[end + 1..];
+    }
+    assert!(stack.is_empty(), "unclosed: {stack:?}");
+}
+
+#[test]
+fn help_has_examples() {
+    let out = reconscope(&["--help"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("EXAMPLES:") && text.contains("reconscope analyze cozyreport.zip --markdown"), "{text}");
 }

@@ -1,12 +1,14 @@
 //! The native CLI: parses flags, reads files, and hands bytes to the
 //! library. All the work is in the library; this file only dispatches.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use reconscope::analyze::{self, AnalyzeOptions, FindingKind};
+use reconscope::layout::{self, LayoutOptions};
+use reconscope::render;
 use reconscope::report::{self, ReportOptions};
 use reconscope::model::ParsedFile;
 use reconscope::pipeline::{LoadOptions, Loaded};
@@ -17,7 +19,7 @@ reconscope: reconcile timelines and stall findings from controller-runtime, etcd
 
 USAGE:
     reconscope stats INPUT... [--json] [options]
-    reconscope analyze INPUT... [--json] [--markdown FILE|-] [--fail-on KIND,...]
+    reconscope analyze INPUT... [--json] [--markdown FILE|-] [--svg FILE] [--fail-on KIND,...]
                       [--app-url URL] [--reconcile-timeout DUR] [--workers CONTROLLER=N]... [options]
 
 INPUT is a log file, a folder (read recursively) or an archive (.zip, .tar,
@@ -35,6 +37,8 @@ OPTIONS:
     --json                  Print JSON instead of text.
     --markdown FILE|-       Write the Markdown report (findings, slowest reconciles,
                             elections, frequent errors, counts) to FILE, or stdout.
+    --svg FILE              Write the timeline as SVG (one row per object, one bar
+                            per reconcile, election bands, findings, time axis).
     --fail-on KIND,...      Exit 1 when a finding of one of these kinds is found
                             (stalled-worker, expired-context, stuck-deletion,
                             slow-reconcile, hot-loop, error-burst, election-overlap).
@@ -51,6 +55,8 @@ EXIT CODES:
     0  success
     1  analyze found a finding named by --fail-on
     2  bad usage or unreadable input (one line on stderr naming the file)
+
+On a terminal a progress line is shown on stderr; otherwise stderr stays quiet.
 
 EXAMPLES:
     reconscope stats kamaji-controller.log
@@ -69,6 +75,7 @@ struct Options {
     analyze: AnalyzeOptions,
     /// `--markdown`: a path, or `-` for stdout.
     markdown: Option<String>,
+    svg: Option<String>,
     fail_on: Vec<FindingKind>,
     report: ReportOptions,
 }
@@ -126,6 +133,7 @@ fn parse_options(args: &[String]) -> Result<Options> {
         load: LoadOptions::default(),
         analyze: AnalyzeOptions::default(),
         markdown: None,
+        svg: None,
         fail_on: Vec::new(),
         report: ReportOptions::default(),
     };
@@ -148,6 +156,7 @@ fn parse_options(args: &[String]) -> Result<Options> {
                     .ok_or_else(|| ExitTwo(format!("--reconcile-timeout: `{v}` is not a duration like 30s or 2m")))?;
             }
             "--markdown" => o.markdown = Some(value(a)?),
+            "--svg" => o.svg = Some(value(a)?),
             "--app-url" => o.report.app_url = Some(value(a)?),
             "--fail-on" => {
                 let v = value(a)?;
@@ -218,9 +227,21 @@ fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
         walk(input, &mut files)?;
     }
     let mut loaded = Loaded::default();
-    for (path, name) in files {
+    // A progress line on a terminal only; pipes and CI logs stay quiet.
+    let progress = std::io::stderr().is_terminal();
+    let total = files.len();
+    let mut done_bytes = 0u64;
+    for (i, (path, name)) in files.into_iter().enumerate() {
         let bytes = std::fs::read(&path).with_context(|| format!("{name}: cannot read"))?;
+        done_bytes += bytes.len() as u64;
+        if progress {
+            let shown: String = name.chars().rev().take(60).collect::<Vec<_>>().into_iter().rev().collect();
+            eprint!("\r\x1b[2Kreading {}/{} ({} MB) {}", i + 1, total, done_bytes >> 20, shown);
+        }
         loaded.add(&name, bytes, &opts.load);
+    }
+    if progress {
+        eprint!("\r\x1b[2K");
     }
     loaded.finish();
     let notes = loaded.notes.iter().map(|d| d.to_string()).collect();
@@ -268,6 +289,11 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         } else {
             std::fs::write(target, md).with_context(|| format!("{target}: cannot write the Markdown report"))?;
         }
+    }
+    if let Some(target) = &opts.svg {
+        let timeline = layout::layout(&analysis, &LayoutOptions::default());
+        let svg = render::svg(&analysis, &timeline, &render::View::default());
+        std::fs::write(target, svg).with_context(|| format!("{target}: cannot write the SVG"))?;
     }
     if opts.json {
         let mut doc = analyze::json::to_json(&inputs, &analysis);

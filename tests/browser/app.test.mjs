@@ -1,21 +1,29 @@
 // Browser tests for the reconscope web UI.
 //
-// scripts/test.sh builds dist/ with trunk, serves it on a free localhost port
-// and sets RECONSCOPE_URL (e.g. http://127.0.0.1:8123/). By hand:
+// scripts/test.sh builds dist/ with trunk, serves it under a sub-path on a
+// free localhost port and sets RECONSCOPE_URL (e.g.
+// http://127.0.0.1:8123/reconscope/). By hand, at the root:
 //   python3 -m http.server 8123 --bind 127.0.0.1 --directory dist &
 //   RECONSCOPE_URL=http://127.0.0.1:8123/ node --test tests/browser/
+// The loading tests also run the CLI (`cargo run`) for the expected counts.
 //
 // Chromium is Debian's /usr/bin/chromium driven by playwright-core; never
 // `npx playwright install` (it downloads a browser, which fails here).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, '..', '..');
+// The built-in example: the incident fixture as a zip holding a tgz
+// (scripts/make-example.py writes it; trunk copies it into dist/example/).
+const EXAMPLE_ZIP = join(ROOT, 'www', 'example', 'cozyreport.zip');
 const SCREENSHOTS = join(HERE, 'screenshots');
 const BASE_URL = process.env.RECONSCOPE_URL;
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -147,6 +155,226 @@ describe('landing page', { timeout: 120_000 }, () => {
       await assertClean(page, seen);
     } finally {
       await context.close();
+    }
+  });
+});
+
+/** What the CLI says about the incident fixture (the numbers the app must show). */
+let cliAnalysis;
+function incidentAnalysis() {
+  if (!cliAnalysis) {
+    // `cargo run` builds the CLI when needed (cargo test already has).
+    const out = execFileSync(
+      'cargo',
+      ['run', '--quiet', '--offline', '--bin', 'reconscope', '--', 'analyze', 'tests/fixtures/incident/cozyreport', '--json'],
+      { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 },
+    );
+    cliAnalysis = JSON.parse(out);
+  }
+  return cliAnalysis;
+}
+
+/** Waits for the incident's findings and checks them and the timeline's counts. */
+async function assertIncidentLoaded(page) {
+  await page.waitForSelector('[data-finding-kind=stalled-worker]', { state: 'attached', timeout: 60_000 });
+  const findings = page.getByTestId('findings');
+  assert.equal(await findings.locator('[data-finding-kind=stalled-worker]').count(), 1);
+  assert.equal(await findings.locator('[data-finding-kind=expired-context]').count(), 2);
+  assert.equal(await findings.locator('[data-finding-kind=stuck-deletion]').count(), 1);
+
+  const cli = incidentAnalysis();
+  const timeline = page.getByTestId('timeline');
+  assert.equal(await timeline.getAttribute('data-reconcile-count'), String(cli.reconciles.length));
+  assert.equal(await timeline.getAttribute('data-election-count'), '2');
+  assert.equal(cli.elections.length, 2);
+  // The canvas drew bars (its draw runs on the next animation frame).
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline] canvas')?.dataset.drawnBars) > 0);
+}
+
+describe('loading and the timeline', { timeout: 180_000 }, () => {
+  test('the example artifact (zip holding a tgz) through the file input: findings, timeline, inspector', async () => {
+    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    try {
+      await page.locator('input[type=file]').setInputFiles(EXAMPLE_ZIP);
+      await assertIncidentLoaded(page);
+      assert.match(await page.getByTestId('summary').innerText(), new RegExp(` ${incidentAnalysis().reconciles.length} reconciles `));
+
+      // The chart, as a person sees it at 1280×800.
+      await page.getByTestId('timeline').scrollIntoViewIfNeeded();
+      await page.getByTestId('timeline').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+      await page.screenshot({ path: join(SCREENSHOTS, 'timeline.png') });
+
+      // The stalled finding focuses the chart; its button opens the inspector
+      // on the reconcile that held the worker.
+      const stalledId = incidentAnalysis().findings.find((f) => f.kind === 'stalled-worker').reconcile_ids[0];
+      const stalled = page.locator('[data-finding-kind=stalled-worker]');
+      await stalled.click();
+      await stalled.getByTestId('inspect-reconcile').click();
+      const inspector = page.getByTestId('inspector');
+      await inspector.waitFor({ state: 'attached' });
+      assert.equal(await inspector.getAttribute('data-reconcile-id'), stalledId);
+      await inspector
+        .locator('.line .text', { hasText: 'unable to create the DataStore user' })
+        .first()
+        .waitFor({ state: 'attached', timeout: 30_000 });
+      // Log text is text, never markup; every line says where it is from.
+      assert.equal(await inspector.locator('.line .text *').count(), 0);
+      const locs = await inspector.locator('.line .loc').allInnerTexts();
+      assert.ok(locs.length > 0 && locs.every((l) => /^kamaji-controller\.log:\d+$/.test(l)), locs.slice(0, 3).join());
+      const paths = await inspector.locator('.block-path').allInnerTexts();
+      assert.ok(paths.every((p) => p.startsWith('cozyreport.zip!/cozyreport.tgz!/cozyreport/')), paths.join());
+
+      // Previous/next reconcile of the same object.
+      await inspector.getByTestId('prev-reconcile').click();
+      await page.waitForFunction(
+        (id) => document.querySelector('[data-testid=inspector]')?.dataset.reconcileId !== id,
+        stalledId,
+      );
+      await inspector.getByTestId('next-reconcile').click();
+      await page.waitForFunction(
+        (id) => document.querySelector('[data-testid=inspector]')?.dataset.reconcileId === id,
+        stalledId,
+      );
+      await inspector.locator('.line .text', { hasText: 'unable to create the DataStore user' }).first().waitFor({ state: 'attached' });
+      await page.screenshot({ path: join(SCREENSHOTS, 'inspector.png'), fullPage: true });
+
+      // Hover the selected (stalled) bar: its tooltip names it.
+      const canvas = page.getByTestId('timeline').locator('canvas');
+      await canvas.scrollIntoViewIfNeeded();
+      await page.waitForFunction(() => document.querySelector('[data-testid=timeline] canvas').dataset.selectedRect);
+      const box = await canvas.boundingBox();
+      const [sx, sy, sw, sh] = (await canvas.getAttribute('data-selected-rect')).split(',').map(Number);
+      await page.mouse.move(box.x + sx + Math.min(sw / 2, 40), box.y + sy + sh / 2);
+      const tooltip = page.getByTestId('timeline').locator('.tooltip');
+      await page.waitForFunction(() => !document.querySelector('[data-testid=timeline] .tooltip').classList.contains('hidden'));
+      assert.match(await tooltip.innerText(), new RegExp(stalledId));
+      assert.match(await tooltip.innerText(), /unable to create the DataStore user/);
+
+      // Wheel zooms in around the cursor, the arrow keys pan, reset shows all.
+      const view = async () => (await canvas.getAttribute('data-view')).split(',').map(Number);
+      const spanOf = ([a, b]) => b - a;
+      await page.getByTestId('reset-zoom').click();
+      await page.waitForTimeout(100);
+      const full = await view();
+      await canvas.scrollIntoViewIfNeeded();
+      const box2 = await canvas.boundingBox();
+      await page.mouse.move(box2.x + box2.width * 0.6, box2.y + box2.height * 0.5);
+      await page.mouse.wheel(0, -400);
+      await page.waitForFunction((s) => {
+        const [a, b] = document.querySelector('[data-testid=timeline] canvas').dataset.view.split(',').map(Number);
+        return b - a < s * 0.8;
+      }, spanOf(full));
+      const zoomed = await view();
+      await canvas.focus();
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction((a0) => Number(document.querySelector('[data-testid=timeline] canvas').dataset.view.split(',')[0]) > a0, zoomed[0]);
+      await page.getByTestId('reset-zoom').click();
+      await page.waitForFunction((s) => {
+        const [a, b] = document.querySelector('[data-testid=timeline] canvas').dataset.view.split(',').map(Number);
+        return Math.abs(b - a - s) < 1e6;
+      }, spanOf(full));
+      // Dragging pans back in time.
+      const beforeDrag = await view();
+      await page.mouse.move(box2.x + box2.width * 0.5, box2.y + box2.height * 0.5);
+      await page.mouse.down();
+      await page.mouse.move(box2.x + box2.width * 0.5 + 150, box2.y + box2.height * 0.5, { steps: 5 });
+      await page.mouse.up();
+      await page.waitForFunction((a0) => Number(document.querySelector('[data-testid=timeline] canvas').dataset.view.split(',')[0]) < a0, beforeDrag[0]);
+      await page.getByTestId('reset-zoom').click();
+
+      // Clicking a controller's label folds its rows (reset scrolled to the top).
+      const rowCount = async () => Number(await page.getByTestId('timeline').getAttribute('data-row-count'));
+      const rowsBefore = await rowCount();
+      const box3 = await canvas.boundingBox();
+      await page.mouse.click(box3.x + 20, box3.y + 36 + 10);
+      await page.waitForFunction((n) => Number(document.querySelector('[data-testid=timeline]').dataset.rowCount) < n, rowsBefore);
+      await page.mouse.click(box3.x + 20, box3.y + 36 + 10);
+      await page.waitForFunction((n) => Number(document.querySelector('[data-testid=timeline]').dataset.rowCount) === n, rowsBefore);
+
+      await page.getByTestId('zone').click();
+      assert.equal((await page.getByTestId('zone').innerText()).trim(), 'Time: local');
+      await page.getByTestId('grouping').click();
+      await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]').dataset.rowCount) > 0);
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('Open example loads the built-in artifact from this origin', async () => {
+    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    try {
+      await page.getByTestId('open-example').click();
+      await assertIncidentLoaded(page);
+      assert.deepEqual(await page.getByTestId('file-list').locator('li').allInnerTexts(), ['cozyreport.zip']);
+      assert.ok(
+        seen.requests.some((url) => new URL(url).pathname.endsWith('/example/cozyreport.zip')),
+        'the example was fetched from this origin',
+      );
+      assert.ok(seen.requests.some((url) => url.endsWith('/worker_bg.wasm')), 'the worker started');
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a folder through "Choose a folder…" keeps its relative paths', async () => {
+    const { context, page, seen } = await openApp();
+    try {
+      const chooser = page.waitForEvent('filechooser');
+      await page.getByTestId('pick-folder').click();
+      await (await chooser).setFiles(join(ROOT, 'tests', 'fixtures', 'incident', 'cozyreport'));
+      await assertIncidentLoaded(page);
+      const names = await page.getByTestId('file-list').locator('li').allInnerTexts();
+      assert.ok(names.includes('cozyreport/kamaji/kamaji-controller.log'), names.join());
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a file dropped anywhere on the page loads', async () => {
+    const { context, page, seen } = await openApp();
+    try {
+      await page.locator('h1').evaluate(async (h1) => {
+        const bytes = await (await fetch('example/cozyreport.zip')).arrayBuffer();
+        const dt = new DataTransfer();
+        dt.items.add(new File([bytes], 'dropped.zip', { type: 'application/zip' }));
+        h1.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        h1.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      });
+      await assertIncidentLoaded(page);
+      assert.deepEqual(await page.getByTestId('file-list').locator('li').allInnerTexts(), ['dropped.zip']);
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('Cancel stops a load', async () => {
+    // Big enough that reading takes a while: 4 files of 48 MiB of log lines.
+    const dir = mkdtempSync(join(tmpdir(), 'reconscope-cancel-'));
+    const line = '2026-05-26T16:21:07Z\tINFO\tReconciling\t{"controller": "tenantcontrolplane", "reconcileID": "c719e353-ed34-4947-8ec3-d0a3a988adac"}\n';
+    const chunk = Buffer.from(line.repeat(Math.ceil((48 << 20) / line.length)));
+    const files = [0, 1, 2, 3].map((i) => {
+      const p = join(dir, `big-${i}.log`);
+      writeFileSync(p, chunk);
+      return p;
+    });
+    const { context, page, seen } = await openApp();
+    try {
+      await page.locator('input[type=file]').setInputFiles(files);
+      await page.getByTestId('progress').waitFor({ state: 'attached' });
+      assert.equal(await page.locator('[data-testid=progress] progress').getAttribute('max'), String(4 * chunk.length));
+      await page.getByTestId('cancel').click({ timeout: 10_000 });
+      await page.getByTestId('status').waitFor({ state: 'attached' });
+      assert.equal((await page.getByTestId('status').innerText()).trim(), 'Cancelled.');
+      assert.equal(await page.getByTestId('progress').count(), 0);
+      assert.equal(await page.getByTestId('timeline').count(), 0);
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,0 +1,624 @@
+//! reconscope browser UI (Yew, client-side rendering).
+//!
+//! Built by trunk for `wasm32-unknown-unknown` with the `web` feature
+//! (see `Trunk.toml` and `www/index.html`). Everything runs in the tab:
+//! the inputs are read, parsed and analyzed in a Web Worker
+//! (`src/bin/worker.rs`, protocol in `reconscope::web`); the page lays the
+//! analysis out (`reconscope::layout`) and paints it on a canvas.
+//! Nothing is sent anywhere.
+//!
+//! Content-Security-Policy note: the page forbids inline styles, so never
+//! render a `style="..."` attribute here; use classes from `www/style.css`
+//! (setting `element.style` properties from code is allowed).
+
+#[cfg(target_arch = "wasm32")]
+mod chart;
+#[cfg(target_arch = "wasm32")]
+mod client;
+#[cfg(target_arch = "wasm32")]
+mod input;
+#[cfg(target_arch = "wasm32")]
+mod panels;
+#[cfg(target_arch = "wasm32")]
+mod timefmt;
+
+#[cfg(target_arch = "wasm32")]
+mod ui {
+    use std::collections::HashMap;
+    use std::rc::Rc;
+
+    use gloo::events::{EventListener, EventListenerOptions};
+    use reconscope::analyze::Analysis;
+    use reconscope::layout::{layout, Grouping, LayoutOptions, Timeline};
+    use reconscope::web::{FileSummary, FromWorker, Note, Phase, Progress, ReconcileLines, ToWorker};
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::spawn_local;
+    use web_sys::{DragEvent, Event, HtmlCanvasElement, HtmlElement, HtmlInputElement};
+    use yew::prelude::*;
+
+    use crate::chart::{Chart, ChartEvents};
+    use crate::client::WorkerClient;
+    use crate::input::{self, Input};
+    use crate::panels;
+    use crate::timefmt::{self, Zone};
+
+    pub enum Msg {
+        Ready,
+        Chosen(Vec<Input>),
+        PickFolder,
+        OpenExample,
+        Failed(String),
+        DragOver,
+        DragLeave,
+        Worker(FromWorker),
+        Cancel,
+        Focus(u32),
+        Inspect(u32),
+        CloseInspector,
+        ToggleZone,
+        ToggleGrouping,
+        ToggleRow(String),
+        ResetView,
+    }
+
+    struct Loading {
+        started_ms: f64,
+        progress: Progress,
+    }
+
+    /// A finished load.
+    pub struct Loaded {
+        pub analysis: Rc<Analysis>,
+        pub files: Vec<FileSummary>,
+        pub notes: Vec<Note>,
+        pub input_bytes: u64,
+        pub millis: f64,
+        /// Reconciles of each object in time order, and each reconcile's
+        /// group (`u32::MAX`: no object).
+        pub siblings: Vec<Vec<u32>>,
+        pub sibling_group: Vec<u32>,
+    }
+
+    pub struct Inspector {
+        pub reconcile: u32,
+        pub lines: Option<ReconcileLines>,
+    }
+
+    pub struct App {
+        ready: bool,
+        client: Option<Rc<WorkerClient>>,
+        names: Vec<String>,
+        dragging: bool,
+        loading: Option<Loading>,
+        status: Option<String>,
+        loaded: Option<Loaded>,
+        layout_opts: LayoutOptions,
+        timeline: Rc<Timeline>,
+        chart: Option<Chart>,
+        /// The chart needs the current timeline (`Some(keep_view)`).
+        chart_stale: Option<bool>,
+        canvas_ref: NodeRef,
+        tooltip_ref: NodeRef,
+        zone: Zone,
+        focus: Option<u32>,
+        inspector: Option<Inspector>,
+        folder_listener: Option<EventListener>,
+        /// Drops outside the drop zone load too (instead of the browser
+        /// opening the file and leaving the page).
+        _window_drop: Vec<EventListener>,
+    }
+
+    fn now_ms() -> f64 {
+        js_sys::Date::now()
+    }
+
+    impl App {
+        /// Stops any load and forgets the last result.
+        fn reset(&mut self) {
+            self.client = None; // terminates the worker
+            self.loading = None;
+            self.loaded = None;
+            self.chart = None;
+            self.chart_stale = None;
+            self.timeline = Rc::default();
+            self.inspector = None;
+            self.focus = None;
+            self.status = None;
+            self.layout_opts = LayoutOptions::default();
+        }
+
+        fn start_load(&mut self, ctx: &Context<Self>, inputs: Vec<Input>) {
+            self.reset();
+            self.names = inputs.iter().map(|i| i.name.clone()).collect();
+            if inputs.is_empty() {
+                return;
+            }
+            let client = match WorkerClient::spawn(
+                ctx.link().callback(Msg::Worker),
+                ctx.link().callback(Msg::Failed),
+            ) {
+                Ok(c) => Rc::new(c),
+                Err(e) => {
+                    self.status = Some(e);
+                    return;
+                }
+            };
+            let total: u64 = inputs.iter().map(|i| i.blob.size() as u64).sum();
+            let files = inputs.len() as u32;
+            client.send(&ToWorker::Begin { files, total_bytes: total }, None);
+            self.loading = Some(Loading {
+                started_ms: now_ms(),
+                progress: Progress {
+                    phase: Phase::Reading,
+                    done_bytes: 0,
+                    total_bytes: total,
+                    files_done: 0,
+                    files,
+                    current: inputs[0].name.clone(),
+                },
+            });
+            // Files are read one after the other and each one's bytes are
+            // transferred to the worker as soon as they are read. Cancel
+            // drops the client, which ends this loop too.
+            let weak = Rc::downgrade(&client);
+            let fail = ctx.link().callback(Msg::Failed);
+            spawn_local(async move {
+                for inp in inputs {
+                    let bytes = input::read(&inp.blob).await;
+                    let Some(client) = weak.upgrade() else { return };
+                    match bytes {
+                        Ok(b) => client.send(&ToWorker::File { name: inp.name }, Some(b)),
+                        Err(e) => return fail.emit(format!("{}: {e}", inp.name)),
+                    }
+                }
+                if let Some(client) = weak.upgrade() {
+                    client.send(&ToWorker::Finish, None);
+                }
+            });
+            self.client = Some(client);
+        }
+
+        fn relayout(&mut self, keep_view: bool) {
+            if let Some(l) = &self.loaded {
+                self.timeline = Rc::new(layout(&l.analysis, &self.layout_opts));
+                self.chart_stale = Some(keep_view);
+            }
+        }
+
+        fn on_loaded(&mut self, r: reconscope::web::LoadResult) {
+            let started = self.loading.take().map(|l| l.started_ms).unwrap_or_else(now_ms);
+            let a = r.analysis;
+            let mut groups: HashMap<String, u32> = HashMap::new();
+            let mut siblings: Vec<Vec<u32>> = Vec::new();
+            let mut sibling_group = vec![u32::MAX; a.reconciles.len()];
+            for (i, rec) in a.reconciles.iter().enumerate() {
+                let Some(o) = &rec.object else { continue };
+                let key = o.to_string();
+                let g = *groups.entry(key).or_insert_with(|| {
+                    siblings.push(Vec::new());
+                    siblings.len() as u32 - 1
+                });
+                siblings[g as usize].push(i as u32);
+                sibling_group[i] = g;
+            }
+            for s in &mut siblings {
+                s.sort_by_key(|&i| (a.reconciles[i as usize].start().nanos, i));
+            }
+            if a.reconciles.is_empty() {
+                self.status = Some("No controller-runtime reconciles were found in these inputs.".into());
+            }
+            self.loaded = Some(Loaded {
+                analysis: Rc::new(a),
+                files: r.files,
+                notes: r.notes,
+                input_bytes: r.input_bytes,
+                millis: now_ms() - started,
+                siblings,
+                sibling_group,
+            });
+            self.relayout(false);
+        }
+    }
+
+    impl Component for App {
+        type Message = Msg;
+        type Properties = ();
+
+        fn create(ctx: &Context<Self>) -> Self {
+            ctx.link().send_message(Msg::Ready);
+            let mut window_drop = Vec::new();
+            if let Some(window) = web_sys::window() {
+                let opts = EventListenerOptions::enable_prevent_default();
+                window_drop.push(EventListener::new_with_options(&window, "dragover", opts, |e| e.prevent_default()));
+                let link = ctx.link().clone();
+                window_drop.push(EventListener::new_with_options(&window, "drop", opts, move |e| {
+                    // The drop zone's own handler already took it.
+                    if e.default_prevented() {
+                        return;
+                    }
+                    e.prevent_default();
+                    let Some(dt) = e.dyn_ref::<DragEvent>().and_then(|d| d.data_transfer()) else { return };
+                    let pending = input::dropped(&dt);
+                    let link = link.clone();
+                    spawn_local(async move {
+                        match pending.await {
+                            Ok(inputs) if !inputs.is_empty() => link.send_message(Msg::Chosen(inputs)),
+                            Ok(_) => {}
+                            Err(e) => link.send_message(Msg::Failed(e)),
+                        }
+                    });
+                }));
+            }
+            App {
+                ready: false,
+                client: None,
+                names: Vec::new(),
+                dragging: false,
+                loading: None,
+                status: None,
+                loaded: None,
+                layout_opts: LayoutOptions::default(),
+                timeline: Rc::default(),
+                chart: None,
+                chart_stale: None,
+                canvas_ref: NodeRef::default(),
+                tooltip_ref: NodeRef::default(),
+                zone: Zone::Utc,
+                focus: None,
+                inspector: None,
+                folder_listener: None,
+                _window_drop: window_drop,
+            }
+        }
+
+        fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+            match msg {
+                Msg::Ready => self.ready = true,
+                Msg::Chosen(inputs) => self.start_load(ctx, inputs),
+                Msg::PickFolder => {
+                    // A second <input type=file> made on the fly, never in
+                    // the page: `webkitdirectory` picks a whole folder.
+                    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return false };
+                    let Some(el) = doc.create_element("input").ok().and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+                    else {
+                        return false;
+                    };
+                    el.set_type("file");
+                    el.set_multiple(true);
+                    el.set_webkitdirectory(true);
+                    let link = ctx.link().clone();
+                    let target = el.clone();
+                    self.folder_listener = Some(EventListener::once(&el, "change", move |_| {
+                        if let Some(list) = target.files() {
+                            link.send_message(Msg::Chosen(input::from_file_list(&list)));
+                        }
+                    }));
+                    el.click();
+                    return false;
+                }
+                Msg::OpenExample => {
+                    let link = ctx.link().clone();
+                    spawn_local(async move {
+                        match input::fetch_example().await {
+                            Ok(i) => link.send_message(Msg::Chosen(vec![i])),
+                            Err(e) => link.send_message(Msg::Failed(e)),
+                        }
+                    });
+                    return false;
+                }
+                Msg::Failed(e) => {
+                    if self.loading.is_some() {
+                        self.client = None;
+                        self.loading = None;
+                    }
+                    self.status = Some(e);
+                }
+                Msg::DragOver => {
+                    if self.dragging {
+                        return false;
+                    }
+                    self.dragging = true;
+                }
+                Msg::DragLeave => self.dragging = false,
+                Msg::Worker(m) => match m {
+                    FromWorker::Ready => return false,
+                    FromWorker::Progress(p) => match &mut self.loading {
+                        Some(l) => l.progress = p,
+                        None => return false,
+                    },
+                    FromWorker::Loaded(r) => self.on_loaded(*r),
+                    FromWorker::Lines(lines) => match &mut self.inspector {
+                        Some(i) if i.reconcile == lines.reconcile => i.lines = Some(lines),
+                        _ => return false,
+                    },
+                    FromWorker::Failed { message } => self.status = Some(message),
+                },
+                Msg::Cancel => {
+                    self.reset();
+                    self.status = Some("Cancelled.".into());
+                }
+                Msg::Focus(f) => {
+                    self.focus = Some(f);
+                    if let Some(c) = &self.chart {
+                        c.focus_finding(f);
+                    }
+                }
+                Msg::Inspect(r) => {
+                    let Some(client) = &self.client else { return false };
+                    if self.inspector.as_ref().is_some_and(|i| i.reconcile == r && i.lines.is_some()) {
+                        return false;
+                    }
+                    client.send(&ToWorker::Inspect { reconcile: r }, None);
+                    self.inspector = Some(Inspector { reconcile: r, lines: None });
+                    if let Some(c) = &self.chart {
+                        c.select(Some(r), true);
+                    }
+                }
+                Msg::CloseInspector => {
+                    self.inspector = None;
+                    if let Some(c) = &self.chart {
+                        c.select(None, false);
+                    }
+                }
+                Msg::ToggleZone => {
+                    self.zone = if self.zone == Zone::Utc { Zone::Local } else { Zone::Utc };
+                    if let Some(c) = &self.chart {
+                        c.set_zone(self.zone);
+                    }
+                }
+                Msg::ToggleGrouping => {
+                    self.layout_opts.grouping = match self.layout_opts.grouping {
+                        Grouping::ByObject => Grouping::ByLane,
+                        Grouping::ByLane => Grouping::ByObject,
+                    };
+                    self.layout_opts.collapsed.clear();
+                    self.relayout(true);
+                }
+                Msg::ToggleRow(key) => {
+                    if !self.layout_opts.collapsed.remove(&key) {
+                        self.layout_opts.collapsed.insert(key);
+                    }
+                    self.relayout(true);
+                }
+                Msg::ResetView => {
+                    if let Some(c) = &self.chart {
+                        c.reset();
+                    }
+                    return false;
+                }
+            }
+            true
+        }
+
+        fn rendered(&mut self, ctx: &Context<Self>, _first_render: bool) {
+            if self.loaded.is_none() {
+                return;
+            }
+            if self.chart.is_none() {
+                let canvas = self.canvas_ref.cast::<HtmlCanvasElement>();
+                let tooltip = self.tooltip_ref.cast::<HtmlElement>();
+                if let (Some(canvas), Some(tooltip)) = (canvas, tooltip) {
+                    let events = ChartEvents {
+                        pick: ctx.link().callback(Msg::Inspect),
+                        toggle_row: ctx.link().callback(Msg::ToggleRow),
+                    };
+                    self.chart = Chart::new(canvas, tooltip, events);
+                    if let Some(c) = &self.chart {
+                        c.set_zone(self.zone);
+                    }
+                    self.chart_stale = Some(false);
+                }
+            }
+            if let (Some(c), Some(keep), Some(l)) = (&self.chart, self.chart_stale.take(), &self.loaded) {
+                c.set_data(l.analysis.clone(), self.timeline.clone(), keep);
+                if let Some(f) = self.focus {
+                    c.focus_finding(f);
+                }
+                if let Some(i) = &self.inspector {
+                    c.select(Some(i.reconcile), false);
+                }
+            } else if let Some(c) = &self.chart {
+                c.request_draw();
+            }
+        }
+
+        fn view(&self, ctx: &Context<Self>) -> Html {
+            let link = ctx.link();
+            let on_change = link.batch_callback(|e: Event| {
+                let input: HtmlInputElement = e.target_unchecked_into();
+                let chosen = input.files().map(|l| input::from_file_list(&l));
+                // Clear it, so that choosing the same files again reloads them.
+                input.set_value("");
+                chosen.map(Msg::Chosen)
+            });
+            let on_drag_over = link.callback(|e: DragEvent| {
+                // Without preventDefault the browser would open the file.
+                e.prevent_default();
+                Msg::DragOver
+            });
+            let on_drag_leave = link.callback(|_: DragEvent| Msg::DragLeave);
+            let on_drop = {
+                let link = link.clone();
+                Callback::from(move |e: DragEvent| {
+                    e.prevent_default();
+                    link.send_message(Msg::DragLeave);
+                    let Some(dt) = e.data_transfer() else { return };
+                    // Entries must be taken now, inside the drop event.
+                    let pending = input::dropped(&dt);
+                    let link = link.clone();
+                    spawn_local(async move {
+                        match pending.await {
+                            Ok(inputs) => link.send_message(Msg::Chosen(inputs)),
+                            Err(e) => link.send_message(Msg::Failed(e)),
+                        }
+                    });
+                })
+            };
+
+            let compact = self.loaded.is_some() || self.loading.is_some();
+            let drop_class = classes!("drop-zone", self.dragging.then_some("dragging"), compact.then_some("compact"));
+            html! {
+                <main class="app" data-testid={self.ready.then_some("app-ready")}>
+                    <header class="top">
+                        <h1>{ "reconscope" }</h1>
+                        <p class="privacy" data-testid="privacy">
+                            { "Nothing is uploaded: your files are read in this browser tab and never leave it." }
+                        </p>
+                    </header>
+                    <section class={classes!("loader", compact.then_some("compact"))}>
+                        // The label makes the whole drop zone open the file picker too.
+                        <label
+                            class={drop_class}
+                            for="file-input"
+                            data-testid="drop-zone"
+                            ondragover={on_drag_over}
+                            ondragleave={on_drag_leave}
+                            ondrop={on_drop}
+                        >
+                            <span class="drop-hint">
+                                { "Drop log files, folders or CI artifacts (.zip, .tar.gz) here, or click to choose files." }
+                            </span>
+                            <input id="file-input" type="file" multiple=true onchange={on_change} />
+                        </label>
+                        <div class="loader-actions">
+                            <button type="button" data-testid="pick-folder" onclick={link.callback(|_| Msg::PickFolder)}>
+                                { "Choose a folder…" }
+                            </button>
+                            <button type="button" data-testid="open-example" onclick={link.callback(|_| Msg::OpenExample)}>
+                                { "Open example" }
+                            </button>
+                            <span class="muted example-blurb">{ "the example is a CI artifact of a kamaji incident: a worker stalled for 20 minutes" }</span>
+                        </div>
+                        if !self.names.is_empty() {
+                            <ul class="file-list" data-testid="file-list">
+                                { for self.names.iter().take(12).map(|n| html! { <li>{ n }</li> }) }
+                                if self.names.len() > 12 {
+                                    <li class="muted">{ format!("and {} more", self.names.len() - 12) }</li>
+                                }
+                            </ul>
+                        }
+                        { self.view_progress(ctx) }
+                        if let Some(s) = &self.status {
+                            <p class="status" data-testid="status" role="status">{ s }</p>
+                        }
+                    </section>
+                    if let Some(l) = &self.loaded {
+                        { panels::summary(l) }
+                        { panels::findings(&l.analysis, self.focus, self.zone, link) }
+                        { self.view_timeline(ctx, l) }
+                        if let Some(i) = &self.inspector {
+                            { panels::inspector(l, i, self.zone, link) }
+                        }
+                        { panels::files(l) }
+                    }
+                </main>
+            }
+        }
+    }
+
+    impl App {
+        fn view_progress(&self, ctx: &Context<Self>) -> Html {
+            let Some(l) = &self.loading else { return html! {} };
+            let p = &l.progress;
+            let secs = ((now_ms() - l.started_ms) / 1000.0).max(0.001);
+            let speed = p.done_bytes as f64 / secs;
+            let text = match p.phase {
+                Phase::Reading => format!(
+                    "Reading {} of {} ({} of {} files) · {}/s · {}",
+                    timefmt::bytes(p.done_bytes as f64),
+                    timefmt::bytes(p.total_bytes as f64),
+                    p.files_done,
+                    p.files,
+                    timefmt::bytes(speed),
+                    p.current
+                ),
+                Phase::Analyzing => format!(
+                    "Analyzing {} read in {:.1} s ({}/s)…",
+                    timefmt::bytes(p.done_bytes as f64),
+                    secs,
+                    timefmt::bytes(speed)
+                ),
+            };
+            let max = p.total_bytes.max(1).to_string();
+            let value = match p.phase {
+                Phase::Reading => p.done_bytes.to_string(),
+                Phase::Analyzing => max.clone(),
+            };
+            html! {
+                <div class="progress" data-testid="progress" role="status">
+                    <progress max={max} value={value}></progress>
+                    <span class="progress-text" data-testid="progress-text">{ text }</span>
+                    <button type="button" data-testid="cancel" onclick={ctx.link().callback(|_| Msg::Cancel)}>
+                        { "Cancel" }
+                    </button>
+                </div>
+            }
+        }
+
+        fn view_timeline(&self, ctx: &Context<Self>, l: &Loaded) -> Html {
+            let link = ctx.link();
+            let a = &l.analysis;
+            let grouping = match self.layout_opts.grouping {
+                Grouping::ByObject => "Rows: objects",
+                Grouping::ByLane => "Rows: worker lanes",
+            };
+            let zone = match self.zone {
+                Zone::Utc => "Time: UTC",
+                Zone::Local => "Time: local",
+            };
+            html! {
+                <section
+                    class="timeline"
+                    data-testid="timeline"
+                    data-reconcile-count={a.reconciles.len().to_string()}
+                    data-election-count={a.elections.len().to_string()}
+                    data-row-count={self.timeline.rows.len().to_string()}
+                    data-bar-count={self.timeline.bars.len().to_string()}
+                >
+                    <div class="toolbar">
+                        <h2>{ "Timeline" }</h2>
+                        <button type="button" data-testid="grouping" onclick={link.callback(|_| Msg::ToggleGrouping)}>{ grouping }</button>
+                        <button type="button" data-testid="zone" onclick={link.callback(|_| Msg::ToggleZone)}>{ zone }</button>
+                        <button type="button" data-testid="reset-zoom" onclick={link.callback(|_| Msg::ResetView)}>{ "Reset zoom" }</button>
+                        <span class="legend">
+                            <span class="swatch success"></span>{ "success" }
+                            <span class="swatch requeue"></span>{ "requeue" }
+                            <span class="swatch error"></span>{ "error" }
+                            <span class="swatch latent"></span>{ "latent start" }
+                            <span class="swatch band"></span>{ "etcd election" }
+                            <span class="swatch highlight"></span>{ "finding" }
+                            <span class="glyph spec">{ "●" }</span>{ "spec update" }
+                            <span class="glyph delete">{ "▼" }</span>{ "deletion asked" }
+                            <span class="glyph delete">{ "✕" }</span>{ "deleted" }
+                            <span class="glyph delete">{ "□" }</span>{ "finalizers left" }
+                        </span>
+                    </div>
+                    <div class="chart-box">
+                        <canvas
+                            ref={self.canvas_ref.clone()}
+                            tabindex="0"
+                            aria-label="Timeline of reconciles: wheel to zoom, drag or arrow keys to pan, click a bar to inspect it"
+                        ></canvas>
+                        <div class="tooltip hidden" ref={self.tooltip_ref.clone()} role="tooltip"></div>
+                    </div>
+                    <p class="help muted">
+                        { "Wheel: zoom · drag or ←/→/↑/↓: pan · +/−: zoom · 0: reset · click a bar: its log lines · click a controller: fold it" }
+                    </p>
+                </section>
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    yew::Renderer::<ui::App>::new().render();
+}
+
+/// The UI only exists in the browser; a native build of this binary (for
+/// example `cargo build --all-features`) just says so.
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("`app` is the browser UI: build it with `trunk build` (see Makefile)");
+    std::process::exit(2);
+}

@@ -1,0 +1,257 @@
+//! The page's panels around the chart: summary, findings, inspector, files
+//! and notes. Log text is always rendered as text nodes, never as HTML.
+
+use reconscope::analyze::{Analysis, Finding, Outcome, Severity};
+use reconscope::time::human_duration;
+use yew::html::Scope;
+use yew::prelude::*;
+
+use crate::timefmt::{self, Zone};
+use crate::ui::{App, Inspector, Loaded, Msg};
+
+pub fn summary(l: &Loaded) -> Html {
+    let a = &l.analysis;
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let text = format!(
+        "{} ({}) · {} · {} · {} · read and analyzed in {:.1} s",
+        plural(l.files.len(), "log file", "log files"),
+        timefmt::bytes(l.input_bytes as f64),
+        plural(a.reconciles.len(), "reconcile", "reconciles"),
+        plural(a.controllers.len(), "controller instance", "controller instances"),
+        plural(a.elections.len(), "etcd election", "etcd elections"),
+        l.millis / 1000.0,
+    );
+    html! { <p class="summary" data-testid="summary">{ text }</p> }
+}
+
+fn severity(s: Severity) -> &'static str {
+    match s {
+        Severity::Info => "info",
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    }
+}
+
+fn window(f: &Finding, zone: Zone) -> String {
+    let (s, e) = (f.start.nanos, f.end.nanos);
+    if e - s < 1_000_000_000 {
+        timefmt::clock_auto(s, zone)
+    } else {
+        format!("{} → {}", timefmt::clock_auto(s, zone), timefmt::clock_auto(e, zone))
+    }
+}
+
+pub fn findings(a: &Analysis, focus: Option<u32>, zone: Zone, link: &Scope<App>) -> Html {
+    let items = a.findings.iter().enumerate().map(|(i, f)| {
+        let i = i as u32;
+        let kind = f.kind.as_str();
+        let class = classes!("finding", format!("sev-{}", severity(f.severity)), (focus == Some(i)).then_some("focused"));
+        let inspect = f.reconciles.first().map(|&r| {
+            let id = a.reconciles.get(r).map(|x| short_id(&x.reconcile_id)).unwrap_or_default();
+            let onclick = link.callback(move |_| Msg::Inspect(r as u32));
+            html! {
+                <button type="button" class="link" data-testid="inspect-reconcile" data-reconcile={r.to_string()} {onclick}>
+                    { format!("Inspect reconcile {id}") }
+                </button>
+            }
+        });
+        html! {
+            <li {class} data-finding-kind={kind} data-testid="finding" onclick={link.callback(move |_| Msg::Focus(i))}>
+                <div class="finding-head">
+                    <span class="kind">{ kind }</span>
+                    <span class="severity">{ severity(f.severity) }</span>
+                    <time>{ window(f, zone) }</time>
+                    <button type="button" class="link" title="Zoom the timeline onto this finding">{ "Show on timeline" }</button>
+                    { for inspect }
+                </div>
+                <p class="sentence">{ &f.message }</p>
+            </li>
+        }
+    });
+    html! {
+        <section class="findings" data-testid="findings">
+            <h2>{ format!("Findings ({})", a.findings.len()) }</h2>
+            if a.findings.is_empty() {
+                <p class="muted">{ "No findings: nothing stalled, expired, looped or got stuck in these logs." }</p>
+            } else {
+                <ol>{ for items }</ol>
+            }
+        </section>
+    }
+}
+
+fn short_id(id: &str) -> String {
+    id.chars().take(8).collect()
+}
+
+fn outcome(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Success => "success",
+        Outcome::Requeue => "requeue",
+        Outcome::Error => "error",
+    }
+}
+
+fn basename(path: &str) -> &str {
+    path.rsplit(['/', '!']).next().unwrap_or(path)
+}
+
+pub fn inspector(l: &Loaded, i: &Inspector, zone: Zone, link: &Scope<App>) -> Html {
+    let a = &l.analysis;
+    let Some(r) = a.reconciles.get(i.reconcile as usize) else { return html! {} };
+    let controller = a.controllers.get(r.controller).map(|c| c.name.clone()).unwrap_or_default();
+    let object = r.object.as_ref().map(|o| o.to_string()).unwrap_or_else(|| "(no object)".into());
+    let meta = format!(
+        "{controller} · {object} · {} · {} → {} ({}) · {} line{}",
+        outcome(r.outcome),
+        timefmt::full(r.start().nanos, zone),
+        timefmt::clock_auto(r.last.nanos, zone),
+        human_duration(r.last.nanos - r.start().nanos),
+        r.lines,
+        if r.lines == 1 { "" } else { "s" },
+    );
+    // Previous and next reconcile of the same object.
+    let group = l.sibling_group.get(i.reconcile as usize).copied().unwrap_or(u32::MAX);
+    let sibs: &[u32] = l.siblings.get(group as usize).map(Vec::as_slice).unwrap_or(&[]);
+    let pos = sibs.iter().position(|&x| x == i.reconcile);
+    let nav = |target: Option<u32>, label: &str, testid: &str| match target {
+        Some(t) => {
+            let onclick = link.callback(move |_| Msg::Inspect(t));
+            html! { <button type="button" class="link" data-testid={testid.to_string()} {onclick}>{ label }</button> }
+        }
+        None => html! { <button type="button" class="link" data-testid={testid.to_string()} disabled=true>{ label }</button> },
+    };
+    let prev = pos.and_then(|p| p.checked_sub(1)).and_then(|p| sibs.get(p)).copied();
+    let next = pos.and_then(|p| sibs.get(p + 1)).copied();
+    let position = match pos {
+        Some(p) => format!("{} of {} reconciles of {object}", p + 1, sibs.len()),
+        None => String::new(),
+    };
+
+    let body = match &i.lines {
+        None => html! { <p class="muted">{ "Reading its lines…" }</p> },
+        Some(lines) => {
+            let blocks = lines.blocks.iter().map(|b| {
+                let base = basename(&b.path).to_string();
+                let mut prev_line: Option<u32> = None;
+                let rows = b.lines.iter().map(|line| {
+                    let gap = match prev_line {
+                        Some(p) if line.number > p + 1 => {
+                            let n = line.number - p - 1;
+                            html! { <div class="gap">{ format!("⋯ {n} line{} of other reconciles", if n == 1 { "" } else { "s" }) }</div> }
+                        }
+                        _ => html! {},
+                    };
+                    prev_line = Some(line.number);
+                    let class = classes!("line", if line.own { "own" } else { "context" });
+                    html! {
+                        <>
+                            { gap }
+                            <div {class}>
+                                <span class="loc" title={format!("{}:{}", b.path, line.number)}>{ format!("{base}:{}", line.number) }</span>
+                                <span class="text">{ &line.text }</span>
+                            </div>
+                        </>
+                    }
+                });
+                html! {
+                    <div class="block">
+                        <h3 class="block-path">{ &b.path }</h3>
+                        <div class="lines">{ for rows }</div>
+                    </div>
+                }
+            });
+            html! {
+                <>
+                    { for blocks }
+                    if lines.omitted_context > 0 {
+                        <p class="muted">{ format!("{} lines without a reconcileID in between were left out.", lines.omitted_context) }</p>
+                    }
+                </>
+            }
+        }
+    };
+    html! {
+        <section class="inspector" data-testid="inspector" data-reconcile-id={r.reconcile_id.clone()}>
+            <div class="inspector-head">
+                <h2>{ "Reconcile " }<code>{ &r.reconcile_id }</code></h2>
+                <button type="button" class="link" data-testid="close-inspector" onclick={link.callback(|_| Msg::CloseInspector)}>{ "Close" }</button>
+            </div>
+            <p class="meta">{ meta }</p>
+            if let Some(e) = &r.error {
+                <p class="error-text">{ e }</p>
+            }
+            <nav class="siblings">
+                { nav(prev, "← previous of this object", "prev-reconcile") }
+                <span class="muted">{ position }</span>
+                { nav(next, "next of this object →", "next-reconcile") }
+            </nav>
+            { body }
+        </section>
+    }
+}
+
+pub fn files(l: &Loaded) -> Html {
+    let mut used = vec![false; l.notes.len()];
+    let rows = l.files.iter().map(|f| {
+        let notes: Vec<&reconscope::web::Note> = l
+            .notes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.path == f.path)
+            .map(|(k, n)| {
+                used[k] = true;
+                n
+            })
+            .collect();
+        let formats = f.formats.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
+        let span = match (&f.first, &f.last) {
+            (Some(a), Some(b)) => format!("{a} → {b}"),
+            _ => "no timestamps".into(),
+        };
+        html! {
+            <li class="file">
+                <div class="file-head">
+                    <span class="path">{ &f.path }</span>
+                    <span class="muted">
+                        { format!("{} · {} records{} · {}", timefmt::bytes(f.bytes as f64), f.records,
+                            if f.unparsed > 0 { format!(" ({} unparsed)", f.unparsed) } else { String::new() }, span) }
+                    </span>
+                </div>
+                if !formats.is_empty() {
+                    <div class="formats muted">{ formats }</div>
+                }
+                if !notes.is_empty() {
+                    <ul class="notes">
+                        { for notes.iter().map(|n| note_item(n)) }
+                    </ul>
+                }
+            </li>
+        }
+    });
+    let rows: Vec<Html> = rows.collect();
+    let others: Vec<&reconscope::web::Note> = l.notes.iter().zip(&used).filter(|(_, u)| !**u).map(|(n, _)| n).collect();
+    let open = !l.notes.is_empty();
+    html! {
+        <section class="files" data-testid="files">
+            <details {open}>
+                <summary>
+                    <h2>{ format!("Files ({}) and notes ({})", l.files.len(), l.notes.len()) }</h2>
+                </summary>
+                <ul class="file-rows">{ for rows }</ul>
+                if !others.is_empty() {
+                    <h3>{ "Other notes" }</h3>
+                    <ul class="notes">{ for others.iter().map(|n| note_item(n)) }</ul>
+                }
+            </details>
+        </section>
+    }
+}
+
+fn note_item(n: &reconscope::web::Note) -> Html {
+    let text = match n.line {
+        Some(line) => format!("{}:{line}: {}", n.path, n.message),
+        None => format!("{}: {}", n.path, n.message),
+    };
+    html! { <li class="note" data-testid="note">{ text }</li> }
+}
