@@ -181,6 +181,11 @@ fn merge_by_members(by_cluster: BTreeMap<String, Vec<Event>>) -> BTreeMap<String
     out
 }
 
+/// An election that has just started, with nothing known of its end.
+fn opening(cluster: &str, start: Timestamp, previous_leader: Option<String>) -> Election {
+    Election { cluster: cluster.to_string(), term: None, start, end: None, leader: None, previous_leader, leaderless_nanos: None, transfers: 0 }
+}
+
 /// Walks a cluster's events: a window opens at the first sign of trouble and
 /// closes at `elected leader` / `became leader`; followers that log the same
 /// new leader right after extend it.
@@ -204,32 +209,14 @@ fn windows(cluster: &str, ev: &[Event]) -> Vec<Election> {
                 if lost && lost_at.is_none() {
                     lost_at = Some(e.time);
                 }
-                let o = open.get_or_insert_with(|| Election {
-                    cluster: cluster.to_string(),
-                    term: None,
-                    start: e.time,
-                    end: None,
-                    leader: None,
-                    previous_leader: leader.clone().or_else(|| if lost { e.other.clone() } else { None }),
-                    leaderless_nanos: None,
-                    transfers: 0,
-                });
+                let o = open.get_or_insert_with(|| opening(cluster, e.time, leader.clone().or_else(|| if lost { e.other.clone() } else { None })));
                 if o.previous_leader.is_none() && lost {
                     o.previous_leader = e.other.clone();
                 }
             }
             Kind::Transfer => {
                 // A leadership transfer starts a change of leader too.
-                let o = open.get_or_insert_with(|| Election {
-                    cluster: cluster.to_string(),
-                    term: None,
-                    start: e.time,
-                    end: None,
-                    leader: None,
-                    previous_leader: leader.clone(),
-                    leaderless_nanos: None,
-                    transfers: 0,
-                });
+                let o = open.get_or_insert_with(|| opening(cluster, e.time, leader.clone()));
                 o.transfers += 1;
             }
             Kind::Elected | Kind::BecameLeader => {

@@ -146,7 +146,8 @@ fn merge(chunks: Vec<Chunk>, path: String, diagnostics: Vec<Diagnostic>) -> Pars
     let pf = ParsedFile { path, ..ParsedFile::default() };
     let mut all = chunks.into_iter();
     let Some(mut acc) = all.next() else {
-        return finish(pf, Vec::new(), Vec::new(), Vec::new(), ParseCounts::default(), Vec::new(), 0, diagnostics);
+        let empty = Chunk { records: Vec::new(), fields: Vec::new(), scratch: Vec::new(), counts: ParseCounts::default(), problems: Vec::new(), truncated_lines: 0 };
+        return finish(pf, empty, diagnostics);
     };
     for c in all {
         let (fbase, sbase, line_base) = (acc.fields.len() as u32, acc.scratch.len() as u32, acc.counts.lines as u32);
@@ -169,20 +170,12 @@ fn merge(chunks: Vec<Chunk>, path: String, diagnostics: Vec<Diagnostic>) -> Pars
         acc.truncated_lines += c.truncated_lines;
         acc.counts.add(&c.counts);
     }
-    finish(pf, acc.records, acc.fields, acc.scratch, acc.counts, acc.problems, acc.truncated_lines, diagnostics)
+    finish(pf, acc, diagnostics)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn finish(
-    mut pf: ParsedFile,
-    records: Vec<Record>,
-    fields: Vec<crate::model::Field>,
-    scratch: Vec<u8>,
-    counts: ParseCounts,
-    problems: Vec<(u32, &'static str)>,
-    truncated_lines: u64,
-    mut diagnostics: Vec<Diagnostic>,
-) -> ParsedFile {
+/// The parsed file from its joined pieces, with its diagnostics.
+fn finish(mut pf: ParsedFile, c: Chunk, mut diagnostics: Vec<Diagnostic>) -> ParsedFile {
+    let Chunk { records, fields, scratch, counts, problems, truncated_lines } = c;
     const LISTED: usize = 20;
     for (line, message) in problems.iter().take(LISTED) {
         diagnostics.push(Diagnostic { path: pf.path.clone(), line: Some(*line), message: (*message).into() });
