@@ -72,7 +72,16 @@ run_step "clippy (wasm32, web)" \
 rm -rf dist
 run_step "trunk build" trunk build --release --offline --locked
 
-# Browser tests against dist/, served on a free localhost port. The server
+# `analyze --html` without an app build: exit 2 and a line saying what to do.
+run_step "html report without an app build is exit 2" bash -c '
+    cargo run --quiet --bin reconscope -- analyze tests/fixtures/incident/cozyreport \
+        --html "$1/none.html" --app-dir "$1/no-dist" 2>"$1/html-err"
+    rc=$?; cat "$1/html-err"
+    [[ $rc == 2 ]] && grep -q "make build" "$1/html-err" && [[ ! -e "$1/none.html" ]]' _ "$LOGS"
+
+# Browser tests against dist/, served on a free localhost port. They include
+# tests/browser/html.test.mjs, which writes self-contained reports with
+# `analyze --html --app-dir dist` and opens them from file:// (no server). The server
 # is started here, not inside run_step (a pipeline subshell), so that the
 # EXIT trap knows its PID and always stops it.
 if [[ -f dist/index.html ]]; then

@@ -7,6 +7,7 @@
 
 pub mod analyze;
 pub mod ingest;
+pub mod htmlreport;
 pub mod layout;
 pub mod model;
 pub mod parse;

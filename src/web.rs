@@ -19,7 +19,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::analyze::{self, Analysis, AnalyzeOptions, RecordRef};
-use crate::model::{Diagnostic, ParsedFile};
+use crate::model::{Diagnostic, Level, ParsedFile};
 use crate::pipeline::{LoadOptions, Loaded};
 use crate::stats::FileStats;
 
@@ -38,6 +38,37 @@ pub enum ToWorker {
     Finish,
     /// The lines of one reconcile (an index into `Analysis::reconciles`).
     Inspect { reconcile: u32 },
+    /// Which reconciles have a record matching `filter`; answered with
+    /// [`FromWorker::Matched`] carrying the same `seq`.
+    Filter { seq: u32, filter: MessageFilter },
+}
+
+/// A filter over records' messages and levels.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageFilter {
+    /// A regular expression over the message, case-insensitive (empty:
+    /// any message).
+    pub pattern: String,
+    /// The lowest level a record may have: 0 any, 1 info, 2 warn, 3 error.
+    pub min_level: u8,
+}
+
+impl MessageFilter {
+    pub fn is_empty(&self) -> bool {
+        self.pattern.is_empty() && self.min_level == 0
+    }
+}
+
+/// The answer to [`ToWorker::Filter`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Matched {
+    pub seq: u32,
+    /// Indexes (into `Analysis::reconciles`) of the reconciles with a
+    /// matching record, ascending.
+    pub reconciles: Vec<u32>,
+    /// Why the filter could not be applied (a bad regex): nothing is
+    /// filtered then.
+    pub error: Option<String>,
 }
 
 /// From the worker to the app.
@@ -49,6 +80,7 @@ pub enum FromWorker {
     Progress(Progress),
     Loaded(Box<LoadResult>),
     Lines(ReconcileLines),
+    Matched(Matched),
     /// A request could not be answered (e.g. an inspect before any load).
     Failed { message: String },
 }
@@ -250,6 +282,60 @@ impl Session {
     }
 }
 
+impl Session {
+    /// The reconciles with a record matching `filter` (see
+    /// [`matching_reconciles`]).
+    pub fn matching(&self, filter: &MessageFilter) -> Result<Vec<u32>, String> {
+        matching_reconciles(&self.loaded.files, &self.record_refs, &self.reconciles, filter)
+    }
+}
+
+/// Indexes of the reconciles (each a range of `refs`) with at least one
+/// record whose message matches `filter.pattern` (case-insensitive regex)
+/// and whose level is at least `filter.min_level`. `Err`: a bad pattern.
+pub fn matching_reconciles(
+    files: &[ParsedFile],
+    refs: &[RecordRef],
+    reconciles: &[(Range<u32>, String)],
+    filter: &MessageFilter,
+) -> Result<Vec<u32>, String> {
+    let re = if filter.pattern.is_empty() {
+        None
+    } else {
+        let re = regex::RegexBuilder::new(&filter.pattern)
+            .case_insensitive(true)
+            .size_limit(1 << 20)
+            .build()
+            .map_err(|e| match e {
+                regex::Error::Syntax(s) => s.lines().last().unwrap_or("invalid regular expression").trim().to_string(),
+                other => other.to_string(),
+            })?;
+        Some(re)
+    };
+    let min = match filter.min_level {
+        0 => Level::Unknown,
+        1 => Level::Info,
+        2 => Level::Warn,
+        _ => Level::Error,
+    };
+    let mut out = Vec::new();
+    for (i, (range, _)) in reconciles.iter().enumerate() {
+        let Some(rs) = refs.get(range.start as usize..range.end as usize) else { continue };
+        let hit = rs.iter().any(|r| {
+            let Some(rec) = files.get(r.file as usize).and_then(|f| f.records.get(r.record as usize).map(|x| (f, x)))
+            else {
+                return false;
+            };
+            let (f, rec) = rec;
+            rec.level >= min && re.as_ref().is_none_or(|re| re.is_match(&f.message(rec)))
+        });
+        if hit {
+            out.push(i as u32);
+        }
+    }
+    Ok(out)
+}
+
 /// See [`Session::lines`]. `refs` are the reconcile's records.
 pub fn reconcile_lines(
     files: &[ParsedFile],
@@ -359,6 +445,22 @@ mod tests {
             assert!(b.lines.windows(2).all(|w| w[0].number < w[1].number), "{}", b.path);
         }
         assert!(s.lines(u32::MAX).is_none());
+
+        // The message filter: the stalled reconcile logged the DataStore
+        // error; matching is case-insensitive and by any record.
+        let f = |pattern: &str, min_level| MessageFilter { pattern: pattern.into(), min_level };
+        let m = s.matching(&f("datastore USER", 0)).unwrap();
+        assert!(m.contains(&idx), "the stalled reconcile matches");
+        assert!(!m.is_empty() && m.len() < a.reconciles.len(), "{} of {}", m.len(), a.reconciles.len());
+        assert!(m.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(s.matching(&f("", 0)).unwrap().len(), a.reconciles.len());
+        let errors = s.matching(&f("", 3)).unwrap();
+        assert!(errors.contains(&idx) && errors.len() < a.reconciles.len());
+        let warn = s.matching(&f("", 2)).unwrap();
+        assert!(warn.len() >= errors.len());
+        assert!(s.matching(&f("DataStore.*user", 3)).unwrap().iter().all(|i| errors.contains(i)));
+        assert!(s.matching(&f("no such text anywhere 1f2e", 0)).unwrap().is_empty());
+        assert!(s.matching(&f("(", 0)).is_err());
     }
 
     #[test]
@@ -368,6 +470,7 @@ mod tests {
             ToWorker::File { name: "a/b.log".into() },
             ToWorker::Finish,
             ToWorker::Inspect { reconcile: 7 },
+            ToWorker::Filter { seq: 3, filter: MessageFilter { pattern: "a|b".into(), min_level: 2 } },
         ] {
             assert_eq!(decode::<ToWorker>(&encode(&m)).unwrap(), m);
         }

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use reconscope::analyze::{self, AnalyzeOptions, FindingKind};
+use reconscope::htmlreport::{self, AppAssets};
 use reconscope::layout::{self, LayoutOptions};
 use reconscope::render;
 use reconscope::report::{self, ReportOptions};
@@ -19,8 +20,8 @@ reconscope: reconcile timelines and stall findings from controller-runtime, etcd
 
 USAGE:
     reconscope stats INPUT... [--json] [options]
-    reconscope analyze INPUT... [--json] [--markdown FILE|-] [--svg FILE] [--fail-on KIND,...]
-                      [--app-url URL] [--reconcile-timeout DUR] [--workers CONTROLLER=N]... [options]
+    reconscope analyze INPUT... [--json] [--markdown FILE|-] [--svg FILE] [--html FILE [--app-dir DIR]]
+                      [--fail-on KIND,...] [--app-url URL] [--reconcile-timeout DUR] [--workers CONTROLLER=N]... [options]
 
 INPUT is a log file, a folder (read recursively) or an archive (.zip, .tar,
 .tar.gz/.tgz, .gz; archives inside archives are opened too).
@@ -39,6 +40,11 @@ OPTIONS:
                             elections, frequent errors, counts) to FILE, or stdout.
     --svg FILE              Write the timeline as SVG (one row per object, one bar
                             per reconcile, election bands, findings, time axis).
+    --html FILE             Write one self-contained HTML file: the web app and the
+                            inputs inlined, no network; open it from disk and it
+                            re-runs the analysis in the browser.
+    --app-dir DIR           The built web app for --html (default: ./dist, else
+                            <exe dir>/../share/reconscope/dist).
     --fail-on KIND,...      Exit 1 when a finding of one of these kinds is found
                             (stalled-worker, expired-context, stuck-deletion,
                             slow-reconcile, hot-loop, error-burst, election-overlap).
@@ -76,6 +82,10 @@ struct Options {
     /// `--markdown`: a path, or `-` for stdout.
     markdown: Option<String>,
     svg: Option<String>,
+    /// `--html`: the self-contained report to write.
+    html: Option<PathBuf>,
+    /// `--app-dir`: trunk's dist/ for `--html`.
+    app_dir: Option<PathBuf>,
     fail_on: Vec<FindingKind>,
     report: ReportOptions,
 }
@@ -134,6 +144,8 @@ fn parse_options(args: &[String]) -> Result<Options> {
         analyze: AnalyzeOptions::default(),
         markdown: None,
         svg: None,
+        html: None,
+        app_dir: None,
         fail_on: Vec::new(),
         report: ReportOptions::default(),
     };
@@ -157,6 +169,8 @@ fn parse_options(args: &[String]) -> Result<Options> {
             }
             "--markdown" => o.markdown = Some(value(a)?),
             "--svg" => o.svg = Some(value(a)?),
+            "--html" => o.html = Some(PathBuf::from(value(a)?)),
+            "--app-dir" => o.app_dir = Some(PathBuf::from(value(a)?)),
             "--app-url" => o.report.app_url = Some(value(a)?),
             "--fail-on" => {
                 let v = value(a)?;
@@ -196,6 +210,9 @@ fn parse_options(args: &[String]) -> Result<Options> {
     }
     if o.json && o.markdown.as_deref() == Some("-") {
         bail!(ExitTwo("--json and --markdown - both want stdout; give --markdown a FILE".into()));
+    }
+    if o.app_dir.is_some() && o.html.is_none() {
+        bail!(ExitTwo("--app-dir only goes with --html FILE".into()));
     }
     Ok(o)
 }
@@ -277,6 +294,8 @@ fn stats(opts: &Options) -> Result<ExitCode> {
 }
 
 fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
+    // The app build is checked before the (possibly long) analysis.
+    let app = opts.html.as_ref().map(|_| read_app(opts.app_dir.as_deref())).transpose()?;
     let (parsed, mut notes) = load(opts)?;
     let (analysis, diags) = analyze::analyze(&parsed, &opts.analyze);
     notes.extend(diags.iter().map(|d| d.to_string()));
@@ -294,6 +313,11 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         let timeline = layout::layout(&analysis, &LayoutOptions::default());
         let svg = render::svg(&analysis, &timeline, &render::View::default());
         std::fs::write(target, svg).with_context(|| format!("{target}: cannot write the SVG"))?;
+    }
+    if let (Some(target), Some(app)) = (&opts.html, &app) {
+        let html = htmlreport::build(app, &html_inputs(&opts.inputs)?)
+            .map_err(|e| ExitTwo(format!("--html: {e}")))?;
+        std::fs::write(target, html).with_context(|| format!("{}: cannot write the HTML report", target.display()))?;
     }
     if opts.json {
         let mut doc = analyze::json::to_json(&inputs, &analysis);
@@ -320,4 +344,81 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
     // The process ends now: the OS frees the buffers faster than drops would.
     std::mem::forget((parsed, analysis));
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// The built web app for `--html`: `--app-dir`, else `./dist`, else
+/// `<exe dir>/../share/reconscope/dist`.
+fn read_app(app_dir: Option<&Path>) -> Result<AppAssets> {
+    let dir = match app_dir {
+        Some(d) => d.to_path_buf(),
+        None => {
+            let installed = std::env::current_exe()
+                .ok()
+                .and_then(|e| Some(e.parent()?.join("../share/reconscope/dist")));
+            match installed {
+                Some(d) if !Path::new("dist/index.html").exists() && d.join("index.html").exists() => d,
+                _ => PathBuf::from("dist"),
+            }
+        }
+    };
+    let missing = |what: &str| ExitTwo(format!("{}: no {what} of the web app there; run `make build` first (or give --app-dir DIR)", dir.display()));
+    if !dir.join("index.html").is_file() {
+        bail!(missing("index.html"));
+    }
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .with_context(|| format!("{}: cannot read folder", dir.display()))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    let find = |prefix: &str, suffix: &str| -> Result<PathBuf> {
+        let mut m: Vec<&String> = names.iter().filter(|n| n.starts_with(prefix) && n.ends_with(suffix)).collect();
+        m.sort();
+        match m.as_slice() {
+            [one] => Ok(dir.join(one)),
+            [] => Err(missing(&format!("{prefix}*{suffix}")).into()),
+            _ => Err(ExitTwo(format!("{}: more than one {prefix}*{suffix}; rebuild it with `make build`", dir.display())).into()),
+        }
+    };
+    let text = |p: PathBuf| std::fs::read_to_string(&p).with_context(|| format!("{}: cannot read", p.display()));
+    let bytes = |p: PathBuf| std::fs::read(&p).with_context(|| format!("{}: cannot read", p.display()));
+    for f in ["worker.js", "worker_bg.wasm"] {
+        if !dir.join(f).is_file() {
+            bail!(missing(f));
+        }
+    }
+    let mut snippets = Vec::new();
+    let snip_dir = dir.join("snippets");
+    if snip_dir.is_dir() {
+        let mut files = Vec::new();
+        walk(&snip_dir, &mut files)?;
+        for (path, _) in files {
+            let rel = path.strip_prefix(&dir).unwrap_or(&path).components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            snippets.push((rel, text(path)?));
+        }
+    }
+    Ok(AppAssets {
+        style_css: text(find("style-", ".css")?)?,
+        app_js: text(find("app-", ".js")?)?,
+        app_wasm: bytes(find("app-", "_bg.wasm")?)?,
+        snippets,
+        worker_js: text(dir.join("worker.js"))?,
+        worker_wasm: bytes(dir.join("worker_bg.wasm"))?,
+    })
+}
+
+/// The inputs as the browser would get them when dropped: a file by its
+/// name, a folder's files by their path below the folder's parent.
+fn html_inputs(inputs: &[PathBuf]) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut out = Vec::new();
+    for input in inputs {
+        let mut files = Vec::new();
+        walk(input, &mut files)?;
+        let base = input.parent().unwrap_or(Path::new(""));
+        for (path, name) in files {
+            let rel = path.strip_prefix(base).unwrap_or(&path);
+            let shown = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            let bytes = std::fs::read(&path).with_context(|| format!("{name}: cannot read"))?;
+            out.push((shown, bytes));
+        }
+    }
+    Ok(out)
 }

@@ -14,7 +14,7 @@ mod imp {
     use std::cell::RefCell;
 
     use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
-    use reconscope::web::{decode, encode, FromWorker, Phase, Session, ToWorker};
+    use reconscope::web::{decode, encode, FromWorker, Matched, Phase, Session, ToWorker};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -88,6 +88,14 @@ mod imp {
                     Some(l) => FromWorker::Lines(l),
                     None => FromWorker::Failed { message: format!("no reconcile #{reconcile} is loaded") },
                 });
+            }
+            ToWorker::Filter { seq, filter } => {
+                let r = SESSION.with(|s| s.borrow().as_ref().map(|s| s.matching(&filter)));
+                post(&FromWorker::Matched(match r {
+                    Some(Ok(reconciles)) => Matched { seq, reconciles, error: None },
+                    Some(Err(e)) => Matched { seq, reconciles: Vec::new(), error: Some(e) },
+                    None => Matched { seq, reconciles: Vec::new(), error: Some("nothing is loaded".into()) },
+                }));
             }
         }
     }

@@ -13,7 +13,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,7 +60,7 @@ after(async () => {
  * Opens the app in a new context and records what a person would not see:
  * console errors, uncaught exceptions, CSP violations and every request.
  */
-async function openApp(contextOptions = {}) {
+async function openApp(contextOptions = {}, url = BASE_URL) {
   const context = await browser.newContext(contextOptions);
   const seen = { consoleErrors: [], pageErrors: [], requests: [] };
   context.on('request', (req) => seen.requests.push(req.url()));
@@ -77,8 +77,8 @@ async function openApp(contextOptions = {}) {
   });
   page.on('pageerror', (err) => seen.pageErrors.push(String(err)));
 
-  const response = await page.goto(BASE_URL, { waitUntil: 'load' });
-  assert.equal(response?.status(), 200, `GET ${BASE_URL}`);
+  const response = await page.goto(url, { waitUntil: 'load' });
+  assert.equal(response?.status(), 200, `GET ${url}`);
   await page.waitForSelector('[data-testid=app-ready]', { state: 'attached', timeout: 30_000 });
   return { context, page, seen };
 }
@@ -375,6 +375,232 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
     } finally {
       await context.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Drops the example artifact on the page, as a person would. */
+async function dropExample(page) {
+  await page.locator('h1').evaluate(async (h1) => {
+    const bytes = await (await fetch('example/cozyreport.zip')).arrayBuffer();
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], 'cozyreport.zip', { type: 'application/zip' }));
+    h1.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    h1.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await assertIncidentLoaded(page);
+}
+
+const canvasView = (page) =>
+  page.getByTestId('timeline').locator('canvas').getAttribute('data-view');
+
+describe('sharing and export', { timeout: 180_000 }, () => {
+  test('Copy link puts the view in the URL; opening it and dropping the artifact restores it', async () => {
+    const viewport = { width: 1280, height: 800 };
+    const { context, page, seen } = await openApp({ viewport });
+    let href;
+    let view;
+    const stalledId = incidentAnalysis().findings.find((f) => f.kind === 'stalled-worker').reconcile_ids[0];
+    try {
+      await dropExample(page);
+      const stalled = page.locator('[data-finding-kind=stalled-worker]');
+      await stalled.click();
+      await stalled.getByTestId('inspect-reconcile').click();
+      await page.getByTestId('inspector').waitFor({ state: 'attached' });
+      // Zoom in a little so the window is not the default one.
+      const canvas = page.getByTestId('timeline').locator('canvas');
+      await canvas.scrollIntoViewIfNeeded();
+      const before = await canvasView(page);
+      const box = await canvas.boundingBox();
+      await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5);
+      await page.mouse.wheel(0, -200);
+      await page.waitForFunction(
+        (v) => document.querySelector('[data-testid=timeline] canvas').dataset.view !== v,
+        before,
+      );
+      await page.waitForTimeout(200);
+      await page.getByTestId('copy-link').click();
+      await page.getByTestId('share-notice').waitFor({ state: 'attached' });
+      view = await canvasView(page);
+      href = await page.evaluate(() => location.href);
+      // Without clipboard permission the link is shown in a selected field.
+      if ((await page.getByTestId('share-field').count()) > 0) {
+        assert.equal(await page.getByTestId('share-field').inputValue(), href);
+      }
+      const hash = new URL(href).hash;
+      assert.match(hash, /^#from=\d{4}-\d\d-\d\dT[^&]+&to=[^&]+/);
+      assert.match(hash, new RegExp(`sel=${stalledId}`));
+      const [a, b] = view.split(',').map(Number);
+      const p = new URLSearchParams(hash.slice(1));
+      assert.ok(Math.abs(Date.parse(p.get('from')) * 1e6 - a) < 1e6, `${p.get('from')} vs ${a}`);
+      assert.ok(Math.abs(Date.parse(p.get('to')) * 1e6 - b) < 1e6, `${p.get('to')} vs ${b}`);
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+    }
+
+    const second = await openApp({ viewport }, href);
+    try {
+      await dropExample(second.page);
+      const inspector = second.page.getByTestId('inspector');
+      await inspector.waitFor({ state: 'attached' });
+      assert.equal(await inspector.getAttribute('data-reconcile-id'), stalledId);
+      await second.page.waitForFunction(
+        (v) => document.querySelector('[data-testid=timeline] canvas')?.dataset.view === v,
+        view,
+        { timeout: 10_000 },
+      );
+      await inspector
+        .locator('.line .text', { hasText: 'unable to create the DataStore user' })
+        .first()
+        .waitFor({ state: 'attached', timeout: 30_000 });
+      await assertClean(second.page, second.seen);
+    } finally {
+      await second.context.close();
+    }
+  });
+
+  test("the CLI's #from=…&to=… fragment sets the window", async () => {
+    const viewport = { width: 1280, height: 800 };
+    // The link `analyze --app-url` writes into the Markdown report.
+    const md = execFileSync(
+      'cargo',
+      ['run', '--quiet', '--offline', '--bin', 'reconscope', '--', 'analyze', 'tests/fixtures/incident/cozyreport',
+        '--markdown', '-', '--app-url', 'http://app.invalid/'],
+      { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 },
+    );
+    const fragment = md.match(/http:\/\/app\.invalid\/(#from=[^&)\s]+&to=[^)\s]+)/)[1];
+    const p = new URLSearchParams(fragment.slice(1));
+    const { context, page, seen } = await openApp({ viewport }, `${BASE_URL}${fragment}`);
+    try {
+      await dropExample(page);
+      const want = `${Date.parse(p.get('from')) * 1e6},${Date.parse(p.get('to')) * 1e6}`;
+      await page.waitForFunction(
+        (v) => document.querySelector('[data-testid=timeline] canvas')?.dataset.view === v,
+        want,
+        { timeout: 10_000 },
+      );
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('Export SVG, Export PNG and Copy Markdown', async () => {
+    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    try {
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(BASE_URL).origin });
+      await dropExample(page);
+
+      const svgDownload = page.waitForEvent('download');
+      await page.getByTestId('export-svg').click();
+      const svg = readFileSync(await (await svgDownload).path(), 'utf8');
+      assert.ok(svg.startsWith('<svg'), svg.slice(0, 80));
+      assert.ok(svg.includes('<rect'));
+
+      const pngDownload = page.waitForEvent('download');
+      await page.getByTestId('export-png').click();
+      const dl = await pngDownload;
+      assert.match(dl.suggestedFilename(), /\.png$/);
+      const png = readFileSync(await dl.path());
+      assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+      await page.getByTestId('copy-markdown').click();
+      await page.waitForFunction(() => /Markdown|report/.test(document.querySelector('[data-testid=share-notice]')?.textContent ?? ''));
+      const md =
+        (await page.getByTestId('share-field').count()) > 0
+          ? await page.getByTestId('share-field').inputValue()
+          : await page.evaluate(() => navigator.clipboard.readText());
+      assert.ok(md.includes('| stalled-worker |'), md.slice(0, 400));
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('filters', { timeout: 180_000 }, () => {
+  test('a message regex keeps the matching reconciles; a bad regex filters nothing', async () => {
+    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    try {
+      await dropExample(page);
+      const timeline = page.getByTestId('timeline');
+      const total = Number(await timeline.getAttribute('data-reconcile-count'));
+      assert.equal(Number(await timeline.getAttribute('data-shown-count')), total);
+      const barsBefore = Number(await timeline.locator('canvas').getAttribute('data-drawn-bars'));
+      assert.equal((await page.getByTestId('shown-count').innerText()).trim(), `${total} of ${total} reconciles shown`);
+
+      await page.getByTestId('filter-message').fill('DataStore user');
+      await page.waitForFunction(
+        (n) => Number(document.querySelector('[data-testid=timeline]').dataset.shownCount) < n,
+        total,
+      );
+      await page.waitForFunction(
+        (n) => Number(document.querySelector('[data-testid=timeline] canvas').dataset.drawnBars) < n,
+        barsBefore,
+      );
+      const shown = Number(await timeline.getAttribute('data-shown-count'));
+      assert.ok(shown > 0);
+      assert.equal((await page.getByTestId('shown-count').innerText()).trim(), `${shown} of ${total} reconciles shown`);
+      assert.match(await page.evaluate(() => location.hash), /q=DataStore%20user/);
+      // Findings stay listed, and the stalled reconcile's bar is still drawn.
+      assert.equal(await page.locator('[data-finding-kind=stalled-worker]').count(), 1);
+      const stalled = page.locator('[data-finding-kind=stalled-worker]');
+      await stalled.click();
+      await stalled.getByTestId('inspect-reconcile').click();
+      await page.waitForFunction(() => document.querySelector('[data-testid=timeline] canvas').dataset.selectedRect);
+      await page.getByTestId('filters').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+      await page.screenshot({ path: join(SCREENSHOTS, 'filters.png') });
+
+      // The level filter narrows further; "any" brings them back.
+      await page.getByTestId('filter-level').selectOption('3');
+      await page.waitForFunction(() => location.hash.includes('level=3'));
+      assert.ok(Number(await timeline.getAttribute('data-shown-count')) <= shown);
+      await page.getByTestId('filter-level').selectOption('0');
+
+      // A bad regex: an inline error, nothing filtered.
+      await page.getByTestId('filter-message').fill('(');
+      await page.getByTestId('filter-error').waitFor({ state: 'attached' });
+      assert.match(await page.getByTestId('filter-error').innerText(), /Invalid regular expression/);
+      await page.waitForFunction(
+        (n) => Number(document.querySelector('[data-testid=timeline]').dataset.shownCount) === n,
+        total,
+      );
+      await page.getByTestId('filters').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+      await page.screenshot({ path: join(SCREENSHOTS, 'filters-error.png') });
+
+      // Namespace/object substring and controller filters run in the page.
+      await page.getByTestId('filter-message').fill('');
+      await page.waitForFunction(() => !document.querySelector('[data-testid=filter-error]'));
+      await page.getByTestId('filter-object').fill('zzz-no-such-object');
+      await page.waitForFunction(() => document.querySelector('[data-testid=timeline]').dataset.shownCount === '0');
+      await page.getByTestId('filter-object').fill('');
+      const controllers = await page.getByTestId('filter-controller').locator('option').count();
+      assert.ok(controllers > 1);
+      await page.getByTestId('filter-controller').selectOption({ index: 1 });
+      await page.waitForFunction(
+        (n) => Number(document.querySelector('[data-testid=timeline]').dataset.shownCount) < n,
+        total,
+      );
+
+      // The from/to fields follow the zoom, and typing a window zooms.
+      const [v0] = (await canvasView(page)).split(',').map(Number);
+      await page.waitForFunction(() => document.querySelector('[data-testid=filter-from]').value !== '');
+      const fromText = await page.getByTestId('filter-from').inputValue();
+      assert.ok(Math.abs(Date.parse(fromText) * 1e6 - v0) < 1e6, `${fromText} vs ${v0}`);
+      await page.getByTestId('filter-from').fill('2026-05-26T16:30:00Z');
+      await page.getByTestId('filter-to').fill('2026-05-26T16:40:00Z');
+      await page.getByTestId('filter-to').press('Enter');
+      await page.waitForFunction(
+        (v) => document.querySelector('[data-testid=timeline] canvas').dataset.view === v,
+        `${Date.parse('2026-05-26T16:30:00Z') * 1e6},${Date.parse('2026-05-26T16:40:00Z') * 1e6}`,
+      );
+      await page.getByTestId('filter-from').fill('not a time');
+      await page.getByTestId('filter-from').press('Enter');
+      await page.getByTestId('window-error').waitFor({ state: 'attached' });
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
     }
   });
 });

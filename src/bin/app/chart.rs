@@ -43,6 +43,8 @@ pub struct ChartEvents {
     pub pick: Callback<u32>,
     /// A controller's label was clicked: the row's key (fold/unfold).
     pub toggle_row: Callback<String>,
+    /// The drawn time window changed (absolute ns).
+    pub view: Callback<(i64, i64)>,
 }
 
 pub struct Chart {
@@ -102,6 +104,8 @@ struct State {
     frame: Option<AnimationFrame>,
     /// Hatch patterns by colour.
     patterns: Vec<(String, CanvasPattern)>,
+    /// The window last reported through `events.view`.
+    reported: Option<(i64, i64)>,
     /// CSS size of the canvas at the last draw.
     w: f64,
     h: f64,
@@ -122,6 +126,7 @@ impl Chart {
                 label_w: 160.0,
                 t0: 0.0,
                 t1: 1.0,
+                reported: None,
                 scroll: 0.0,
                 zone: Zone::Utc,
                 selected: None,
@@ -299,6 +304,16 @@ impl Chart {
 
     pub fn request_draw(&self) {
         self.st.borrow_mut().request_draw();
+    }
+
+    /// Shows the window `[start, end]` (absolute ns).
+    pub fn set_view(&self, start: i64, end: i64) {
+        let mut s = self.st.borrow_mut();
+        let origin = s.tl.start_nanos;
+        s.t0 = (start - origin) as f64;
+        s.t1 = (end.max(start + 1) - origin) as f64;
+        s.clamp();
+        s.request_draw();
     }
 }
 
@@ -958,6 +973,10 @@ impl State {
         // ns) and the selected bar's box (CSS px).
         let _ = self.canvas.set_attribute("data-drawn-bars", &drawn.to_string());
         let _ = self.canvas.set_attribute("data-view", &format!("{vt0},{vt1}"));
+        if self.reported != Some((vt0, vt1)) {
+            self.reported = Some((vt0, vt1));
+            self.events.view.emit((vt0, vt1));
+        }
         match selected_rect {
             Some((x, y, bw, bh)) => {
                 let _ = self.canvas.set_attribute("data-selected-rect", &format!("{x:.1},{y:.1},{bw:.1},{bh:.1}"));

@@ -28,7 +28,13 @@ impl WorkerClient {
     /// Starts a worker. `on_message` gets every answer; `on_error` gets a
     /// failure of the worker itself (it could not load, or it crashed).
     pub fn spawn(on_message: Callback<FromWorker>, on_error: Callback<String>) -> Result<WorkerClient, String> {
-        let worker = Worker::new(WORKER_URL).map_err(|e| format!("cannot start the worker: {e:?}"))?;
+        // A self-contained HTML report (`reconscope analyze --html`) starts
+        // the worker from a Blob URL it puts in `RECONSCOPE_WORKER_URL`.
+        let url = Reflect::get(&js_sys::global(), &JsValue::from_str("RECONSCOPE_WORKER_URL"))
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_else(|| WORKER_URL.to_string());
+        let worker = Worker::new(&url).map_err(|e| format!("cannot start the worker: {e:?}"))?;
         let ready = Rc::new(Cell::new(false));
         let queue: Rc<RefCell<Vec<(Object, Array)>>> = Rc::default();
         let onmessage = {

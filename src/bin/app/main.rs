@@ -20,6 +20,8 @@ mod input;
 #[cfg(target_arch = "wasm32")]
 mod panels;
 #[cfg(target_arch = "wasm32")]
+mod share;
+#[cfg(target_arch = "wasm32")]
 mod timefmt;
 
 #[cfg(target_arch = "wasm32")]
@@ -30,16 +32,17 @@ mod ui {
     use gloo::events::{EventListener, EventListenerOptions};
     use reconscope::analyze::Analysis;
     use reconscope::layout::{layout, Grouping, LayoutOptions, Timeline};
-    use reconscope::web::{FileSummary, FromWorker, Note, Phase, Progress, ReconcileLines, ToWorker};
+    use reconscope::web::{FileSummary, FromWorker, MessageFilter, Note, Phase, Progress, ReconcileLines, ToWorker};
     use wasm_bindgen::JsCast;
     use wasm_bindgen_futures::spawn_local;
-    use web_sys::{DragEvent, Event, HtmlCanvasElement, HtmlElement, HtmlInputElement};
+    use web_sys::{DragEvent, Event, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, InputEvent};
     use yew::prelude::*;
 
     use crate::chart::{Chart, ChartEvents};
     use crate::client::WorkerClient;
     use crate::input::{self, Input};
     use crate::panels;
+    use crate::share;
     use crate::timefmt::{self, Zone};
 
     pub enum Msg {
@@ -59,6 +62,34 @@ mod ui {
         ToggleGrouping,
         ToggleRow(String),
         ResetView,
+        /// The chart's window changed (absolute ns).
+        View((i64, i64)),
+        CopyLink,
+        CopyMarkdown,
+        ExportSvg,
+        ExportPng,
+        /// A share action ended: a notice, and text to select by hand when
+        /// the clipboard was unavailable.
+        Shared(String, Option<String>),
+        FilterMessage(String),
+        FilterLevel(u8),
+        FilterController(String),
+        FilterObject(String),
+        /// The window typed in the Filters panel: (from, to) text.
+        FilterWindow,
+    }
+
+    /// The Filters panel's values.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct Filters {
+        /// Regex over messages (case-insensitive), matched in the worker.
+        pub pattern: String,
+        /// 0 any, 1 info, 2 warn, 3 error.
+        pub min_level: u8,
+        /// A controller instance's id (empty: all).
+        pub controller: String,
+        /// Substring of the namespace/name (case-insensitive).
+        pub object: String,
     }
 
     struct Loading {
@@ -103,6 +134,25 @@ mod ui {
         focus: Option<u32>,
         inspector: Option<Inspector>,
         folder_listener: Option<EventListener>,
+        /// The chart's window (absolute ns), kept in the URL fragment.
+        view: Option<(i64, i64)>,
+        /// The fragment the page was opened with, applied to the next load.
+        pending: Option<share::Fragment>,
+        /// The view to restore once the chart has the new timeline.
+        restore_view: Option<(i64, i64)>,
+        share_notice: Option<String>,
+        /// Text to copy by hand (the clipboard was unavailable).
+        share_text: Option<String>,
+        share_ref: NodeRef,
+        filters: Filters,
+        /// The worker's answer for the message/level filter (`None`: no
+        /// such filter, or it failed).
+        matched: Option<Vec<u32>>,
+        filter_error: Option<String>,
+        window_error: Option<String>,
+        filter_seq: u32,
+        from_ref: NodeRef,
+        to_ref: NodeRef,
         /// Drops outside the drop zone load too (instead of the browser
         /// opening the file and leaving the page).
         _window_drop: Vec<EventListener>,
@@ -125,6 +175,110 @@ mod ui {
             self.focus = None;
             self.status = None;
             self.layout_opts = LayoutOptions::default();
+            self.view = None;
+            self.restore_view = None;
+            self.share_notice = None;
+            self.share_text = None;
+            self.filters = Filters::default();
+            self.matched = None;
+            self.filter_error = None;
+        }
+
+        /// Asks the worker for the message/level matches, or applies the
+        /// other filters at once when there is no message/level filter.
+        fn refilter(&mut self) {
+            let filter = MessageFilter { pattern: self.filters.pattern.clone(), min_level: self.filters.min_level };
+            self.filter_seq += 1;
+            if filter.is_empty() {
+                self.matched = None;
+                self.filter_error = None;
+                self.apply_filters();
+            } else if let Some(client) = &self.client {
+                client.send(&ToWorker::Filter { seq: self.filter_seq, filter }, None);
+            }
+        }
+
+        /// Shows the chart's window in the Filters panel's from/to fields
+        /// (unless one is being edited).
+        fn show_window(&self) {
+            let Some((a, b)) = self.view else { return };
+            let active = web_sys::window().and_then(|w| w.document()).and_then(|d| d.active_element());
+            for (r, t) in [(&self.from_ref, a), (&self.to_ref, b)] {
+                if let Some(i) = r.cast::<HtmlInputElement>() {
+                    if active.as_ref() != Some(i.as_ref()) {
+                        i.set_value(&reconscope::model::Timestamp::new(t, 3).to_string());
+                    }
+                }
+            }
+        }
+
+        /// Sets `LayoutOptions::only` from the filters and lays out again.
+        fn apply_filters(&mut self) {
+            let Some(l) = &self.loaded else { return };
+            let a = &l.analysis;
+            let f = &self.filters;
+            let only = if self.matched.is_none() && f.controller.is_empty() && f.object.is_empty() {
+                None
+            } else {
+                let ctl = a.controllers.iter().position(|c| c.id == f.controller);
+                let obj = f.object.to_lowercase();
+                let mut keep = vec![self.matched.is_none(); a.reconciles.len()];
+                for &i in self.matched.iter().flatten() {
+                    if let Some(k) = keep.get_mut(i as usize) {
+                        *k = true;
+                    }
+                }
+                Some(
+                    a.reconciles
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, r)| {
+                            keep[*i]
+                                && (f.controller.is_empty() || Some(r.controller) == ctl)
+                                && (obj.is_empty()
+                                    || r.object.as_ref().is_some_and(|o| o.to_string().to_lowercase().contains(&obj)))
+                        })
+                        .map(|(i, _)| i as u32)
+                        .collect(),
+                )
+            };
+            if only != self.layout_opts.only {
+                self.layout_opts.only = only;
+                self.relayout(true);
+            }
+            self.write_hash();
+        }
+
+        /// The view as a fragment.
+        fn fragment(&self) -> share::Fragment {
+            let sel = match (&self.loaded, &self.inspector) {
+                (Some(l), Some(i)) => l.analysis.reconciles.get(i.reconcile as usize).map(|r| r.reconcile_id.clone()),
+                _ => None,
+            };
+            share::Fragment {
+                window: self.view,
+                lanes: Some(self.layout_opts.grouping == Grouping::ByLane),
+                collapsed: self.layout_opts.collapsed.iter().cloned().collect(),
+                sel,
+                q: self.filters.pattern.clone(),
+                level: self.filters.min_level,
+                ctl: self.filters.controller.clone(),
+                obj: self.filters.object.clone(),
+            }
+        }
+
+        /// Puts the view into `location.hash` (no reload, no request).
+        fn write_hash(&self) {
+            if self.loaded.is_some() && self.pending.is_none() {
+                share::replace(&share::format(&self.fragment()));
+            }
+        }
+
+        /// The SVG of the current view, 1200 px wide.
+        fn svg(&self) -> Option<String> {
+            let l = self.loaded.as_ref()?;
+            let view = reconscope::render::View { width_px: 1200, window: self.view, utc_offset_secs: 0 };
+            Some(reconscope::render::svg(&l.analysis, &self.timeline, &view))
         }
 
         fn start_load(&mut self, ctx: &Context<Self>, inputs: Vec<Input>) {
@@ -216,7 +370,27 @@ mod ui {
                 siblings,
                 sibling_group,
             });
+            if let Some(f) = self.pending.take() {
+                if let Some(lanes) = f.lanes {
+                    self.layout_opts.grouping = if lanes { Grouping::ByLane } else { Grouping::ByObject };
+                }
+                self.layout_opts.collapsed = f.collapsed.into_iter().collect();
+                self.filters =
+                    Filters { pattern: f.q, min_level: f.level, controller: f.ctl, object: f.obj };
+                self.restore_view = f.window;
+                let a = &self.loaded.as_ref().map(|l| l.analysis.clone());
+                let idx = f.sel.as_ref().and_then(|id| {
+                    a.as_ref()?.reconciles.iter().position(|r| &r.reconcile_id == id)
+                });
+                if let (Some(i), Some(client)) = (idx, &self.client) {
+                    client.send(&ToWorker::Inspect { reconcile: i as u32 }, None);
+                    self.inspector = Some(Inspector { reconcile: i as u32, lines: None });
+                }
+            }
             self.relayout(false);
+            if self.filters != Filters::default() {
+                self.refilter();
+            }
         }
     }
 
@@ -267,6 +441,22 @@ mod ui {
                 focus: None,
                 inspector: None,
                 folder_listener: None,
+                view: None,
+                pending: {
+                    let f = share::parse(&share::current());
+                    (f != share::Fragment::default()).then_some(f)
+                },
+                restore_view: None,
+                share_notice: None,
+                share_text: None,
+                share_ref: NodeRef::default(),
+                filters: Filters::default(),
+                matched: None,
+                filter_error: None,
+                filter_seq: 0,
+                window_error: None,
+                from_ref: NodeRef::default(),
+                to_ref: NodeRef::default(),
                 _window_drop: window_drop,
             }
         }
@@ -331,6 +521,22 @@ mod ui {
                         Some(i) if i.reconcile == lines.reconcile => i.lines = Some(lines),
                         _ => return false,
                     },
+                    FromWorker::Matched(m) => {
+                        if m.seq != self.filter_seq {
+                            return false;
+                        }
+                        match m.error {
+                            Some(e) => {
+                                self.matched = None;
+                                self.filter_error = Some(e);
+                            }
+                            None => {
+                                self.matched = Some(m.reconciles);
+                                self.filter_error = None;
+                            }
+                        }
+                        self.apply_filters();
+                    }
                     FromWorker::Failed { message } => self.status = Some(message),
                 },
                 Msg::Cancel => {
@@ -353,12 +559,14 @@ mod ui {
                     if let Some(c) = &self.chart {
                         c.select(Some(r), true);
                     }
+                    self.write_hash();
                 }
                 Msg::CloseInspector => {
                     self.inspector = None;
                     if let Some(c) = &self.chart {
                         c.select(None, false);
                     }
+                    self.write_hash();
                 }
                 Msg::ToggleZone => {
                     self.zone = if self.zone == Zone::Utc { Zone::Local } else { Zone::Utc };
@@ -373,12 +581,14 @@ mod ui {
                     };
                     self.layout_opts.collapsed.clear();
                     self.relayout(true);
+                    self.write_hash();
                 }
                 Msg::ToggleRow(key) => {
                     if !self.layout_opts.collapsed.remove(&key) {
                         self.layout_opts.collapsed.insert(key);
                     }
                     self.relayout(true);
+                    self.write_hash();
                 }
                 Msg::ResetView => {
                     if let Some(c) = &self.chart {
@@ -386,11 +596,113 @@ mod ui {
                     }
                     return false;
                 }
+                Msg::View(v) => {
+                    self.view = Some(v);
+                    self.write_hash();
+                    self.show_window();
+                    return false;
+                }
+                Msg::FilterWindow => {
+                    let text = |r: &NodeRef| r.cast::<HtmlInputElement>().map(|i| i.value()).unwrap_or_default();
+                    let parse = |t: String| reconscope::time::parse_rfc3339(t.trim().as_bytes(), false, 0).map(|p| p.ts.nanos);
+                    let (from, to) = (parse(text(&self.from_ref)), parse(text(&self.to_ref)));
+                    match (from, to, &self.chart) {
+                        (Some(a), Some(b), Some(c)) if b > a => {
+                            self.window_error = None;
+                            c.set_view(a, b);
+                        }
+                        _ => self.window_error = Some("Write both times as RFC3339 (2026-05-26T16:29:30Z), from before to.".into()),
+                    }
+                }
+                Msg::CopyLink => {
+                    self.write_hash();
+                    let text = share::href();
+                    let link = ctx.link().clone();
+                    spawn_local(async move {
+                        let msg = match share::copy(&text).await {
+                            Ok(()) => Msg::Shared("Link copied.".into(), None),
+                            Err(_) => Msg::Shared("The clipboard is unavailable: copy the link below.".into(), Some(text)),
+                        };
+                        link.send_message(msg);
+                    });
+                    return false;
+                }
+                Msg::CopyMarkdown => {
+                    let Some(l) = &self.loaded else { return false };
+                    let text = reconscope::report::markdown(&l.analysis, &reconscope::report::ReportOptions::default());
+                    let link = ctx.link().clone();
+                    spawn_local(async move {
+                        let msg = match share::copy(&text).await {
+                            Ok(()) => Msg::Shared("Markdown report copied.".into(), None),
+                            Err(_) => {
+                                Msg::Shared("The clipboard is unavailable: copy the report below.".into(), Some(text))
+                            }
+                        };
+                        link.send_message(msg);
+                    });
+                    return false;
+                }
+                Msg::ExportSvg => {
+                    let Some(svg) = self.svg() else { return false };
+                    let r = share::blob(svg.as_bytes(), "image/svg+xml")
+                        .and_then(|b| share::download(&b, "reconscope-timeline.svg"));
+                    self.share_notice = Some(match r {
+                        Ok(()) => "SVG exported.".into(),
+                        Err(e) => format!("SVG export failed: {e}"),
+                    });
+                    self.share_text = None;
+                }
+                Msg::ExportPng => {
+                    let Some(svg) = self.svg() else { return false };
+                    let link = ctx.link().clone();
+                    spawn_local(async move {
+                        let r = share::svg_to_png(&svg, 2.0)
+                            .await
+                            .and_then(|b| share::download(&b, "reconscope-timeline.png"));
+                        link.send_message(Msg::Shared(
+                            match r {
+                                Ok(()) => "PNG exported.".into(),
+                                Err(e) => format!("PNG export failed: {e}"),
+                            },
+                            None,
+                        ));
+                    });
+                    return false;
+                }
+                Msg::FilterMessage(p) => {
+                    self.filters.pattern = p;
+                    self.refilter();
+                }
+                Msg::FilterLevel(l) => {
+                    self.filters.min_level = l;
+                    self.refilter();
+                }
+                Msg::FilterController(c) => {
+                    self.filters.controller = c;
+                    self.apply_filters();
+                }
+                Msg::FilterObject(o) => {
+                    self.filters.object = o;
+                    self.apply_filters();
+                }
+                Msg::Shared(notice, text) => {
+                    self.share_notice = Some(notice);
+                    self.share_text = text;
+                }
             }
             true
         }
 
         fn rendered(&mut self, ctx: &Context<Self>, _first_render: bool) {
+            if self.share_text.is_some() {
+                if let Some(t) = self.share_ref.cast::<web_sys::HtmlTextAreaElement>() {
+                    if t.get_attribute("data-selected").is_none() {
+                        let _ = t.set_attribute("data-selected", "1");
+                        let _ = t.focus();
+                        t.select();
+                    }
+                }
+            }
             if self.loaded.is_none() {
                 return;
             }
@@ -401,6 +713,7 @@ mod ui {
                     let events = ChartEvents {
                         pick: ctx.link().callback(Msg::Inspect),
                         toggle_row: ctx.link().callback(Msg::ToggleRow),
+                        view: ctx.link().callback(Msg::View),
                     };
                     self.chart = Chart::new(canvas, tooltip, events);
                     if let Some(c) = &self.chart {
@@ -416,6 +729,9 @@ mod ui {
                 }
                 if let Some(i) = &self.inspector {
                     c.select(Some(i.reconcile), false);
+                }
+                if let Some((a, b)) = self.restore_view.take() {
+                    c.set_view(a, b);
                 }
             } else if let Some(c) = &self.chart {
                 c.request_draw();
@@ -505,6 +821,7 @@ mod ui {
                     if let Some(l) = &self.loaded {
                         { panels::summary(l) }
                         { panels::findings(&l.analysis, self.focus, self.zone, link) }
+                        { self.view_filters(ctx, l) }
                         { self.view_timeline(ctx, l) }
                         if let Some(i) = &self.inspector {
                             { panels::inspector(l, i, self.zone, link) }
@@ -555,6 +872,79 @@ mod ui {
             }
         }
 
+        fn view_filters(&self, ctx: &Context<Self>, l: &Loaded) -> Html {
+            let link = ctx.link();
+            let a = &l.analysis;
+            let f = &self.filters;
+            let total = a.reconciles.len();
+            let shown = self.layout_opts.only.as_ref().map_or(total, |o| o.len());
+            let on_message = link.callback(|e: InputEvent| {
+                Msg::FilterMessage(e.target_unchecked_into::<HtmlInputElement>().value())
+            });
+            let on_object =
+                link.callback(|e: InputEvent| Msg::FilterObject(e.target_unchecked_into::<HtmlInputElement>().value()));
+            let on_level = link.callback(|e: Event| {
+                Msg::FilterLevel(e.target_unchecked_into::<HtmlSelectElement>().value().parse().unwrap_or(0))
+            });
+            let on_controller =
+                link.callback(|e: Event| Msg::FilterController(e.target_unchecked_into::<HtmlSelectElement>().value()));
+            let levels = [(0u8, "any level"), (1, "info and above"), (2, "warn and above"), (3, "error and above")];
+            html! {
+                <section class="filters" data-testid="filters">
+                    <h2>{ "Filters" }</h2>
+                    <label class="filter">
+                        <span>{ "Message" }</span>
+                        <input type="search" data-testid="filter-message" placeholder="text or regex, case-insensitive"
+                            class={classes!(self.filter_error.is_some().then_some("invalid"))}
+                            value={f.pattern.clone()} oninput={on_message} />
+                    </label>
+                    <label class="filter">
+                        <span>{ "Level" }</span>
+                        <select data-testid="filter-level" onchange={on_level}>
+                            { for levels.iter().map(|(v, t)| html! {
+                                <option value={v.to_string()} selected={f.min_level == *v}>{ *t }</option>
+                            }) }
+                        </select>
+                    </label>
+                    <label class="filter">
+                        <span>{ "Controller" }</span>
+                        <select data-testid="filter-controller" onchange={on_controller}>
+                            <option value="" selected={f.controller.is_empty()}>{ "all" }</option>
+                            { for a.controllers.iter().map(|c| html! {
+                                <option value={c.id.clone()} selected={f.controller == c.id}>{ c.name.clone() }</option>
+                            }) }
+                        </select>
+                    </label>
+                    <label class="filter">
+                        <span>{ "Namespace or object" }</span>
+                        <input type="search" data-testid="filter-object" placeholder="substring"
+                            value={f.object.clone()} oninput={on_object} />
+                    </label>
+                    <label class="filter">
+                        <span>{ "From (UTC)" }</span>
+                        <input type="text" data-testid="filter-from" ref={self.from_ref.clone()}
+                            onchange={link.callback(|_: Event| Msg::FilterWindow)} />
+                    </label>
+                    <label class="filter">
+                        <span>{ "To (UTC)" }</span>
+                        <input type="text" data-testid="filter-to" ref={self.to_ref.clone()}
+                            onchange={link.callback(|_: Event| Msg::FilterWindow)} />
+                    </label>
+                    <span class="shown-count muted" data-testid="shown-count">
+                        { format!("{shown} of {total} reconciles shown") }
+                    </span>
+                    if let Some(e) = &self.window_error {
+                        <p class="filter-error" data-testid="window-error" role="alert">{ e }</p>
+                    }
+                    if let Some(e) = &self.filter_error {
+                        <p class="filter-error" data-testid="filter-error" role="alert">
+                            { format!("Invalid regular expression, nothing is filtered: {e}") }
+                        </p>
+                    }
+                </section>
+            }
+        }
+
         fn view_timeline(&self, ctx: &Context<Self>, l: &Loaded) -> Html {
             let link = ctx.link();
             let a = &l.analysis;
@@ -574,12 +964,19 @@ mod ui {
                     data-election-count={a.elections.len().to_string()}
                     data-row-count={self.timeline.rows.len().to_string()}
                     data-bar-count={self.timeline.bars.len().to_string()}
+                    data-shown-count={self.layout_opts.only.as_ref().map_or(a.reconciles.len(), |o| o.len()).to_string()}
                 >
                     <div class="toolbar">
                         <h2>{ "Timeline" }</h2>
                         <button type="button" data-testid="grouping" onclick={link.callback(|_| Msg::ToggleGrouping)}>{ grouping }</button>
                         <button type="button" data-testid="zone" onclick={link.callback(|_| Msg::ToggleZone)}>{ zone }</button>
                         <button type="button" data-testid="reset-zoom" onclick={link.callback(|_| Msg::ResetView)}>{ "Reset zoom" }</button>
+                        <span class="share-actions">
+                            <button type="button" data-testid="copy-link" onclick={link.callback(|_| Msg::CopyLink)}>{ "Copy link" }</button>
+                            <button type="button" data-testid="export-svg" onclick={link.callback(|_| Msg::ExportSvg)}>{ "Export SVG" }</button>
+                            <button type="button" data-testid="export-png" onclick={link.callback(|_| Msg::ExportPng)}>{ "Export PNG" }</button>
+                            <button type="button" data-testid="copy-markdown" onclick={link.callback(|_| Msg::CopyMarkdown)}>{ "Copy Markdown" }</button>
+                        </span>
                         <span class="legend">
                             <span class="swatch success"></span>{ "success" }
                             <span class="swatch requeue"></span>{ "requeue" }
@@ -593,6 +990,14 @@ mod ui {
                             <span class="glyph delete">{ "□" }</span>{ "finalizers left" }
                         </span>
                     </div>
+                    if let Some(n) = &self.share_notice {
+                        <p class="share-notice muted" data-testid="share-notice" role="status">{ n }</p>
+                    }
+                    if let Some(t) = &self.share_text {
+                        // A new element per text, so that it is selected again.
+                        <textarea key={t.len().to_string()} class="share-field" data-testid="share-field" readonly=true rows="3"
+                            ref={self.share_ref.clone()} value={t.clone()} />
+                    }
                     <div class="chart-box">
                         <canvas
                             ref={self.canvas_ref.clone()}
