@@ -277,7 +277,7 @@ impl Record {
 }
 
 /// A problem found while reading input: it never stops the rest loading.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Diagnostic {
     /// Path of the file (inside archives: `a.zip!/b.tgz!/c.log`).
     pub path: String,

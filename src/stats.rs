@@ -2,13 +2,13 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::{Format, ParsedFile};
 
 /// One input file's summary. `formats` counts records by inner format and
 /// lines by wrapper (`wrapper:<name>`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileStats {
     pub path: String,
     pub bytes: u64,

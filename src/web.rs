@@ -12,14 +12,14 @@
 //! Messages are encoded with [`encode`] (JSON bytes, moved between threads as
 //! a transferred `Uint8Array`, never as a JS string).
 
-use std::collections::BTreeMap;
+
 use std::ops::Range;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::analyze::{self, Analysis, AnalyzeOptions, RecordRef};
-use crate::model::{Diagnostic, Level, ParsedFile};
+use crate::model::{Level, ParsedFile};
 use crate::pipeline::{LoadOptions, Loaded};
 use crate::stats::FileStats;
 
@@ -121,45 +121,11 @@ pub struct LoadResult {
     pub input_bytes: u64,
 }
 
-/// [`FileStats`], readable back (the app shows it per file).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileSummary {
-    pub path: String,
-    pub bytes: u64,
-    pub records: u64,
-    pub unparsed: u64,
-    pub formats: BTreeMap<String, u64>,
-    pub first: Option<String>,
-    pub last: Option<String>,
-}
+/// One log file's summary, as `reconscope stats` gives it.
+pub use crate::stats::FileStats as FileSummary;
 
-impl From<FileStats> for FileSummary {
-    fn from(s: FileStats) -> Self {
-        FileSummary {
-            path: s.path,
-            bytes: s.bytes,
-            records: s.records,
-            unparsed: s.unparsed,
-            formats: s.formats,
-            first: s.first,
-            last: s.last,
-        }
-    }
-}
-
-/// A [`Diagnostic`], readable back.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Note {
-    pub path: String,
-    pub line: Option<u32>,
-    pub message: String,
-}
-
-impl From<&Diagnostic> for Note {
-    fn from(d: &Diagnostic) -> Self {
-        Note { path: d.path.clone(), line: d.line, message: d.message.clone() }
-    }
-}
+/// A problem reading or analyzing, by file.
+pub use crate::model::Diagnostic as Note;
 
 /// A reconcile's raw lines, grouped by file, in file order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -262,8 +228,8 @@ impl Session {
         self.record_refs = std::mem::take(&mut analysis.record_refs);
         self.reconciles =
             analysis.reconciles.iter().map(|r| (r.records.clone(), r.reconcile_id.clone())).collect();
-        let files = self.loaded.files.iter().map(|f| FileSummary::from(FileStats::of(f))).collect();
-        let notes = self.loaded.notes.iter().chain(diags.iter()).map(Note::from).collect();
+        let files = self.loaded.files.iter().map(FileStats::of).collect();
+        let notes = self.loaded.notes.iter().chain(diags.iter()).cloned().collect();
         LoadResult { analysis, files, notes, input_bytes: self.done_bytes }
     }
 

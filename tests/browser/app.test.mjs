@@ -17,7 +17,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
@@ -26,22 +26,10 @@ const ROOT = join(HERE, '..', '..');
 const EXAMPLE_ZIP = join(ROOT, 'www', 'example', 'cozyreport.zip');
 const SCREENSHOTS = join(HERE, 'screenshots');
 const BASE_URL = process.env.RECONSCOPE_URL;
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const PRIVACY_LINE =
   'Nothing is uploaded: your files are read in this browser tab and never leave it.';
 
-// Running as root needs --no-sandbox; the network flags keep Chromium from
-// calling home (the machine has no network but the package registries).
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+
 
 let browser;
 
@@ -49,7 +37,7 @@ before(async () => {
   assert.ok(BASE_URL, 'set RECONSCOPE_URL to the served dist/ (scripts/test.sh does)');
   mkdirSync(SCREENSHOTS, { recursive: true });
   // chromium.launch starts from a fresh temporary profile every time.
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 after(async () => {

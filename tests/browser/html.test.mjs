@@ -15,24 +15,14 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
 const SCREENSHOTS = join(HERE, 'screenshots');
 // The built app to inline (trunk's dist/, relative to the repository).
 const APP_DIR = process.env.RECONSCOPE_APP_DIR || 'dist';
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+
 const HOSTILE_SCRIPT = '</script><script>alert(1)</script>';
 const HOSTILE_IMG = '<img src=x onerror=alert(1)>';
 
@@ -42,7 +32,7 @@ let tmp;
 before(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   tmp = mkdtempSync(join(tmpdir(), 'reconscope-html-'));
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 after(async () => {

@@ -21,11 +21,10 @@
 
 import { basename } from 'node:path';
 import { statSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../chromium.mjs';
 
 const [, , LOG, LABEL] = process.argv;
 const BASE_URL = process.env.RECONSCOPE_URL;
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const LOAD_TIMEOUT_MS = Number(process.env.BENCH_LOAD_TIMEOUT_MS || 180_000);
 const PAN_ZOOM_MS = 5_000;
 if (!LOG || !BASE_URL) {
@@ -36,17 +35,7 @@ if (!LOG || !BASE_URL) {
 // As in tests/browser/*.test.mjs (see /work/shared/TOOLCHAIN.md). A bigger
 // V8 heap only when asked (BENCH_BIG_HEAP=1): the app keeps its data in wasm
 // memory, which this flag does not limit.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  ...(process.env.BENCH_BIG_HEAP === '1' ? ['--js-flags=--max-old-space-size=8192'] : []),
-];
+const EXTRA_ARGS = process.env.BENCH_BIG_HEAP === '1' ? ['--js-flags=--max-old-space-size=8192'] : [];
 
 // Runs in the page before any app script.
 function instrument() {
@@ -114,7 +103,7 @@ const fmtMs = (ms) => `${Math.round(ms)} ms`;
 
 async function main() {
   const size = statSync(LOG).size;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  const browser = await launchChromium(EXTRA_ARGS);
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.addInitScript(instrument);
   const page = await context.newPage();
