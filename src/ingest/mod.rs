@@ -377,15 +377,7 @@ impl<'a> Walker<'a, '_> {
                 // A nested archive stored without compression counts when it is
                 // extracted, like any member: this bounds the work of archives
                 // whose directory lists the same stored bytes many times.
-                let stored = !matches!(data, Data::Owned(_));
-                if depth > 0
-                    && stored
-                    && self
-                        .budget
-                        .charge_stored(data.as_slice().len() as u64)
-                        .is_err()
-                {
-                    self.fault(&path, Fault::Total);
+                if depth > 0 && !self.charge_unowned(&path, &data) {
                     return Outcome::Refused;
                 }
                 match &data {
@@ -396,6 +388,17 @@ impl<'a> Walker<'a, '_> {
                 Outcome::Opened
             }
         }
+    }
+
+    /// Counts bytes not produced by decompression (borrowed or copied from
+    /// a buffer) against the total cap; on overflow reports it and returns
+    /// false. Decompressed (owned) bytes were counted while inflating.
+    fn charge_unowned(&mut self, path: &str, data: &Data<'a, '_>) -> bool {
+        if matches!(data, Data::Owned(_)) || self.budget.charge_stored(data.as_slice().len() as u64).is_ok() {
+            return true;
+        }
+        self.fault(path, Fault::Total);
+        false
     }
 
     /// Lists an archive; its members are at nesting `depth`.
@@ -414,13 +417,7 @@ impl<'a> Walker<'a, '_> {
     /// Emits a text member. Bytes not produced by decompression (borrowed or
     /// copied from a buffer) are counted against the total cap here.
     fn emit_file(&mut self, path: String, mtime_secs: Option<i64>, data: Data<'a, '_>) -> Outcome {
-        if !matches!(data, Data::Owned(_))
-            && self
-                .budget
-                .charge_stored(data.as_slice().len() as u64)
-                .is_err()
-        {
-            self.fault(&path, Fault::Total);
+        if !self.charge_unowned(&path, &data) {
             return Outcome::Refused;
         }
         let bytes = match data {

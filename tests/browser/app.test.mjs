@@ -17,7 +17,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium } from './chromium.mjs';
+import { launchChromium, watchedPage } from './chromium.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
@@ -49,21 +49,7 @@ after(async () => {
  * console errors, uncaught exceptions, CSP violations and every request.
  */
 async function openApp(contextOptions = {}, url = BASE_URL) {
-  const context = await browser.newContext(contextOptions);
-  const seen = { consoleErrors: [], pageErrors: [], requests: [] };
-  context.on('request', (req) => seen.requests.push(req.url()));
-  // Runs before any page script; CSP reports land in window.__cspViolations.
-  await context.addInitScript(() => {
-    window.__cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (e) => {
-      window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || '(inline)'}`);
-    });
-  });
-  const page = await context.newPage();
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') seen.consoleErrors.push(msg.text());
-  });
-  page.on('pageerror', (err) => seen.pageErrors.push(String(err)));
+  const { context, page, seen } = await watchedPage(browser, contextOptions);
 
   const response = await page.goto(url, { waitUntil: 'load' });
   assert.equal(response?.status(), 200, `GET ${url}`);

@@ -20,3 +20,26 @@ export const CHROMIUM_ARGS = [
 export function launchChromium(extra = []) {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...extra] });
 }
+
+/**
+ * A new context and page in `browser` that record what a person would not
+ * see: requests, console errors, uncaught exceptions and CSP violations
+ * (in `window.__cspViolations`, set up before any page script runs).
+ */
+export async function watchedPage(browser, contextOptions = {}) {
+  const context = await browser.newContext(contextOptions);
+  const seen = { consoleErrors: [], pageErrors: [], requests: [] };
+  context.on('request', (req) => seen.requests.push(req.url()));
+  await context.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || '(inline)'}`);
+    });
+  });
+  const page = await context.newPage();
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') seen.consoleErrors.push(msg.text());
+  });
+  page.on('pageerror', (err) => seen.pageErrors.push(String(err)));
+  return { context, page, seen };
+}

@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { launchChromium } from './chromium.mjs';
+import { launchChromium, watchedPage } from './chromium.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
@@ -53,20 +53,8 @@ function writeReport(name, ...inputs) {
 
 /** Opens a report from disk, recording requests, errors, CSP violations and dialogs. */
 async function openReport(file) {
-  const context = await browser.newContext();
-  const seen = { consoleErrors: [], pageErrors: [], requests: [], dialogs: [] };
-  context.on('request', (req) => seen.requests.push(req.url()));
-  await context.addInitScript(() => {
-    window.__cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (e) => {
-      window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || '(inline)'}`);
-    });
-  });
-  const page = await context.newPage();
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') seen.consoleErrors.push(msg.text());
-  });
-  page.on('pageerror', (err) => seen.pageErrors.push(String(err)));
+  const { context, page, seen } = await watchedPage(browser);
+  seen.dialogs = [];
   page.on('dialog', async (d) => {
     seen.dialogs.push(`${d.type()}: ${d.message()}`);
     await d.dismiss();
