@@ -49,6 +49,12 @@ impl Loaded {
         self.files.extend(members);
     }
 
+    /// Adds a file parsed as it arrived ([`crate::parse::StreamParser`];
+    /// see [`streamable`]).
+    pub fn add_parsed(&mut self, file: ParsedFile) {
+        self.files.push(file);
+    }
+
     /// Call once every input is added: gives yearless times their year,
     /// moves skewed clocks onto their collector's clock, and gathers the
     /// parser's diagnostics into `notes`.
@@ -59,4 +65,12 @@ impl Loaded {
             self.notes.extend(f.diagnostics.iter().cloned());
         }
     }
+}
+
+/// Whether an input whose first bytes are `head` is a plain log file that
+/// can be parsed as it arrives (with [`crate::parse::StreamParser`], then
+/// [`Loaded::add_parsed`]) rather than an archive to open whole with
+/// [`Loaded::add`].
+pub fn streamable(name: &str, head: &[u8]) -> bool {
+    ingest::is_plain_text(name, head)
 }

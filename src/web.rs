@@ -2,9 +2,10 @@
 //! work as plain code (so it is tested natively, like the rest of the
 //! library).
 //!
-//! The app (`src/bin/app/`) sends each input file's bytes to the worker
-//! (`src/bin/worker.rs`) as a transferred `ArrayBuffer` beside a
-//! [`ToWorker::File`] message; the worker reads and parses it at once, then
+//! The app (`src/bin/app/`) sends each input file to the worker
+//! (`src/bin/worker.rs`) as a `Blob` handle beside a [`ToWorker::File`]
+//! message; the worker reads it into its memory in slices (reporting
+//! progress) and parses it at once, then
 //! on [`ToWorker::Finish`] analyzes everything and answers with
 //! [`FromWorker::Loaded`]. The parsed files stay in the worker, which answers
 //! [`ToWorker::Inspect`] with a reconcile's raw lines.
@@ -30,8 +31,8 @@ pub enum ToWorker {
     /// A new load begins (anything loaded before is dropped): `files`
     /// inputs of `total_bytes` bytes in all will follow.
     Begin { files: u32, total_bytes: u64 },
-    /// One input (a log file or an archive). Its bytes travel beside this
-    /// message as a transferred `ArrayBuffer`. `name` is its path as the
+    /// One input (a log file or an archive). The file travels beside this
+    /// message as a `Blob`. `name` is its path as the
     /// person chose it (`webkitRelativePath` for a folder's files).
     File { name: String },
     /// Every input has been sent: analyze them.
@@ -88,8 +89,10 @@ pub enum FromWorker {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
-    /// Reading (inflating, parsing) the inputs.
+    /// Reading the inputs' bytes.
     Reading,
+    /// Parsing (and inflating) the input just read.
+    Parsing,
     /// Every input was read; the analysis runs.
     Analyzing,
 }
@@ -108,17 +111,42 @@ pub struct Progress {
 }
 
 /// The result of a load.
+///
+/// The reconciles travel apart from the rest: as JSON they would take
+/// seconds to read on the page's thread, so [`LoadResult::reconciles`]
+/// holds them in [`crate::codec`]'s form, sent beside the message as a
+/// transferred buffer; the page puts them back with [`LoadResult::attach`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LoadResult {
     /// The analysis, without `record_refs` (they stay in the worker, which
-    /// answers [`ToWorker::Inspect`]).
+    /// answers [`ToWorker::Inspect`]) and, on the wire, without
+    /// `reconciles`.
     pub analysis: Analysis,
+    /// `analysis.reconciles` encoded, while the result is on its way.
+    #[serde(skip)]
+    pub reconciles: Vec<u8>,
     /// One entry per log file read (archive members included).
     pub files: Vec<FileSummary>,
     /// Problems reading or analyzing, by file.
     pub notes: Vec<Note>,
     /// Input bytes, as sent.
     pub input_bytes: u64,
+}
+
+impl LoadResult {
+    /// Moves the reconciles into their compact form (the worker, before
+    /// posting).
+    pub fn detach(&mut self) {
+        self.reconciles = crate::codec::encode_reconciles(&self.analysis.reconciles);
+        self.analysis.reconciles = Vec::new();
+    }
+
+    /// Puts the reconciles back from the bytes sent beside the message (the
+    /// page, on receipt).
+    pub fn attach(&mut self, bytes: &[u8]) -> Result<(), crate::codec::CodecError> {
+        self.analysis.reconciles = crate::codec::decode_reconciles(bytes)?;
+        Ok(())
+    }
 }
 
 /// One log file's summary, as `reconscope stats` gives it.
@@ -211,6 +239,36 @@ impl Session {
         self.current = name.to_string();
     }
 
+    /// How far the load is while `name` is being read: `bytes_in_file` of
+    /// it so far.
+    pub fn reading(&mut self, name: &str, bytes_in_file: u64) -> Progress {
+        self.current = name.to_string();
+        let mut p = self.progress(Phase::Reading);
+        p.done_bytes = (self.done_bytes + bytes_in_file).min(p.total_bytes);
+        p
+    }
+
+    /// Adds a file parsed as it arrived (see [`crate::pipeline::streamable`]);
+    /// `size` is its size as sent.
+    pub fn add_parsed(&mut self, name: &str, size: u64, file: ParsedFile) {
+        self.current = name.to_string();
+        self.loaded.add_parsed(file);
+        self.files_done += 1;
+        self.done_bytes += size;
+    }
+
+    /// An input that could not be read (the browser refused its bytes):
+    /// noted against its name; the load goes on with the others.
+    pub fn unreadable(&mut self, name: &str, size: u64, message: &str) {
+        self.loaded.notes.push(crate::model::Diagnostic {
+            path: name.to_string(),
+            line: None,
+            message: format!("cannot read the file: {message}"),
+        });
+        self.files_done += 1;
+        self.done_bytes += size;
+    }
+
     /// Reads one input (a log file or an archive).
     pub fn add(&mut self, name: &str, bytes: Vec<u8>) {
         self.current = name.to_string();
@@ -230,7 +288,7 @@ impl Session {
             analysis.reconciles.iter().map(|r| (r.records.clone(), r.reconcile_id.clone())).collect();
         let files = self.loaded.files.iter().map(FileStats::of).collect();
         let notes = self.loaded.notes.iter().chain(diags.iter()).cloned().collect();
-        LoadResult { analysis, files, notes, input_bytes: self.done_bytes }
+        LoadResult { analysis, reconciles: Vec::new(), files, notes, input_bytes: self.done_bytes }
     }
 
     /// The parsed files.
@@ -386,9 +444,15 @@ mod tests {
             s.add(&name, std::fs::read(p).unwrap());
         }
         assert_eq!(s.progress(Phase::Reading).done_bytes, total);
-        let result = s.finish();
+        let mut result = s.finish();
+        let reconciles = result.analysis.reconciles.clone();
+        result.detach();
+        let beside = std::mem::take(&mut result.reconciles);
         let msg: FromWorker = decode(&encode(&FromWorker::Loaded(Box::new(result)))).unwrap();
-        let FromWorker::Loaded(r) = msg else { panic!("not loaded") };
+        let FromWorker::Loaded(mut r) = msg else { panic!("not loaded") };
+        assert!(r.analysis.reconciles.is_empty(), "reconciles travel beside the message");
+        r.attach(&beside).unwrap();
+        assert_eq!(r.analysis.reconciles, reconciles);
         let a = &r.analysis;
         assert!(a.record_refs.is_empty(), "record refs stay in the worker");
         assert_eq!(a.elections.len(), 2);
@@ -427,6 +491,26 @@ mod tests {
         assert!(s.matching(&f("DataStore.*user", 3)).unwrap().iter().all(|i| errors.contains(i)));
         assert!(s.matching(&f("no such text anywhere 1f2e", 0)).unwrap().is_empty());
         assert!(s.matching(&f("(", 0)).is_err());
+    }
+
+    #[test]
+    fn progress_inside_a_file_and_unreadable_files() {
+        let mut s = Session::new(3, 300);
+        s.starting("a.log");
+        assert_eq!(s.reading("a.log", 40).done_bytes, 40);
+        s.add("a.log", b"2026-05-26T16:21:07Z INFO hello\n".to_vec());
+        s.unreadable("b.log", 100, "NotReadableError");
+        let p = s.reading("c.log", 50);
+        assert_eq!((p.files_done, p.current.as_str()), (2, "c.log"));
+        assert_eq!(p.done_bytes, 32 + 100 + 50);
+        assert_eq!(s.reading("c.log", 10_000).done_bytes, 300, "never past the total");
+        let mut sp = crate::parse::StreamParser::new("c.log", 40, &Default::default());
+        sp.push(b"2026-05-26T16:21:08Z INFO streamed\n");
+        s.add_parsed("c.log", 40, sp.finish());
+        assert_eq!(s.progress(Phase::Reading).done_bytes, 32 + 100 + 40);
+        let r = s.finish();
+        assert!(r.notes.iter().any(|n| n.path == "b.log" && n.message.contains("cannot read the file: NotReadableError")));
+        assert_eq!(r.files.iter().map(|f| (f.path.as_str(), f.records)).collect::<Vec<_>>(), [("a.log", 1), ("c.log", 1)]);
     }
 
     #[test]

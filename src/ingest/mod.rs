@@ -504,6 +504,15 @@ pub(crate) fn clean_name(raw: &str) -> String {
     }
 }
 
+/// Whether an input named `name` whose first bytes are `head` is a plain
+/// text file (no archive, not binary), which can be parsed as it arrives
+/// instead of being opened whole. `head` should be at least a few KiB.
+pub fn is_plain_text(name: &str, head: &[u8]) -> bool {
+    let lower = base_name(name).to_ascii_lowercase();
+    let archive_name = [".zip", ".tar", ".tgz", ".gz"].iter().any(|e| lower.ends_with(e));
+    !archive_name && matches!(sniff(name, head), Kind::Text)
+}
+
 /// Decides what `bytes` (named `path`) are: a container, binary, or text.
 fn sniff(path: &str, bytes: &[u8]) -> Kind {
     if bytes.starts_with(b"PK\x03\x04")
@@ -629,6 +638,17 @@ mod tests {
         assert_eq!(clean_name("./a/b.log"), "a/b.log");
         assert_eq!(clean_name("/./x"), "x");
         assert_eq!(clean_name(""), "(unnamed)");
+    }
+
+    #[test]
+    fn plain_text_inputs() {
+        assert!(is_plain_text("a/manager.log", b"2026-05-26T16:21:07Z\tINFO\thello\n"));
+        assert!(!is_plain_text("a.log", b"PK\x03\x04rest"));
+        assert!(!is_plain_text("a.log", &[0x1f, 0x8b, 0x08, 0]));
+        assert!(!is_plain_text("a.log", b"text\0with NUL"));
+        // Names of archives are opened whole even when the head looks like text.
+        assert!(!is_plain_text("artifact.zip", b"hello"));
+        assert!(!is_plain_text("logs.tar", b"hello"));
     }
 
     #[test]

@@ -87,43 +87,118 @@ fn split_points(bytes: &[u8], opts: &ParseOptions) -> Vec<usize> {
     let mut out = vec![0];
     let n = opts.threads.max(1);
     if n > 1 && bytes.len() >= MIN_PARALLEL_BYTES {
-        let mut scratch_fields = Vec::new();
-        let mut scratch = Vec::new();
         for k in 1..n {
             let target = bytes.len() / n * k;
-            let Some(mut pos) = memchr::memchr(b'\n', &bytes[target..]).map(|i| target + i + 1) else { break };
-            // Look at up to 10,000 lines for a line that starts a record.
-            for _ in 0..10_000 {
-                if pos >= bytes.len() {
-                    break;
+            if let Some(pos) = record_start_after(bytes, target, opts) {
+                if pos > *out.last().unwrap_or(&0) {
+                    out.push(pos);
                 }
-                let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
-                let line = &bytes[pos..end.min(pos + opts.max_line_bytes)];
-                let mut cx = Ctx {
-                    opts: LineOptions { default_offset_secs: opts.default_offset_secs },
-                    fields: &mut scratch_fields,
-                    scratch: &mut scratch,
-                    last_format: Format::Unparsed,
-                    name_prefix: Vec::new(),
-                };
-                let mut lo = LineOut::default();
-                let ok = line::parse_line(line, Origin { start: pos, scratch: false }, &mut cx, &mut lo);
-                scratch_fields.clear();
-                scratch.clear();
-                let standalone = ok && !matches!(lo.format, None | Some(Format::Unparsed | Format::Text | Format::GoTraceback));
-                if standalone {
-                    if pos > *out.last().unwrap_or(&0) {
-                        out.push(pos);
-                    }
-                    break;
-                }
-                pos = end + 1;
             }
         }
     }
     out.push(bytes.len());
     out.dedup();
     out
+}
+
+/// The start of the first whole line after `target` that is a record of
+/// its own (looking at up to 10,000 lines): a safe place to cut the file.
+fn record_start_after(bytes: &[u8], target: usize, opts: &ParseOptions) -> Option<usize> {
+    let mut scratch_fields = Vec::new();
+    let mut scratch = Vec::new();
+    let mut pos = memchr::memchr(b'\n', bytes.get(target..)?).map(|i| target + i + 1)?;
+    for _ in 0..10_000 {
+        // Only a whole line (one that has its line break) is judged.
+        let end = pos + memchr::memchr(b'\n', bytes.get(pos..)?)?;
+        let line = &bytes[pos..end.min(pos + opts.max_line_bytes)];
+        let mut cx = Ctx {
+            opts: LineOptions { default_offset_secs: opts.default_offset_secs },
+            fields: &mut scratch_fields,
+            scratch: &mut scratch,
+            last_format: Format::Unparsed,
+            name_prefix: Vec::new(),
+        };
+        let mut lo = LineOut::default();
+        let ok = line::parse_line(line, Origin { start: pos, scratch: false }, &mut cx, &mut lo);
+        scratch_fields.clear();
+        scratch.clear();
+        if ok && !matches!(lo.format, None | Some(Format::Unparsed | Format::Text | Format::GoTraceback)) {
+            return Some(pos);
+        }
+        pos = end + 1;
+    }
+    None
+}
+
+/// Parses one file while its bytes arrive (the browser worker reads a big
+/// file in slices, and parses one slice while the next is read). The
+/// result is the same as [`parse_file`] on all the bytes at once: the
+/// bytes are cut only at the start of a line that is a record of its own.
+pub struct StreamParser {
+    path: String,
+    opts: ParseOptions,
+    bytes: Vec<u8>,
+    /// `bytes[..parsed_to]` are parsed, into `parsed`.
+    parsed_to: usize,
+    parsed: Chunk,
+    /// How many times it parsed while bytes arrived.
+    pieces: usize,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// [`StreamParser`] parses once at least this much is unparsed.
+const STREAM_PIECE_BYTES: usize = 4 << 20;
+
+impl StreamParser {
+    /// `size_hint`: the file's size, when known (its buffer is reserved once).
+    pub fn new(path: impl Into<String>, size_hint: usize, opts: &ParseOptions) -> StreamParser {
+        StreamParser {
+            path: path.into(),
+            opts: *opts,
+            bytes: Vec::with_capacity(size_hint.min(MAX_FILE_BYTES)),
+            parsed_to: 0,
+            parsed: Chunk::with_capacity(size_hint.min(MAX_FILE_BYTES)),
+            pieces: 0,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// The bytes received so far.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Appends the next bytes of the file and parses what is complete.
+    pub fn push(&mut self, data: &[u8]) {
+        let room = MAX_FILE_BYTES - self.bytes.len();
+        if data.len() > room && self.diagnostics.is_empty() {
+            self.diagnostics.push(Diagnostic {
+                path: self.path.clone(),
+                line: None,
+                message: format!("file is over {MAX_FILE_BYTES} bytes; only the first {MAX_FILE_BYTES} are read"),
+            });
+        }
+        self.bytes.extend_from_slice(&data[..data.len().min(room)]);
+        if self.bytes.len() - self.parsed_to < 2 * STREAM_PIECE_BYTES {
+            return;
+        }
+        let target = self.bytes.len() - STREAM_PIECE_BYTES;
+        if let Some(cut) = record_start_after(&self.bytes, target, &self.opts) {
+            if cut > self.parsed_to {
+                parse_into(&self.bytes, self.parsed_to, cut, &self.opts, &mut self.parsed);
+                self.parsed_to = cut;
+                self.pieces += 1;
+            }
+        }
+    }
+
+    /// Parses the rest: the whole file.
+    pub fn finish(mut self) -> ParsedFile {
+        parse_into(&self.bytes, self.parsed_to, self.bytes.len(), &self.opts, &mut self.parsed);
+        let mut pf = finish(ParsedFile { path: self.path, ..ParsedFile::default() }, self.parsed, self.diagnostics);
+        pf.bytes = self.bytes;
+        pf
+    }
 }
 
 /// Files smaller than this are parsed on one thread.
@@ -217,25 +292,43 @@ enum Tail {
 
 /// Parses the lines of `bytes[from..to]` (`from` is a line start).
 fn parse_chunk(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions) -> Chunk {
-    let mut counts = ParseCounts::default();
-    let len = to - from;
-    let mut records: Vec<Record> = Vec::with_capacity(len / 300 + 1);
-    let mut fields = Vec::with_capacity(len / 60 + 1);
-    let mut scratch = Vec::new();
-    let mut problems: Vec<(u32, &'static str)> = Vec::new();
-    let mut truncated_lines = 0u64;
+    let mut c = Chunk::with_capacity(to - from);
+    parse_into(bytes, from, to, opts, &mut c);
+    c
+}
+
+impl Chunk {
+    /// An empty chunk with room for what `len` bytes usually parse into.
+    fn with_capacity(len: usize) -> Chunk {
+        Chunk {
+            records: Vec::with_capacity(len / 300 + 1),
+            fields: Vec::with_capacity(len / 60 + 1),
+            scratch: Vec::new(),
+            counts: ParseCounts::default(),
+            problems: Vec::new(),
+            truncated_lines: 0,
+        }
+    }
+}
+
+/// Parses the lines of `bytes[from..to]` (`from` is the start of a line
+/// that is a record of its own) onto the end of `c`, which holds the lines
+/// before `from`: line numbers, field indexes and scratch spans continue
+/// from there.
+fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut Chunk) {
+    let Chunk { records, fields, scratch, counts, problems, truncated_lines } = c;
     // One UTF-8 check for the whole piece; per line only when it fails.
     let all_utf8 = std::str::from_utf8(&bytes[from..to]).is_ok();
     let mut cx = Ctx {
         opts: LineOptions { default_offset_secs: opts.default_offset_secs },
-        fields: &mut fields,
-        scratch: &mut scratch,
+        fields,
+        scratch,
         last_format: Format::Unparsed,
         name_prefix: Vec::new(),
     };
     let mut tail = Tail::Closed;
     let mut pos = from;
-    let mut line_no = 0u32;
+    let mut line_no = counts.lines as u32;
     while pos < to {
         let nl = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |k| pos + k);
         let mut end = nl;
@@ -328,7 +421,7 @@ fn parse_chunk(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions) -> Chu
             }
         }
         if out.truncated {
-            truncated_lines += 1;
+            *truncated_lines += 1;
             if problems.len() < 20 {
                 problems.push((line_no, "line is cut off inside its JSON object; the fields before the cut were kept"));
             }
@@ -386,8 +479,6 @@ fn parse_chunk(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions) -> Chu
             byte_len: (end - start) as u32,
         });
     }
-    drop(cx);
-    Chunk { records, fields, scratch, counts, problems, truncated_lines }
 }
 
 /// Collection and line clocks further apart than this are skewed.

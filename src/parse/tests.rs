@@ -193,6 +193,11 @@ not a log line \u{ff}\n\n";
     assert_eq!(split_points(&input, &three).len(), 4, "three pieces");
     let one = parse_file("t.log", input.clone(), &ParseOptions::default());
     let many = parse_file("t.log", input, &ParseOptions { threads: 3, ..ParseOptions::default() });
+    assert_same(&one, &many);
+}
+
+/// Two parses give the same records, fields, counts and diagnostics.
+fn assert_same(one: &ParsedFile, many: &ParsedFile) {
     assert_eq!(one.counts, many.counts);
     assert_eq!(one.records.len(), many.records.len());
     for (a, b) in one.records.iter().zip(&many.records) {
@@ -203,6 +208,37 @@ not a log line \u{ff}\n\n";
         assert_eq!(fa, fb);
     }
     assert_eq!(one.diagnostics, many.diagnostics);
+    assert_eq!(one.bytes, many.bytes);
+}
+
+#[test]
+fn streaming_gives_the_same_result() {
+    // The mixed file of `threads_give_the_same_result`, pushed in slices
+    // of odd sizes (cutting lines, CRLFs and UTF-8 sequences anywhere).
+    let block = "2025-09-06T23:51:03Z\tERROR\tfailed\t{\"reconcileID\": \"r1\", \"error\": \"x\"}\r\n\
+github.com/a/b.(*T).M(0x1)\n\t/workspace/a.go:12 +0x1\n\
+2022-11-21T02:50:53.1Z stderr P {\"level\":\"info\",\"ts\":\"2022-11-21T02:50:53.905Z\",\n\
+2022-11-21T02:50:53.3Z stderr F \"msg\":\"became leader at term 5\"}\n\
+panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/m.go:1 +0x1\n\
+{\"level\":\"warn\",\"ts\":\"2025-10-08T05:54:14.522054Z\",\"msg\":\"retrying\",\"attempt\":0}\n\
+not a log line \u{ff} é\n\n";
+    let mut input = Vec::new();
+    while input.len() < 5 * STREAM_PIECE_BYTES {
+        input.extend_from_slice(block.as_bytes());
+    }
+    input.extend_from_slice(b"last line without a break");
+    let whole = parse_file("t.log", input.clone(), &ParseOptions::default());
+    for slice in [1_000_003usize, 4 << 20, 16 << 20] {
+        let mut sp = StreamParser::new("t.log", input.len(), &ParseOptions::default());
+        for piece in input.chunks(slice) {
+            sp.push(piece);
+        }
+        assert!(sp.pieces > 1, "it parsed while reading ({slice})");
+        assert_same(&whole, &sp.finish());
+    }
+    // Nothing pushed: an empty file.
+    let empty = StreamParser::new("e.log", 0, &ParseOptions::default()).finish();
+    assert_same(&parse_file("e.log", Vec::new(), &ParseOptions::default()), &empty);
 }
 
 #[test]

@@ -861,16 +861,23 @@ impl State {
             }
         }
 
-        // Finding highlights, over their rows.
+        // Finding highlights, over their rows: all in one path (thousands
+        // on a big input), the focused one outlined apart.
+        let mut boxes: Vec<(f64, f64, f64, f64)> = Vec::new();
+        let mut focused_boxes: Vec<(f64, f64, f64, f64)> = Vec::new();
         for hl in &self.tl.highlights {
             if hl.end_nanos < vt0 || hl.start_nanos > vt1 {
                 continue;
             }
-            let focused = self.focus == Some(hl.finding);
             let (x0, x1) = (self.x_of(hl.start_nanos), self.x_of(hl.end_nanos).max(self.x_of(hl.start_nanos) + 3.0));
-            let mut spans: Vec<(f64, f64)> = Vec::new();
+            let out = if self.focus == Some(hl.finding) { &mut focused_boxes } else { &mut boxes };
+            let mut add = |ya: f64, yb: f64| {
+                if yb >= AXIS_H && ya <= h {
+                    push_merged(out, (x0, ya, x1 - x0, yb - ya));
+                }
+            };
             if hl.rows.is_empty() {
-                spans.push((AXIS_H, h));
+                add(AXIS_H, h);
             } else {
                 let mut i = 0;
                 while i < hl.rows.len() {
@@ -878,24 +885,30 @@ impl State {
                     while j + 1 < hl.rows.len() && hl.rows[j + 1] == hl.rows[j] + 1 {
                         j += 1;
                     }
-                    let ya = row_y(hl.rows[i] as usize, self.scroll);
-                    let yb = row_y(hl.rows[j] as usize, self.scroll) + ROW_H;
-                    spans.push((ya, yb));
+                    add(row_y(hl.rows[i] as usize, self.scroll), row_y(hl.rows[j] as usize, self.scroll) + ROW_H);
                     i = j + 1;
                 }
             }
-            for (ya, yb) in spans {
-                if yb < AXIS_H || ya > h {
-                    continue;
-                }
-                ctx.set_fill_style_str(&p.highlight);
-                ctx.fill_rect(x0, ya, x1 - x0, yb - ya);
-                ctx.set_stroke_style_str(&p.highlight_stroke);
-                ctx.set_line_width(if focused { 2.0 } else { 1.0 });
-                ctx.set_global_alpha(if focused { 1.0 } else { 0.55 });
-                ctx.stroke_rect(x0 + 0.5, ya + 0.5, x1 - x0 - 1.0, yb - ya - 1.0);
-                ctx.set_global_alpha(1.0);
+        }
+        for (list, width, alpha) in [(&boxes, 1.0, 0.55), (&focused_boxes, 2.0, 1.0)] {
+            if list.is_empty() {
+                continue;
             }
+            ctx.set_fill_style_str(&p.highlight);
+            ctx.begin_path();
+            for &(x, y, bw, bh) in list.iter() {
+                ctx.rect(x, y, bw, bh);
+            }
+            ctx.fill();
+            ctx.set_stroke_style_str(&p.highlight_stroke);
+            ctx.set_line_width(width);
+            ctx.set_global_alpha(alpha);
+            ctx.begin_path();
+            for &(x, y, bw, bh) in list.iter() {
+                ctx.rect(x + 0.5, y + 0.5, bw - 1.0, bh - 1.0);
+            }
+            ctx.stroke();
+            ctx.set_global_alpha(1.0);
         }
 
         // Bars, batched by colour: hatched latent parts, then solid parts.
@@ -921,12 +934,12 @@ impl State {
                 let xf = self.x_of(b.first_nanos);
                 let xe = self.x_of(b.end_nanos);
                 if b.tick {
-                    solid[k].push((xs - 1.0, y, 2.0, bh));
+                    push_merged(&mut solid[k], (xs - 1.0, y, 2.0, bh));
                 } else {
                     if xf > xs {
-                        hatched[k].push((xs, y, xf - xs, bh));
+                        push_merged(&mut hatched[k], (xs, y, xf - xs, bh));
                     }
-                    solid[k].push((xf, y, (xe - xf).max(2.0), bh));
+                    push_merged(&mut solid[k], (xf, y, (xe - xf).max(2.0), bh));
                 }
                 if self.selected == Some(b.reconcile) {
                     selected_rect = Some((xs, y, (xe - xs).max(2.0), bh));
@@ -1159,6 +1172,19 @@ fn fit(ctx: &CanvasRenderingContext2d, text: &str, max_w: f64) -> String {
         }
     }
     chars[..lo].iter().collect::<String>() + "…"
+}
+
+/// Adds a box to a batch, merged into the one before when both sit on the
+/// same row and touch or overlap within half a pixel: zoomed out, thousands
+/// of bars of one row share a few pixels and are drawn as one rectangle.
+fn push_merged(out: &mut Vec<(f64, f64, f64, f64)>, b: (f64, f64, f64, f64)) {
+    if let Some(last) = out.last_mut() {
+        if last.1 == b.1 && last.3 == b.3 && b.0 <= last.0 + last.2 + 0.5 && b.0 >= last.0 {
+            last.2 = last.2.max(b.0 + b.2 - last.0);
+            return;
+        }
+    }
+    out.push(b);
 }
 
 fn draw_marker(ctx: &CanvasRenderingContext2d, kind: MarkerKind, x: f64, cy: f64, p: &Palette) {

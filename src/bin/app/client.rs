@@ -5,11 +5,11 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
+use js_sys::{Array, Object, Reflect, Uint8Array};
 use reconscope::web::{decode, encode, FromWorker, ToWorker};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{ErrorEvent, Event, MessageEvent, Worker};
+use web_sys::{Blob, ErrorEvent, Event, MessageEvent, Worker};
 use yew::Callback;
 
 /// The worker script, relative to the page, so that the app works when it
@@ -48,7 +48,24 @@ impl WorkerClient {
                     on_error.emit("the worker sent a message without `msg`".into());
                     return;
                 };
-                match decode::<FromWorker>(&bytes.to_vec()) {
+                let t0 = js_sys::Date::now();
+                let mut decoded = decode::<FromWorker>(&bytes.to_vec());
+                // A finished load's reconciles come beside the message.
+                if let Ok(FromWorker::Loaded(r)) = &mut decoded {
+                    let data = Reflect::get(&ev.data(), &JsValue::from_str("data"))
+                        .ok()
+                        .and_then(|d| d.dyn_into::<Uint8Array>().ok())
+                        .map(|d| d.to_vec())
+                        .unwrap_or_default();
+                    if let Err(e) = r.attach(&data) {
+                        decoded = Err(e.to_string());
+                    }
+                }
+                let ms = js_sys::Date::now() - t0;
+                if ms > 20.0 {
+                    web_sys::console::debug_1(&JsValue::from_str(&format!("reconscope app: decode {ms:.0} ms")));
+                }
+                match decoded {
                     Ok(FromWorker::Ready) => {
                         ready.set(true);
                         for (obj, transfer) in queue.borrow_mut().drain(..) {
@@ -74,15 +91,26 @@ impl WorkerClient {
         Ok(WorkerClient { worker, ready, queue, _onmessage: onmessage, _onerror: onerror })
     }
 
-    /// Sends a message; `data` (a file's bytes) is transferred, not copied.
-    pub fn send(&self, msg: &ToWorker, data: Option<ArrayBuffer>) {
+    /// Sends a message.
+    pub fn send(&self, msg: &ToWorker) {
+        self.post(msg, None);
+    }
+
+    /// Sends a message with a file beside it. The `Blob` is only a handle
+    /// (structured clone shares its data): the worker reads it in slices
+    /// straight into its memory, so a 1 GiB file never sits in this
+    /// thread's memory and the worker can say how far into it it is.
+    pub fn send_file(&self, msg: &ToWorker, file: &Blob) {
+        self.post(msg, Some(file));
+    }
+
+    fn post(&self, msg: &ToWorker, file: Option<&Blob>) {
         let bytes = Uint8Array::from(encode(msg).as_slice());
         let obj = Object::new();
         let _ = Reflect::set(&obj, &JsValue::from_str("msg"), &bytes);
         let transfer = Array::of1(&bytes.buffer());
-        if let Some(data) = data {
-            let _ = Reflect::set(&obj, &JsValue::from_str("data"), &data);
-            transfer.push(&data);
+        if let Some(file) = file {
+            let _ = Reflect::set(&obj, &JsValue::from_str("data"), file);
         }
         if self.ready.get() {
             let _ = self.worker.post_message_with_transfer(&obj, &transfer);

@@ -107,12 +107,3 @@ pub async fn fetch_example() -> Result<Input, String> {
     let blob: Blob = JsFuture::from(blob).await.map_err(|e| format!("cannot read the example: {e:?}"))?.unchecked_into();
     Ok(Input { name: "cozyreport.zip".into(), blob })
 }
-
-/// Reads an input's bytes into an `ArrayBuffer` (to be transferred to the
-/// worker).
-pub async fn read(blob: &Blob) -> Result<js_sys::ArrayBuffer, String> {
-    JsFuture::from(blob.array_buffer())
-        .await
-        .map(|b| b.unchecked_into())
-        .map_err(|e| format!("cannot read the file: {e:?}"))
-}

@@ -26,10 +26,10 @@ mod timefmt;
 
 #[cfg(target_arch = "wasm32")]
 mod ui {
-    use std::collections::HashMap;
     use std::rc::Rc;
 
     use gloo::events::{EventListener, EventListenerOptions};
+    use gloo::timers::callback::Timeout;
     use reconscope::analyze::Analysis;
     use reconscope::layout::{layout, Grouping, LayoutOptions, Timeline};
     use reconscope::web::{FileSummary, FromWorker, MessageFilter, Note, Phase, Progress, ReconcileLines, ToWorker};
@@ -64,6 +64,9 @@ mod ui {
         ResetView,
         /// The chart's window changed (absolute ns).
         View((i64, i64)),
+        /// The chart's window has not moved for a moment: put it in the
+        /// URL and the from/to fields.
+        ViewSettled,
         CopyLink,
         CopyMarkdown,
         ExportSvg,
@@ -104,10 +107,6 @@ mod ui {
         pub notes: Vec<Note>,
         pub input_bytes: u64,
         pub millis: f64,
-        /// Reconciles of each object in time order, and each reconcile's
-        /// group (`u32::MAX`: no object).
-        pub siblings: Vec<Vec<u32>>,
-        pub sibling_group: Vec<u32>,
     }
 
     pub struct Inspector {
@@ -153,6 +152,12 @@ mod ui {
         filter_seq: u32,
         from_ref: NodeRef,
         to_ref: NodeRef,
+        /// Pending [`Msg::ViewSettled`].
+        view_timer: Option<Timeout>,
+        /// Stable callbacks for the findings panel (so it renders again
+        /// only when its data changes).
+        on_focus: Callback<u32>,
+        on_inspect: Callback<u32>,
         /// Drops outside the drop zone load too (instead of the browser
         /// opening the file and leaving the page).
         _window_drop: Vec<EventListener>,
@@ -176,6 +181,7 @@ mod ui {
             self.status = None;
             self.layout_opts = LayoutOptions::default();
             self.view = None;
+            self.view_timer = None;
             self.restore_view = None;
             self.share_notice = None;
             self.share_text = None;
@@ -194,7 +200,7 @@ mod ui {
                 self.filter_error = None;
                 self.apply_filters();
             } else if let Some(client) = &self.client {
-                client.send(&ToWorker::Filter { seq: self.filter_seq, filter }, None);
+                client.send(&ToWorker::Filter { seq: self.filter_seq, filter });
             }
         }
 
@@ -299,7 +305,7 @@ mod ui {
             };
             let total: u64 = inputs.iter().map(|i| i.blob.size() as u64).sum();
             let files = inputs.len() as u32;
-            client.send(&ToWorker::Begin { files, total_bytes: total }, None);
+            client.send(&ToWorker::Begin { files, total_bytes: total });
             self.loading = Some(Loading {
                 started_ms: now_ms(),
                 progress: Progress {
@@ -311,24 +317,11 @@ mod ui {
                     current: inputs[0].name.clone(),
                 },
             });
-            // Files are read one after the other and each one's bytes are
-            // transferred to the worker as soon as they are read. Cancel
-            // drops the client, which ends this loop too.
-            let weak = Rc::downgrade(&client);
-            let fail = ctx.link().callback(Msg::Failed);
-            spawn_local(async move {
-                for inp in inputs {
-                    let bytes = input::read(&inp.blob).await;
-                    let Some(client) = weak.upgrade() else { return };
-                    match bytes {
-                        Ok(b) => client.send(&ToWorker::File { name: inp.name }, Some(b)),
-                        Err(e) => return fail.emit(format!("{}: {e}", inp.name)),
-                    }
-                }
-                if let Some(client) = weak.upgrade() {
-                    client.send(&ToWorker::Finish, None);
-                }
-            });
+            // Each file goes to the worker as a handle; the worker reads it.
+            for inp in &inputs {
+                client.send_file(&ToWorker::File { name: inp.name.clone() }, &inp.blob);
+            }
+            client.send(&ToWorker::Finish);
             self.client = Some(client);
         }
 
@@ -342,22 +335,6 @@ mod ui {
         fn on_loaded(&mut self, r: reconscope::web::LoadResult) {
             let started = self.loading.take().map(|l| l.started_ms).unwrap_or_else(now_ms);
             let a = r.analysis;
-            let mut groups: HashMap<String, u32> = HashMap::new();
-            let mut siblings: Vec<Vec<u32>> = Vec::new();
-            let mut sibling_group = vec![u32::MAX; a.reconciles.len()];
-            for (i, rec) in a.reconciles.iter().enumerate() {
-                let Some(o) = &rec.object else { continue };
-                let key = o.to_string();
-                let g = *groups.entry(key).or_insert_with(|| {
-                    siblings.push(Vec::new());
-                    siblings.len() as u32 - 1
-                });
-                siblings[g as usize].push(i as u32);
-                sibling_group[i] = g;
-            }
-            for s in &mut siblings {
-                s.sort_by_key(|&i| (a.reconciles[i as usize].start().nanos, i));
-            }
             if a.reconciles.is_empty() {
                 self.status = Some("No controller-runtime reconciles were found in these inputs.".into());
             }
@@ -367,8 +344,6 @@ mod ui {
                 notes: r.notes,
                 input_bytes: r.input_bytes,
                 millis: now_ms() - started,
-                siblings,
-                sibling_group,
             });
             if let Some(f) = self.pending.take() {
                 if let Some(lanes) = f.lanes {
@@ -383,7 +358,7 @@ mod ui {
                     a.as_ref()?.reconciles.iter().position(|r| &r.reconcile_id == id)
                 });
                 if let (Some(i), Some(client)) = (idx, &self.client) {
-                    client.send(&ToWorker::Inspect { reconcile: i as u32 }, None);
+                    client.send(&ToWorker::Inspect { reconcile: i as u32 });
                     self.inspector = Some(Inspector { reconcile: i as u32, lines: None });
                 }
             }
@@ -457,6 +432,9 @@ mod ui {
                 window_error: None,
                 from_ref: NodeRef::default(),
                 to_ref: NodeRef::default(),
+                view_timer: None,
+                on_focus: ctx.link().callback(Msg::Focus),
+                on_inspect: ctx.link().callback(Msg::Inspect),
                 _window_drop: window_drop,
             }
         }
@@ -516,7 +494,11 @@ mod ui {
                         Some(l) => l.progress = p,
                         None => return false,
                     },
-                    FromWorker::Loaded(r) => self.on_loaded(*r),
+                    FromWorker::Loaded(r) => {
+                        let t0 = now_ms();
+                        self.on_loaded(*r);
+                        web_sys::console::debug_1(&format!("reconscope app: on_loaded {:.0} ms", now_ms() - t0).into());
+                    }
                     FromWorker::Lines(lines) => match &mut self.inspector {
                         Some(i) if i.reconcile == lines.reconcile => i.lines = Some(lines),
                         _ => return false,
@@ -554,7 +536,7 @@ mod ui {
                     if self.inspector.as_ref().is_some_and(|i| i.reconcile == r && i.lines.is_some()) {
                         return false;
                     }
-                    client.send(&ToWorker::Inspect { reconcile: r }, None);
+                    client.send(&ToWorker::Inspect { reconcile: r });
                     self.inspector = Some(Inspector { reconcile: r, lines: None });
                     if let Some(c) = &self.chart {
                         c.select(Some(r), true);
@@ -597,7 +579,17 @@ mod ui {
                     return false;
                 }
                 Msg::View(v) => {
+                    // Not on every frame of a pan: history.replaceState is
+                    // rate-limited by browsers, and the fields' layout costs.
                     self.view = Some(v);
+                    if self.view_timer.is_none() {
+                        let link = ctx.link().clone();
+                        self.view_timer = Some(Timeout::new(200, move || link.send_message(Msg::ViewSettled)));
+                    }
+                    return false;
+                }
+                Msg::ViewSettled => {
+                    self.view_timer = None;
                     self.write_hash();
                     self.show_window();
                     return false;
@@ -820,7 +812,8 @@ mod ui {
                     </section>
                     if let Some(l) = &self.loaded {
                         { panels::summary(l) }
-                        { panels::findings(&l.analysis, self.focus, self.zone, link) }
+                        <panels::Findings analysis={panels::Shared(l.analysis.clone())} focus={self.focus} zone={self.zone}
+                            onfocus={self.on_focus.clone()} oninspect={self.on_inspect.clone()} />
                         { self.view_filters(ctx, l) }
                         { self.view_timeline(ctx, l) }
                         if let Some(i) = &self.inspector {
@@ -849,6 +842,14 @@ mod ui {
                     timefmt::bytes(speed),
                     p.current
                 ),
+                Phase::Parsing => format!(
+                    "Parsing {} ({} of {} files, {} read) · {}/s",
+                    p.current,
+                    p.files_done + 1,
+                    p.files,
+                    timefmt::bytes(p.done_bytes as f64),
+                    timefmt::bytes(speed)
+                ),
                 Phase::Analyzing => format!(
                     "Analyzing {} read in {:.1} s ({}/s)…",
                     timefmt::bytes(p.done_bytes as f64),
@@ -858,7 +859,7 @@ mod ui {
             };
             let max = p.total_bytes.max(1).to_string();
             let value = match p.phase {
-                Phase::Reading => p.done_bytes.to_string(),
+                Phase::Reading | Phase::Parsing => p.done_bytes.to_string(),
                 Phase::Analyzing => max.clone(),
             };
             html! {

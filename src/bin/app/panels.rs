@@ -1,6 +1,9 @@
 //! The page's panels around the chart: summary, findings, inspector, files
 //! and notes. Log text is always rendered as text nodes, never as HTML.
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
 use reconscope::analyze::{Analysis, Finding, Outcome, Severity};
 use reconscope::time::human_duration;
 use yew::html::Scope;
@@ -41,31 +44,84 @@ fn window(f: &Finding, zone: Zone) -> String {
     }
 }
 
-pub fn findings(a: &Analysis, focus: Option<u32>, zone: Zone, link: &Scope<App>) -> Html {
+/// The analysis, compared by identity (it is only ever replaced whole), so
+/// that panels built from it render again only when a new load arrives.
+#[derive(Clone)]
+pub struct Shared(pub Rc<Analysis>);
+
+impl PartialEq for Shared {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct FindingsProps {
+    pub analysis: Shared,
+    pub focus: Option<u32>,
+    pub zone: Zone,
+    pub onfocus: Callback<u32>,
+    pub oninspect: Callback<u32>,
+}
+
+/// Findings of one kind shown in full before a "show more" button; the
+/// others are in the list as empty hidden items (one element per finding
+/// stays true, and a big input's thousands of hot loops stay cheap to
+/// draw).
+pub const FINDINGS_SHOWN_PER_KIND: usize = 50;
+
+/// The findings panel: a component of its own, so that panning the chart
+/// or typing in a filter does not rebuild a list of thousands of items.
+#[function_component(Findings)]
+pub fn findings(p: &FindingsProps) -> Html {
+    let expanded = use_state(BTreeSet::<&'static str>::new);
+    let a = &p.analysis.0;
+    let mut seen: BTreeMap<&'static str, usize> = BTreeMap::new();
     let items = a.findings.iter().enumerate().map(|(i, f)| {
         let i = i as u32;
         let kind = f.kind.as_str();
-        let class = classes!("finding", format!("sev-{}", severity(f.severity)), (focus == Some(i)).then_some("focused"));
+        let n = seen.entry(kind).or_default();
+        *n += 1;
+        if *n > FINDINGS_SHOWN_PER_KIND && !expanded.contains(kind) {
+            return html! { <li class="finding" data-finding-kind={kind} data-testid="finding" hidden=true></li> };
+        }
+        let class = classes!("finding", format!("sev-{}", severity(f.severity)), (p.focus == Some(i)).then_some("focused"));
         let inspect = f.reconciles.first().map(|&r| {
             let id = a.reconciles.get(r).map(|x| short_id(&x.reconcile_id)).unwrap_or_default();
-            let onclick = link.callback(move |_| Msg::Inspect(r as u32));
+            let oninspect = p.oninspect.clone();
+            let onclick = Callback::from(move |_: MouseEvent| oninspect.emit(r as u32));
             html! {
                 <button type="button" class="link" data-testid="inspect-reconcile" data-reconcile={r.to_string()} {onclick}>
                     { format!("Inspect reconcile {id}") }
                 </button>
             }
         });
+        let onfocus = p.onfocus.clone();
         html! {
-            <li {class} data-finding-kind={kind} data-testid="finding" onclick={link.callback(move |_| Msg::Focus(i))}>
+            <li {class} data-finding-kind={kind} data-testid="finding" onclick={move |_| onfocus.emit(i)}>
                 <div class="finding-head">
                     <span class="kind">{ kind }</span>
                     <span class="severity">{ severity(f.severity) }</span>
-                    <time>{ window(f, zone) }</time>
+                    <time>{ window(f, p.zone) }</time>
                     <button type="button" class="link" title="Zoom the timeline onto this finding">{ "Show on timeline" }</button>
                     { for inspect }
                 </div>
                 <p class="sentence">{ &f.message }</p>
             </li>
+        }
+    });
+    let items: Vec<Html> = items.collect();
+    let more = seen.iter().filter(|(k, n)| **n > FINDINGS_SHOWN_PER_KIND && !expanded.contains(**k)).map(|(k, n)| {
+        let (kind, expanded) = (*k, expanded.clone());
+        let onclick = Callback::from(move |_: MouseEvent| {
+            let mut e = (*expanded).clone();
+            e.insert(kind);
+            expanded.set(e);
+        });
+        html! {
+            <button type="button" class="more" data-testid="more-findings" data-kind={kind} {onclick}>
+                { format!("Show {} more {kind} findings", n - FINDINGS_SHOWN_PER_KIND) }
+            </button>
         }
     });
     html! {
@@ -75,6 +131,7 @@ pub fn findings(a: &Analysis, focus: Option<u32>, zone: Zone, link: &Scope<App>)
                 <p class="muted">{ "No findings: nothing stalled, expired, looped or got stuck in these logs." }</p>
             } else {
                 <ol>{ for items }</ol>
+                { for more }
             }
         </section>
     }
@@ -110,9 +167,19 @@ pub fn inspector(l: &Loaded, i: &Inspector, zone: Zone, link: &Scope<App>) -> Ht
         r.lines,
         if r.lines == 1 { "" } else { "s" },
     );
-    // Previous and next reconcile of the same object.
-    let group = l.sibling_group.get(i.reconcile as usize).copied().unwrap_or(u32::MAX);
-    let sibs: &[u32] = l.siblings.get(group as usize).map(Vec::as_slice).unwrap_or(&[]);
+    // Previous and next reconcile of the same object (found when asked:
+    // one pass, cheaper than an index built for every load).
+    let mut sibs: Vec<u32> = match &r.object {
+        Some(o) => a
+            .reconciles
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| x.object.as_ref().is_some_and(|xo| std::sync::Arc::ptr_eq(xo, o) || xo == o))
+            .map(|(k, _)| k as u32)
+            .collect(),
+        None => Vec::new(),
+    };
+    sibs.sort_by_key(|&k| (a.reconciles[k as usize].start().nanos, k));
     let pos = sibs.iter().position(|&x| x == i.reconcile);
     let nav = |target: Option<u32>, label: &str, testid: &str| match target {
         Some(t) => {

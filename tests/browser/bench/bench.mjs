@@ -110,8 +110,12 @@ async function main() {
   const errors = [];
   let crashed = false;
   page.on('pageerror', (err) => errors.push(String(err)));
+  // The app and its worker log each loading step's time as
+  // `reconscope worker: parse 123 ms` (console.debug); printed below.
+  const steps = [];
   page.on('console', (msg) => {
     if (msg.type() === 'error') errors.push(msg.text());
+    if (msg.text().startsWith('reconscope ')) steps.push(msg.text());
   });
   page.on('crash', () => {
     crashed = true;
@@ -205,6 +209,7 @@ async function main() {
     }
 
 
+    if (steps.length) out.push(`  steps: ${steps.map((t) => t.replace(/^reconscope /, '')).join('; ')}`);
     out.push(quietLine);
     out.push(`page after loading: ${load.domNodes} DOM elements (largest: ${load.widest})` +
       (load.heap ? `, JS heap ${(load.heap / 2 ** 20).toFixed(0)} MiB` : ''));
