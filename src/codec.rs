@@ -248,11 +248,11 @@ mod tests {
             kind,
             first: Timestamp::new(1_000 + i as i64, 6),
             last: Timestamp::new(-5_000_000_000_000 + i as i64, 9),
-            latent_start: (i % 2 == 0).then(|| Timestamp::new(900, 0)),
+            latent_start: i.is_multiple_of(2).then(|| Timestamp::new(900, 0)),
             lines: i as u32 * 7,
             outcome: [Outcome::Success, Outcome::Requeue, Outcome::Error][i % 3],
             error: (i % 3 == 2).then(|| format!("boom {} ünïcode", i % 4)),
-            truncated: i % 5 == 0,
+            truncated: i.is_multiple_of(5),
             lane: i as u32 % 4,
             records: (i as u32 * 10)..(i as u32 * 10 + 3),
         }

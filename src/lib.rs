@@ -6,6 +6,7 @@
 //! over bytes and names, and results are pushed into sinks or returned.
 
 pub mod analyze;
+pub mod goroutine;
 pub mod codec;
 pub mod ingest;
 pub mod htmlreport;
