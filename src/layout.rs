@@ -126,6 +126,18 @@ pub struct Timeline {
     pub bands: Vec<Band>,
     pub markers: Vec<Marker>,
     pub highlights: Vec<Highlight>,
+    /// Goroutine dumps, at the time each was taken.
+    #[serde(default)]
+    pub dumps: Vec<DumpLine>,
+}
+
+/// A goroutine dump, drawn as a line across every row at its time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DumpLine {
+    /// Index into `Analysis::dumps`.
+    pub dump: u32,
+    pub at_nanos: i64,
+    pub label: String,
 }
 
 impl Timeline {
@@ -417,6 +429,26 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
     for m in &markers {
         see(m.at_nanos, m.at_nanos);
     }
+    // Goroutine dumps with a time: a line across every row.
+    let mut dumps: Vec<DumpLine> = a
+        .dumps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| {
+            let t = d.time?;
+            let blocked = a.goroutines.iter().filter(|g| g.dump == i && g.role == "busy-worker").map(|g| g.count).sum::<u64>();
+            let base = d.path.rsplit(['/', '!']).next().unwrap_or(&d.path);
+            Some(DumpLine {
+                dump: i as u32,
+                at_nanos: t.nanos,
+                label: format!("goroutine dump {base}: {} goroutines, {blocked} busy worker(s)", d.goroutines),
+            })
+        })
+        .collect();
+    dumps.sort_by_key(|d| (d.at_nanos, d.dump));
+    for d in &dumps {
+        see(d.at_nanos, d.at_nanos);
+    }
     let (start_nanos, end_nanos) = span.unwrap_or((0, 0));
     for (row, label) in at_end {
         markers.push(Marker { row, at_nanos: end_nanos, kind: MarkerKind::FinalizerAtEnd, label });
@@ -494,7 +526,7 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
         highlights.push(Highlight { finding: fi as u32, kind: f.kind, start_nanos: f.start.nanos, end_nanos: f.end.nanos, rows: hl });
     }
 
-    Timeline { start_nanos, end_nanos, rows, bars, max_end_prefix, bands, markers, highlights }
+    Timeline { start_nanos, end_nanos, rows, bars, max_end_prefix, bands, markers, highlights, dumps }
 }
 
 fn child(key: String, label: String, c: usize) -> Row {

@@ -345,6 +345,8 @@ impl ParseCounts {
 #[derive(Clone, Debug, Default)]
 pub struct ParsedFile {
     pub path: String,
+    /// The modification time an archive gave its member (Unix seconds).
+    pub mtime_secs: Option<i64>,
     pub bytes: Vec<u8>,
     pub scratch: Vec<u8>,
     pub records: Vec<Record>,

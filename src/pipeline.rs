@@ -33,7 +33,11 @@ impl Loaded {
         ingest::ingest(name, &bytes, &opts.ingest, &mut |ev| match ev {
             Event::File(m) => match m.bytes {
                 Cow::Borrowed(b) if b.len() == bytes.len() => whole = Some(m.path),
-                b => members.push(parse::parse_file(m.path, b.into_owned(), &opts.parse)),
+                b => {
+                    let mut f = parse::parse_file(m.path, b.into_owned(), &opts.parse);
+                    f.mtime_secs = m.mtime_secs;
+                    members.push(f);
+                }
             },
             Event::Skipped { path, reason } => self.notes.push(Diagnostic { path, line: None, message: reason }),
             Event::Error(e) => {

@@ -195,7 +195,21 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
             let colour = if h.kind == FindingKind::ElectionOverlap { p.election } else { p.highlight };
             let _ = root.draw(&Rectangle::new([(x0 - 1, TOP + r0 * ROW_H), (x1.max(x0 + 2) + 1, TOP + r1 * ROW_H)], colour.stroke_width(2)));
         }
-        let legend = "green: success · amber: requeue · red: error · thin line: latent start · purple band: etcd election · orange box: finding";
+        // Goroutine dumps: a dashed line across every row, labelled on top.
+        for d in &t.dumps {
+            let x = x_of(d.at_nanos);
+            if x < LABEL_W || x > LABEL_W + plot_w {
+                continue;
+            }
+            let mut y = TOP;
+            while y < height - 26 {
+                let _ = root.draw(&PathElement::new(vec![(x, y), (x, (y + 6).min(height - 26))], p.text.stroke_width(1)));
+                y += 10;
+            }
+            let style = font(FONT * 0.8, p.text).pos(Pos::new(HPos::Left, VPos::Top));
+            let _ = root.draw(&Text::new("goroutine dump", (x + 3, TOP + 1), style));
+        }
+        let legend = "green: success · amber: requeue · red: error · thin line: latent start · purple band: etcd election · orange box: finding · dashed line: goroutine dump";
         let _ = root.draw(&Text::new(legend, (8, height - 18), font(FONT * 0.8, p.text)));
         let _ = root.present();
     }

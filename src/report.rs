@@ -119,12 +119,16 @@ fn write_report(s: &mut String, a: &Analysis, opts: &ReportOptions) -> std::fmt:
                 f.object.as_ref().map_or("–".to_string(), |o| escape(&o.to_string(), 120)),
                 clock(f.start),
                 clock(f.end),
-                escape(&f.message, 600)
+                escape(&f.message, 1200)
             )?;
         }
         if a.findings.len() > 50 {
             writeln!(s, "\n{} more findings are in `analyze --json`.", a.findings.len() - 50)?;
         }
+    }
+
+    if !a.dumps.is_empty() {
+        write_goroutines(s, a)?;
     }
 
     writeln!(s)?;
@@ -219,6 +223,54 @@ fn write_report(s: &mut String, a: &Analysis, opts: &ReportOptions) -> std::fmt:
             let errs = a.reconciles.iter().filter(|r| r.controller == ci && r.outcome == Outcome::Error).count();
             writeln!(s, "| {} | {} ({}) | {} | {} |", escape(&c.name, 80), c.workers, c.workers_source, c.reconciles, errs)?;
         }
+    }
+    Ok(())
+}
+
+/// Each goroutine dump: when, how many goroutines, and its busy workers and
+/// longest waits with the call each is blocked in.
+fn write_goroutines(s: &mut String, a: &Analysis) -> std::fmt::Result {
+    writeln!(s)?;
+    writeln!(s, "### Goroutine dumps")?;
+    for (di, d) in a.dumps.iter().enumerate().take(10) {
+        let when = match (d.time, d.time_source) {
+            (Some(t), Some(src)) => format!("taken {t} ({})", src.describe()),
+            _ => "time unknown (give it with `--dump-time`)".to_string(),
+        };
+        writeln!(s)?;
+        writeln!(s, "{} line {}: {} goroutines, {when}.", escape(&d.path, 200), d.first_line, d.goroutines)?;
+        let mut groups: Vec<&crate::analyze::GoroutineGroup> = a.goroutines.iter().filter(|g| g.dump == di).collect();
+        // Busy workers first, then the longest waits; idle workers are
+        // waiting for work, not blocked.
+        groups.retain(|g| g.role == "busy-worker" || (g.role == "other" && g.max_wait_minutes.is_some_and(|m| m > 0)));
+        groups.sort_by_key(|g| (g.role != "busy-worker", std::cmp::Reverse(g.max_wait_minutes), g.group));
+        if groups.is_empty() {
+            writeln!(s, "No busy controller worker and no long wait in it.")?;
+            continue;
+        }
+        writeln!(s)?;
+        writeln!(s, "| goroutines | state | role | controller | blocked in | under | reconcile |")?;
+        writeln!(s, "|---|---|---|---|---|---|---|")?;
+        for g in groups.iter().take(8) {
+            let state = match g.max_wait_minutes {
+                Some(m) => format!("{}, {m} minutes", g.state),
+                None => g.state.clone(),
+            };
+            writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                g.count,
+                escape(&state, 60),
+                g.role,
+                g.controller.map_or("–".to_string(), |c| escape(&a.controllers[c].name, 80)),
+                g.blocked_in.as_ref().map_or("–".to_string(), |f| escape(&f.func, 200)),
+                g.under.as_ref().map_or("–".to_string(), |f| escape(&f.func, 200)),
+                g.reconcile.map_or("–".to_string(), |r| escape(&a.reconciles[r].reconcile_id, 64)),
+            )?;
+        }
+    }
+    if a.dumps.len() > 10 {
+        writeln!(s, "\n{} more dumps are in `analyze --json`.", a.dumps.len() - 10)?;
     }
     Ok(())
 }

@@ -71,11 +71,14 @@ fn analysis(controllers: Vec<ControllerInstance>, reconciles: Vec<Reconcile>) ->
         client_warnings: vec![],
         objects: vec![],
         findings: vec![],
+        dumps: vec![],
+        goroutines: vec![],
     }
 }
 
 fn finding(kind: FindingKind, controller: Option<usize>, object: Option<&str>, start: i64, end: i64, reconciles: Vec<usize>) -> Finding {
     Finding {
+        blocked: None,
         kind,
         severity: Severity::Warning,
         controller,

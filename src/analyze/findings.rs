@@ -59,6 +59,7 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
     for f in &out {
         if !f.elections.is_empty() && f.kind == FindingKind::StalledWorker {
             extra.push(Finding {
+                blocked: None,
                 kind: FindingKind::ElectionOverlap,
                 severity: Severity::Info,
                 controller: f.controller,
@@ -157,6 +158,7 @@ fn stalled_workers(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
                     election_clause(a, &els),
                 );
                 out.push(Finding {
+                    blocked: None,
                     kind: FindingKind::StalledWorker,
                     severity: Severity::Error,
                     controller: Some(ci),
@@ -245,6 +247,7 @@ fn expired_contexts(a: &Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, o
         );
         let end = client.map_or(deadline_at, |w| w.time.max(deadline_at));
         out.push(Finding {
+            blocked: None,
             kind: FindingKind::ExpiredContext,
             severity: Severity::Error,
             controller: Some(r.controller),
@@ -295,6 +298,7 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
             failed
         );
         out.push(Finding {
+            blocked: None,
             kind: FindingKind::StuckDeletion,
             severity: Severity::Error,
             controller: reconciles.first().map(|&i| a.reconciles[i].controller),
@@ -316,6 +320,7 @@ fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
         }
         let obj = r.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string());
         out.push(Finding {
+            blocked: None,
             kind: FindingKind::SlowReconcile,
             severity: Severity::Warning,
             controller: Some(r.controller),
@@ -366,6 +371,7 @@ fn hot_loops(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
                 }
                 let (s, e) = (a.reconciles[rs[j]].first, a.reconciles[rs[k]].last);
                 out.push(Finding {
+                    blocked: None,
                     kind: FindingKind::HotLoop,
                     severity: Severity::Warning,
                     controller: Some(ci),
@@ -404,6 +410,7 @@ fn error_bursts(a: &Analysis, out: &mut Vec<Finding>) {
                 }
                 let (s, e) = (errs[j].last, errs[k].last);
                 out.push(Finding {
+                    blocked: None,
                     kind: FindingKind::ErrorBurst,
                     severity: Severity::Warning,
                     controller: Some(ci),

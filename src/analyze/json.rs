@@ -51,6 +51,26 @@ pub fn to_json(inputs: &[FileStats], a: &Analysis) -> Value {
             "reconcile_ids": f.reconciles.iter().map(|&i| a.reconciles[i].reconcile_id.clone()).collect::<Vec<_>>(),
             "elections": f.elections,
             "message": f.message,
+            "blocked_in": f.blocked.as_ref().map(|b| b.call.clone()),
+            "blocked_under": f.blocked.as_ref().and_then(|b| b.under.clone()),
+            "goroutine": f.blocked.as_ref().map(|b| b.goroutine),
+        })).collect::<Vec<_>>(),
+        "dumps": a.dumps.iter().map(|d| json!({
+            "path": d.path, "first_line": d.first_line, "last_line": d.last_line, "kind": d.kind,
+            "preamble": d.preamble, "goroutines": d.goroutines, "time": t(d.time), "time_source": d.time_source,
+            "notes": d.notes,
+        })).collect::<Vec<_>>(),
+        "goroutines": a.goroutines.iter().map(|g| json!({
+            "dump": g.dump, "time": t(a.dumps[g.dump].time), "group": g.group, "count": g.count, "ids": g.ids,
+            "state": g.state, "wait_minutes": g.max_wait_minutes, "min_wait_minutes": g.min_wait_minutes,
+            "role": g.role, "controller": ctrl_id(g.controller), "reconciler": g.reconciler,
+            "blocked_in": g.blocked_in.as_ref().map(|f| f.func.clone()),
+            "blocked_in_at": g.blocked_in.as_ref().map(|f| format!("{}:{}", f.file, f.line)),
+            "under": g.under.as_ref().map(|f| f.func.clone()),
+            "blocked_since_at_most": t(g.blocked_since_at_most),
+            "reconcile_id": g.reconcile.map(|i| a.reconciles[i].reconcile_id.clone()),
+            "frames": g.frames.iter().map(|f| json!({"func": f.func, "file": f.file, "line": f.line})).collect::<Vec<_>>(),
+            "created_by": g.created_by,
         })).collect::<Vec<_>>(),
     })
 }

@@ -4,6 +4,7 @@
 
 pub mod etcd;
 pub mod findings;
+pub mod goroutines;
 pub mod json;
 pub mod model;
 pub mod objects;
@@ -28,6 +29,9 @@ pub struct AnalyzeOptions {
     pub hot_loop_per_minute: u32,
     /// A deletion not completed within this long is stuck.
     pub stuck_deletion_nanos: i64,
+    /// When goroutine dumps were taken, for a dump whose time nothing else
+    /// gives (no wrapper, file name, archive time or log lines around it).
+    pub dump_time_nanos: Option<i64>,
 }
 
 impl Default for AnalyzeOptions {
@@ -37,6 +41,7 @@ impl Default for AnalyzeOptions {
             workers: BTreeMap::new(),
             hot_loop_per_minute: 30,
             stuck_deletion_nanos: 5 * 60 * NANOS_PER_SEC,
+            dump_time_nanos: None,
         }
     }
 }
@@ -48,8 +53,20 @@ pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Di
     let (built, (elections, client_warnings)) = both(|| reconciles::build(files, opts), || etcd::analyze(files));
     let reconciles::Built { controllers, reconciles, record_refs, deletions } = built;
     let objects = objects::build(files, &reconciles, &deletions, &mut diags);
-    let mut a = Analysis { controllers, reconciles, record_refs, elections, client_warnings, objects, findings: Vec::new() };
+    let mut a = Analysis {
+        controllers,
+        reconciles,
+        record_refs,
+        elections,
+        client_warnings,
+        objects,
+        findings: Vec::new(),
+        dumps: Vec::new(),
+        goroutines: Vec::new(),
+    };
+    goroutines::read(&mut a, files, opts);
     findings::find(&mut a, files, opts);
+    goroutines::link(&mut a);
     (a, diags)
 }
 

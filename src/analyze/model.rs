@@ -197,6 +197,112 @@ pub struct Finding {
     pub elections: Vec<usize>,
     /// One sentence a person can paste into an issue.
     pub message: String,
+    /// Where a goroutine dump shows the stalled worker waiting.
+    #[serde(default)]
+    pub blocked: Option<Blocked>,
+}
+
+/// The call a stalled worker was blocked in, from a goroutine dump.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Blocked {
+    /// Index into [`Analysis::goroutines`].
+    pub goroutine: usize,
+    /// `go.etcd.io/etcd/client/v3.(*authClient).UserGet`.
+    pub call: String,
+    /// The application's innermost frame above it.
+    pub under: Option<String>,
+}
+
+/// A goroutine dump found in the inputs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GoroutineDump {
+    pub path: String,
+    pub first_line: u32,
+    pub last_line: u32,
+    /// `traceback` (a crash, SIGQUIT or pprof `debug=2`) or `debug1`
+    /// (pprof `goroutine profile: total N`).
+    pub kind: String,
+    /// `SIGQUIT: quit`, `panic: ...`, `goroutine profile: total 123`.
+    pub preamble: Option<String>,
+    /// Goroutines in it.
+    pub goroutines: u64,
+    /// When it was taken.
+    pub time: Option<Timestamp>,
+    /// Where that time came from (see [`DumpTimeSource`]).
+    pub time_source: Option<DumpTimeSource>,
+    /// Problems reading it (cut off, log lines in between).
+    pub notes: Vec<String>,
+}
+
+/// Where a dump's time came from, in the order they are tried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DumpTimeSource {
+    /// The collection time of a wrapper (kubectl `--timestamps`, CRI).
+    Wrapper,
+    /// A timestamp in the file name.
+    FileName,
+    /// The archive member's modification time.
+    ArchiveMtime,
+    /// The log lines around it.
+    LogLines,
+    /// Given by the person (`--dump-time`).
+    User,
+}
+
+impl DumpTimeSource {
+    pub fn describe(self) -> &'static str {
+        match self {
+            DumpTimeSource::Wrapper => "time from the log wrapper",
+            DumpTimeSource::FileName => "time from the file name",
+            DumpTimeSource::ArchiveMtime => "time from the archive member's modification time",
+            DumpTimeSource::LogLines => "time from the log lines around it",
+            DumpTimeSource::User => "time given with --dump-time",
+        }
+    }
+}
+
+/// One frame of a goroutine's stack.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GoFrame {
+    pub func: String,
+    pub file: String,
+    pub line: u32,
+}
+
+/// Goroutines of one dump with the same stack (same frames, state and
+/// creator; arguments ignored).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GoroutineGroup {
+    /// Index into [`Analysis::dumps`].
+    pub dump: usize,
+    /// Its place among the dump's groups (blocked workers first).
+    pub group: usize,
+    pub count: u64,
+    /// Goroutine ids (at most 50).
+    pub ids: Vec<u64>,
+    pub state: String,
+    pub min_wait_minutes: Option<u32>,
+    pub max_wait_minutes: Option<u32>,
+    /// `busy-worker`, `idle-worker` or `other`.
+    pub role: String,
+    /// Index into [`Analysis::controllers`], when its reconciler names one.
+    pub controller: Option<usize>,
+    /// The reconciler's type (`TenantControlPlaneReconciler`).
+    pub reconciler: Option<String>,
+    /// The innermost call that is not the runtime or a library that only waits.
+    pub blocked_in: Option<GoFrame>,
+    /// The application's innermost frame.
+    pub under: Option<GoFrame>,
+    /// Blocked since this time or earlier (dump time minus the wait).
+    pub blocked_since_at_most: Option<Timestamp>,
+    /// Innermost first.
+    pub frames: Vec<GoFrame>,
+    pub created_by: Option<String>,
+    /// The reconcile it was running (index into [`Analysis::reconciles`]).
+    pub reconcile: Option<usize>,
+    /// The stalled-worker finding it explains (index into [`Analysis::findings`]).
+    pub finding: Option<usize>,
 }
 
 /// Everything the analysis found.
@@ -210,6 +316,11 @@ pub struct Analysis {
     pub client_warnings: Vec<ClientWarning>,
     pub objects: Vec<ObjectLifecycle>,
     pub findings: Vec<Finding>,
+    /// Goroutine dumps found in the inputs, and their stacks grouped.
+    #[serde(default)]
+    pub dumps: Vec<GoroutineDump>,
+    #[serde(default)]
+    pub goroutines: Vec<GoroutineGroup>,
 }
 
 impl Analysis {

@@ -21,7 +21,7 @@ reconscope: reconcile timelines and stall findings from controller-runtime, etcd
 USAGE:
     reconscope stats INPUT... [--json] [options]
     reconscope analyze INPUT... [--json] [--markdown FILE|-] [--svg FILE] [--html FILE [--app-dir DIR]]
-                      [--fail-on KIND,...] [--app-url URL] [--reconcile-timeout DUR] [--workers CONTROLLER=N]... [options]
+                      [--fail-on KIND,...] [--app-url URL] [--reconcile-timeout DUR] [--workers CONTROLLER=N]... [--dump-time TIME] [options]
 
 INPUT is a log file, a folder (read recursively) or an archive (.zip, .tar,
 .tar.gz/.tgz, .gz; archives inside archives are opened too).
@@ -52,6 +52,10 @@ OPTIONS:
     --reconcile-timeout DUR The operator's reconcile timeout (default 30s).
     --workers NAME=N        Worker count of a controller whose log lacks
                             `Starting workers` (repeatable).
+    --dump-time TIME        When goroutine dumps in the input were taken (RFC3339),
+                            for a dump nothing else dates (no wrapper time, no
+                            time in its file name, no archive time, no log lines
+                            around it).
     --utc-offset HOURS      Offset for times written without a zone (default 0 = UTC).
     --max-total-bytes N     Cap on decompressed bytes over all input (default 8 GiB).
     --max-ratio N           Cap on any member's compression ratio (default 200).
@@ -166,6 +170,12 @@ fn parse_options(args: &[String]) -> Result<Options> {
                 o.analyze.reconcile_timeout_nanos = reconscope::time::parse_duration_nanos(&v)
                     .filter(|n| *n > 0)
                     .ok_or_else(|| ExitTwo(format!("--reconcile-timeout: `{v}` is not a duration like 30s or 2m")))?;
+            }
+            "--dump-time" => {
+                let v = value(a)?;
+                let p = reconscope::time::parse_rfc3339(v.trim().as_bytes(), true, 0)
+                    .ok_or_else(|| ExitTwo(format!("--dump-time: `{v}` is not an RFC3339 time like 2026-05-26T16:45:00Z")))?;
+                o.analyze.dump_time_nanos = Some(p.ts.nanos);
             }
             "--markdown" => o.markdown = Some(value(a)?),
             "--svg" => o.svg = Some(value(a)?),

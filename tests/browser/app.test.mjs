@@ -578,3 +578,79 @@ describe('filters', { timeout: 180_000 }, () => {
     }
   });
 });
+
+describe('goroutine dumps', { timeout: 180_000 }, () => {
+  test('the example holds a pprof dump: the stall names the blocked call, the panel lists stacks, the inspector shows it', async () => {
+    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    try {
+      await page.locator('input[type=file]').setInputFiles(EXAMPLE_ZIP);
+      await assertIncidentLoaded(page);
+      const cli = incidentAnalysis();
+      const stall = cli.findings.find((f) => f.kind === 'stalled-worker');
+      assert.equal(stall.blocked_in, 'go.etcd.io/etcd/client/v3.(*authClient).UserGet');
+      // The finding's sentence in the page names the call, as the CLI's does.
+      const sentence = await page.locator('[data-finding-kind=stalled-worker] .sentence').innerText();
+      assert.match(sentence, /\(\*authClient\)\.UserGet/);
+      assert.match(sentence, /16:45:00/);
+
+      // One dump on the chart, at 16:45:00.
+      const timeline = page.getByTestId('timeline');
+      assert.equal(await timeline.getAttribute('data-dump-count'), '1');
+
+      // The panel: the dump with its time and source, the busy worker first.
+      const panel = page.getByTestId('goroutines');
+      await panel.waitFor({ state: 'attached' });
+      assert.match(await panel.getByTestId('dump').innerText(), /kamaji-goroutines-20260526T164500Z\.txt:1 · 9 goroutines · taken .*16:45:00.* \(time from the file name\)/);
+      const groups = panel.getByTestId('goroutine-group');
+      assert.equal(await groups.count(), cli.goroutines.length);
+      assert.equal(await groups.first().getAttribute('data-role'), 'busy-worker');
+      const first = await groups.first().innerText();
+      assert.match(first, /1 × \[select, 15 minutes\] · busy-worker · tenantcontrolplane · in go\.etcd\.io\/etcd\/client\/v3\.\(\*authClient\)\.UserGet/);
+      assert.match(first, /Blocked since .*16:30:00.* or earlier/);
+      // Its blocked-in frame is marked in the stack.
+      assert.equal(await groups.first().locator('.blocked-frame .func').innerText(), 'go.etcd.io/etcd/client/v3.(*authClient).UserGet');
+
+      // Filters: workers only drops the other goroutines; text narrows.
+      await panel.getByTestId('goroutine-workers').check();
+      const workers = cli.goroutines.filter((g) => g.role !== 'other').length;
+      await page.waitForFunction((n) => document.querySelectorAll('[data-testid=goroutine-group]').length === n, workers);
+      await panel.getByTestId('goroutine-filter').fill('workqueue');
+      await page.waitForFunction(() => {
+        const g = [...document.querySelectorAll('[data-testid=goroutine-group]')];
+        return g.length > 0 && g.every((x) => x.dataset.role === 'idle-worker');
+      });
+      await panel.getByTestId('goroutine-filter').fill('');
+      await panel.getByTestId('goroutine-workers').uncheck();
+
+      // The busy worker links to the reconcile it was running; the
+      // inspector shows the stack.
+      await groups.first().getByTestId('goroutine-inspect').click();
+      const inspector = page.getByTestId('inspector');
+      await inspector.waitFor({ state: 'attached' });
+      assert.equal(await inspector.getAttribute('data-reconcile-id'), stall.reconcile_ids[0]);
+      const stack = inspector.getByTestId('inspector-stack');
+      assert.match(await stack.locator('h3').innerText(), /Goroutine dump at .*16:45:00.*: \[select, 15 minutes\], blocked in go\.etcd\.io\/etcd\/client\/v3\.\(\*authClient\)\.UserGet/);
+      assert.ok((await stack.locator('li').count()) >= 20);
+      await stack.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(SCREENSHOTS, 'goroutines-inspector.png') });
+      await panel.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(SCREENSHOTS, 'goroutines-panel.png') });
+
+      // Hovering the dashed dump line on the chart names the dump.
+      const canvas = timeline.locator('canvas');
+      await page.getByTestId('reset-zoom').click();
+      await canvas.scrollIntoViewIfNeeded();
+      const [v0, v1] = (await canvas.getAttribute('data-view')).split(',').map(Number);
+      const at = Date.parse('2026-05-26T16:45:00Z') * 1e6;
+      const plot = await canvas.evaluate((el) => ({ left: Number(el.dataset.plotLeft), width: Number(el.dataset.plotWidth) }));
+      const box = await canvas.boundingBox();
+      const x = box.x + plot.left + ((at - v0) / (v1 - v0)) * plot.width;
+      await page.mouse.move(x, box.y + box.height - 20);
+      await page.waitForFunction(() => /goroutine dump/.test(document.querySelector('[data-testid=timeline] .tooltip').innerText));
+      await page.screenshot({ path: join(SCREENSHOTS, 'goroutines-timeline.png') });
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+    }
+  });
+});

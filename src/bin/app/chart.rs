@@ -667,6 +667,9 @@ impl State {
             let hint = if row.depth == 0 { "\n(click to fold or unfold)" } else { "" };
             return Some(format!("{}{hint}", row.label));
         }
+        if let Some(d) = self.tl.dumps.iter().find(|d| (self.x_of(d.at_nanos) - x).abs() <= 4.0) {
+            return Some(format!("{}\n{} (see Goroutines below)", d.label, timefmt::full(d.at_nanos, z)));
+        }
         let row = self.row_at(y);
         for m in &self.tl.markers {
             if Some(m.row as usize) == row && (self.x_of(m.at_nanos) - x).abs() <= 5.0 {
@@ -704,6 +707,30 @@ impl State {
     }
 
     // ----- drawing -----
+
+    /// Goroutine dumps: a dashed line across every row at the dump's time.
+    fn draw_dumps(&self, ctx: &CanvasRenderingContext2d, p: &Palette, vt0: i64, vt1: i64) {
+        // Where the plot area is (CSS px), for tests and tools that point at a time.
+        let _ = self.canvas.set_attribute("data-plot-left", &format!("{:.1}", self.label_w));
+        let _ = self.canvas.set_attribute("data-plot-width", &format!("{:.1}", self.plot_w()));
+        let dash = js_sys::Array::of2(&4.0.into(), &3.0.into());
+        for d in &self.tl.dumps {
+            if d.at_nanos < vt0 || d.at_nanos > vt1 {
+                continue;
+            }
+            let x = self.x_of(d.at_nanos).round() + 0.5;
+            ctx.set_stroke_style_str(&p.text);
+            ctx.set_line_width(1.5);
+            let _ = ctx.set_line_dash(&dash);
+            ctx.begin_path();
+            ctx.move_to(x, AXIS_H);
+            ctx.line_to(x, self.h);
+            ctx.stroke();
+            let _ = ctx.set_line_dash(&js_sys::Array::new());
+            ctx.set_fill_style_str(&p.text);
+            let _ = ctx.fill_text("goroutine dump", x + 4.0, AXIS_H + 8.0);
+        }
+    }
 
     fn palette(&self) -> Palette {
         let style = web_sys::window().and_then(|w| w.get_computed_style(&self.canvas).ok().flatten());
@@ -1009,6 +1036,7 @@ impl State {
             let cy = row_y(r, self.scroll) + ROW_H / 2.0;
             draw_marker(&ctx, m.kind, x, cy, &p);
         }
+        self.draw_dumps(&ctx, &p, vt0, vt1);
         ctx.restore();
 
         // Row labels.

@@ -16,6 +16,8 @@ mod chart;
 #[cfg(target_arch = "wasm32")]
 mod client;
 #[cfg(target_arch = "wasm32")]
+mod goroutines;
+#[cfg(target_arch = "wasm32")]
 mod input;
 #[cfg(target_arch = "wasm32")]
 mod panels;
@@ -819,6 +821,8 @@ mod ui {
                         if let Some(i) = &self.inspector {
                             { panels::inspector(l, i, self.zone, link) }
                         }
+                        <crate::goroutines::Goroutines analysis={panels::Shared(l.analysis.clone())} zone={self.zone}
+                            oninspect={self.on_inspect.clone()} />
                         { panels::files(l) }
                     }
                 </main>
@@ -963,6 +967,7 @@ mod ui {
                     data-testid="timeline"
                     data-reconcile-count={a.reconciles.len().to_string()}
                     data-election-count={a.elections.len().to_string()}
+                    data-dump-count={self.timeline.dumps.len().to_string()}
                     data-row-count={self.timeline.rows.len().to_string()}
                     data-bar-count={self.timeline.bars.len().to_string()}
                     data-shown-count={self.layout_opts.only.as_ref().map_or(a.reconciles.len(), |o| o.len()).to_string()}
@@ -989,6 +994,7 @@ mod ui {
                             <span class="glyph delete">{ "▼" }</span>{ "deletion asked" }
                             <span class="glyph delete">{ "✕" }</span>{ "deleted" }
                             <span class="glyph delete">{ "□" }</span>{ "finalizers left" }
+                            <span class="glyph dump">{ "┆" }</span>{ "goroutine dump" }
                         </span>
                     </div>
                     if let Some(n) = &self.share_notice {

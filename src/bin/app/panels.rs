@@ -248,6 +248,7 @@ pub fn inspector(l: &Loaded, i: &Inspector, zone: Zone, link: &Scope<App>) -> Ht
             if let Some(e) = &r.error {
                 <p class="error-text">{ e }</p>
             }
+            { stack(a, i.reconcile, zone) }
             <nav class="siblings">
                 { nav(prev, "← previous of this object", "prev-reconcile") }
                 <span class="muted">{ position }</span>
@@ -255,6 +256,32 @@ pub fn inspector(l: &Loaded, i: &Inspector, zone: Zone, link: &Scope<App>) -> Ht
             </nav>
             { body }
         </section>
+    }
+}
+
+/// The goroutine a dump showed running this reconcile, when there is one:
+/// where it was blocked, and its stack.
+fn stack(a: &Analysis, reconcile: u32, zone: Zone) -> Html {
+    let Some(g) = a.goroutines.iter().find(|g| g.reconcile == Some(reconcile as usize)) else { return html! {} };
+    let Some(d) = a.dumps.get(g.dump) else { return html! {} };
+    let when = d.time.map_or("at an unknown time".to_string(), |t| format!("at {}", timefmt::full(t.nanos, zone)));
+    let wait = g.max_wait_minutes.map_or(String::new(), |m| format!(", {m} minutes"));
+    let blocked = g.blocked_in.as_ref().map_or(String::new(), |f| format!(", blocked in {}", f.func));
+    html! {
+        <details class="inspector-stack" data-testid="inspector-stack" open=true>
+            <summary><h3>{ format!("Goroutine dump {when}: [{}{wait}]{blocked}", g.state) }</h3></summary>
+            <ol class="frames">
+                { for g.frames.iter().map(|f| {
+                    let own = g.blocked_in.as_ref().is_some_and(|b| b.func == f.func && b.line == f.line);
+                    html! {
+                        <li class={classes!(own.then_some("blocked-frame"))}>
+                            <span class="func">{ &f.func }</span>
+                            <span class="loc muted">{ format!("{}:{}", f.file, f.line) }</span>
+                        </li>
+                    }
+                }) }
+            </ol>
+        </details>
     }
 }
 

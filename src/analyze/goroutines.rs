@@ -1,0 +1,292 @@
+//! Where goroutine dumps meet the timeline: each dump found in the inputs
+//! gets a time (and says where it came from), its stacks are grouped, busy
+//! controller-runtime workers are matched to their controller instance,
+//! and a blocked worker is linked to the stalled-worker finding (or the
+//! open reconcile) it explains. The finding's sentence then names the call.
+//!
+//! A dump's time comes from, in order: the wrapper's collection time
+//! (kubectl `--timestamps`, CRI), a timestamp in the file name, the archive
+//! member's modification time, the log lines around it, the time the
+//! person gives (`AnalyzeOptions::dump_time`).
+//!
+//! Go prints `[select, 15 minutes]` from the first garbage collection that
+//! saw the goroutine blocked, not from when it blocked, so a goroutine
+//! waiting M minutes at dump time T blocked at T−M or earlier: up to about
+//! two minutes earlier (sysmon forces a GC at least every two minutes).
+
+use crate::analyze::model::{
+    Analysis, Blocked, DumpTimeSource, FindingKind, GoFrame, GoroutineDump, GoroutineGroup,
+};
+use crate::analyze::AnalyzeOptions;
+use crate::goroutine::{self, DumpKind, Frame, Role};
+use crate::model::{Format, ParsedFile, Timestamp};
+use crate::time::{civil_nanos, human_duration, NANOS_PER_SEC};
+
+use super::findings::clock;
+
+/// Goroutine ids kept per group.
+const MAX_IDS: usize = 50;
+
+/// How much earlier than `T − M` a goroutine may have blocked: Go's wait
+/// count starts at the first GC that saw it blocked (at most ~2 minutes
+/// late), and minutes are rounded down.
+const GC_LAG_NANOS: i64 = 3 * 60 * NANOS_PER_SEC;
+
+/// Reads every goroutine dump in `files` (only files whose parser saw a Go
+/// traceback are scanned) into `a.dumps` and `a.goroutines`.
+pub fn read(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
+    for f in files {
+        if f.counts.format(Format::GoTraceback) == 0 || !goroutine::has_dump(&f.bytes) {
+            continue;
+        }
+        for d in goroutine::parse_dumps(&f.bytes, 1) {
+            let (time, time_source) = match dump_time(f, &d, opts) {
+                Some((t, s)) => (Some(t), Some(s)),
+                None => (None, None),
+            };
+            let dump = a.dumps.len();
+            a.dumps.push(GoroutineDump {
+                path: f.path.clone(),
+                first_line: d.first_line,
+                last_line: d.last_line,
+                kind: match d.kind {
+                    DumpKind::Traceback => "traceback",
+                    DumpKind::Debug1 => "debug1",
+                }
+                .to_string(),
+                preamble: d.preamble.clone(),
+                goroutines: d.goroutines.iter().map(|g| g.count).sum(),
+                time,
+                time_source,
+                notes: d.diagnostics.iter().map(|n| format!("line {}: {}", n.line, n.message)).collect(),
+            });
+            for (gi, g) in goroutine::group(&d.goroutines).into_iter().enumerate() {
+                let controller = g.info.reconciler.as_deref().and_then(|r| controller_of(a, r));
+                let blocked_since_at_most = match (time, g.max_wait_minutes) {
+                    (Some(t), Some(m)) if m > 0 => Some(Timestamp::new(t.nanos - i64::from(m) * 60 * NANOS_PER_SEC, 0)),
+                    _ => None,
+                };
+                a.goroutines.push(GoroutineGroup {
+                    dump,
+                    group: gi,
+                    count: g.count,
+                    ids: g.ids.iter().copied().take(MAX_IDS).collect(),
+                    state: g.state.clone(),
+                    min_wait_minutes: g.min_wait_minutes,
+                    max_wait_minutes: g.max_wait_minutes,
+                    role: match g.info.role {
+                        Role::BusyWorker => "busy-worker",
+                        Role::IdleWorker => "idle-worker",
+                        Role::Other => "other",
+                    }
+                    .to_string(),
+                    controller,
+                    reconciler: g.info.reconciler.clone(),
+                    blocked_in: g.info.blocked_in.as_ref().map(go_frame),
+                    under: g.info.under.as_ref().map(go_frame),
+                    blocked_since_at_most,
+                    frames: g.frames.iter().map(go_frame).collect(),
+                    created_by: g.created_by.as_ref().map(|f| f.func.clone()),
+                    reconcile: None,
+                    finding: None,
+                });
+            }
+        }
+    }
+}
+
+fn go_frame(f: &Frame) -> GoFrame {
+    GoFrame { func: f.func.clone(), file: f.file.clone(), line: f.line }
+}
+
+/// The controller instance a reconciler type belongs to:
+/// `TenantControlPlaneReconciler` → the instance logging
+/// `"controller": "tenantcontrolplane"` (or of that kind). With two
+/// instances of one name, the one with more reconciles.
+fn controller_of(a: &Analysis, reconciler: &str) -> Option<usize> {
+    let key = goroutine::controller_key(reconciler);
+    let norm = |s: &str| s.to_ascii_lowercase().replace(['-', '_', '.'], "");
+    a.controllers
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| norm(&c.controller) == key || c.kind.as_deref().is_some_and(|k| norm(k) == key))
+        .max_by_key(|(i, c)| (c.reconciles, usize::MAX - i))
+        .map(|(i, _)| i)
+}
+
+/// When a dump was taken, and from what.
+fn dump_time(f: &ParsedFile, d: &goroutine::Dump, opts: &AnalyzeOptions) -> Option<(Timestamp, DumpTimeSource)> {
+    if let Some(t) = d.collected {
+        return Some((t, DumpTimeSource::Wrapper));
+    }
+    let base = f.path.rsplit(['/', '!', '\\']).next().unwrap_or(&f.path);
+    if let Some(nanos) = time_in_name(base) {
+        return Some((Timestamp::new(nanos, 0), DumpTimeSource::FileName));
+    }
+    if let Some(secs) = f.mtime_secs.filter(|_| f.path.contains('!')) {
+        return Some((Timestamp::new(secs.saturating_mul(NANOS_PER_SEC), 0), DumpTimeSource::ArchiveMtime));
+    }
+    // The last timed line before the dump, else the first after it.
+    let before = f.records.iter().rev().find(|r| r.line < d.first_line && r.time.is_some() && r.format != Format::GoTraceback);
+    let after = || f.records.iter().find(|r| r.line > d.last_line && r.time.is_some() && r.format != Format::GoTraceback);
+    if let Some(t) = before.or_else(after).and_then(|r| r.time) {
+        return Some((t, DumpTimeSource::LogLines));
+    }
+    opts.dump_time_nanos.map(|n| (Timestamp::new(n, 0), DumpTimeSource::User))
+}
+
+/// A UTC time written in a file name: `20260526T164500Z`,
+/// `2026-05-26T16-45-00Z`, `2026-05-26_16:45:00`, `20260526-164500`, or
+/// Unix seconds (`goroutines-1779813900.txt`).
+pub fn time_in_name(name: &str) -> Option<i64> {
+    let b = name.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_digit()) {
+            if let Some(n) = civil_at(&b[i..]) {
+                return Some(n);
+            }
+            let run = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if run == 10 {
+                let secs: i64 = name[i..i + 10].parse().ok()?;
+                if (1_000_000_000..4_000_000_000).contains(&secs) {
+                    return Some(secs * NANOS_PER_SEC);
+                }
+            }
+            i += run;
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
+/// `YYYY MM DD HH MM SS` at the start of `b`, each group possibly after one
+/// separator (`-`, `:`, `T`, `_`, `.`).
+fn civil_at(b: &[u8]) -> Option<i64> {
+    let widths = [4, 2, 2, 2, 2, 2];
+    let mut vals = [0u32; 6];
+    let mut i = 0;
+    for (k, w) in widths.iter().enumerate() {
+        if k > 0 && b.get(i).is_some_and(|c| b"-:T_.".contains(c)) {
+            i += 1;
+        }
+        let digits = b.get(i..i + w)?;
+        if !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        vals[k] = digits.iter().fold(0, |v, d| v * 10 + u32::from(d - b'0'));
+        i += w;
+    }
+    if b.get(i).is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let [y, mo, d, h, mi, s] = vals;
+    let ok = (1970..2200).contains(&y) && (1..=12).contains(&mo) && (1..=31).contains(&d) && h < 24 && mi < 60 && s < 61;
+    ok.then(|| civil_nanos(i64::from(y), mo, d, h, mi, s, 0))
+}
+
+/// Links busy workers of each dump to the stalled-worker finding or open
+/// reconcile they explain, and writes the blocked-in call into the
+/// finding's sentence. A stalled-worker finding with no dump to explain it
+/// says what to collect next time.
+pub fn link(a: &mut Analysis) {
+    for gi in 0..a.goroutines.len() {
+        let g = &a.goroutines[gi];
+        if g.role != "busy-worker" {
+            continue;
+        }
+        let Some(t) = a.dumps[g.dump].time else { continue };
+        // When it blocked: at or before T − M, and not long before that.
+        let wait = i64::from(g.max_wait_minutes.unwrap_or(0)) * 60 * NANOS_PER_SEC;
+        let (b_lo, b_hi) = (t.nanos - wait - GC_LAG_NANOS, t.nanos - wait);
+        let fits_controller = |c: Option<usize>| g.controller.is_none() || c == g.controller;
+        let finding = a.findings.iter().position(|f| {
+            f.kind == FindingKind::StalledWorker
+                && f.blocked.is_none()
+                && fits_controller(f.controller)
+                && f.start.nanos - 60 * NANOS_PER_SEC <= b_hi
+                && b_lo <= f.end.nanos
+                && f.start.nanos <= t.nanos
+                && t.nanos <= f.end.nanos
+        });
+        let reconcile = match finding {
+            Some(fi) => a.findings[fi].reconciles.first().copied(),
+            // An open reconcile of its controller that was in flight at T
+            // (its latent start counts), the one that began nearest the
+            // blocking time.
+            None => a
+                .reconciles
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| fits_controller(Some(r.controller)) && r.start().nanos <= t.nanos && t.nanos <= r.last.nanos)
+                .min_by_key(|(i, r)| ((r.start().nanos - b_hi).abs(), *i))
+                .map(|(i, _)| i),
+        };
+        let call = g.blocked_in.as_ref().or(g.frames.first()).map(|f| f.func.clone());
+        let under = g.under.as_ref().filter(|u| Some(&u.func) != call.as_ref()).map(|f| f.func.clone());
+        let g = &mut a.goroutines[gi];
+        g.reconcile = reconcile;
+        g.finding = finding;
+        let Some(fi) = finding else { continue };
+        let Some(call) = call else { continue };
+        let g = &a.goroutines[gi];
+        let d = &a.dumps[g.dump];
+        let source = d.time_source.map_or("", DumpTimeSource::describe);
+        let waited = match g.max_wait_minutes {
+            Some(m) if m > 0 => format!(
+                " blocked {m}+ minutes (`[{}, {m} minutes]`: since {} or earlier, as Go counts the wait from the first garbage collection that saw it, up to about 2 minutes late)",
+                g.state,
+                clock(Timestamp::new(t.nanos - i64::from(m) * 60 * NANOS_PER_SEC, 0)),
+            ),
+            _ => format!(" waiting (`[{}]`)", g.state),
+        };
+        let under_clause = under.as_deref().map_or(String::new(), |u| format!(" under `{u}`"));
+        let base = d.path.rsplit(['/', '!', '\\']).next().unwrap_or(&d.path);
+        let sentence = format!(" A goroutine dump at {} ({base}, {source}) shows the worker{waited} in `{call}`{under_clause}.", clock(t));
+        let f = &mut a.findings[fi];
+        f.message.push_str(&sentence);
+        f.blocked = Some(Blocked { goroutine: gi, call, under });
+    }
+    for f in &mut a.findings {
+        if f.kind != FindingKind::StalledWorker || f.blocked.is_some() {
+            continue;
+        }
+        let covering: Vec<String> = a.dumps.iter().filter_map(|d| d.time).map(clock).collect();
+        if covering.is_empty() && !a.dumps.is_empty() {
+            f.message.push_str(
+                " A goroutine dump is in the input but nothing dates it (no wrapper time, no time in its file name, no archive time, no log lines around it): give its time with --dump-time to match it to this stall.",
+            );
+        } else if covering.is_empty() {
+            f.message.push_str(&format!(
+                " No goroutine dump was in the input, so the call it waited in is unknown: next time run the manager with pprof on (kamaji: `--pprof-bind-address=:6060`) and, when the suite fails, save `kubectl port-forward deploy/<manager> 6060 & curl -s 'http://127.0.0.1:6060/debug/pprof/goroutine?debug=2' > goroutines-$(date -u +%Y%m%dT%H%M%SZ).txt` (a stall of {} leaves time for it).",
+                human_duration(f.end.nanos - f.start.nanos)
+            ));
+        } else {
+            f.message.push_str(&format!(
+                " The goroutine dump(s) in the input (at {}) show no busy worker of this controller during the stall.",
+                covering.join(", ")
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_in_file_names() {
+        let t = |s: &str| time_in_name(s).map(|n| crate::time::format_rfc3339(Timestamp::new(n, 0)));
+        let want = Some("2026-05-26T16:45:00Z".to_string());
+        assert_eq!(t("kamaji-goroutines-20260526T164500Z.txt"), want);
+        assert_eq!(t("goroutines-2026-05-26T16-45-00Z.txt"), want);
+        assert_eq!(t("dump_2026-05-26_16:45:00.log"), want);
+        assert_eq!(t("20260526-164500.txt"), want);
+        assert_eq!(t("goroutines-1779813900.txt"), want);
+        assert_eq!(t("goroutine-v2.txt"), None);
+        assert_eq!(t("pod-7d9f8b6c5-x2x9k.log"), None);
+        assert_eq!(t("20261399T999999Z.txt"), None, "not a date");
+        assert_eq!(t("123456789012345678"), None);
+    }
+}

@@ -1,0 +1,144 @@
+//! The goroutine panel: every goroutine dump in the input, its stacks
+//! grouped (blocked workers and the longest waits first), with a text
+//! filter and a "workers only" switch. A group that was running a
+//! reconcile links to it in the inspector.
+
+use reconscope::analyze::{Analysis, GoroutineGroup};
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+use crate::panels::Shared;
+use crate::timefmt::{self, Zone};
+
+#[derive(Properties, PartialEq)]
+pub struct GoroutinesProps {
+    pub analysis: Shared,
+    pub zone: Zone,
+    pub oninspect: Callback<u32>,
+}
+
+/// Groups drawn before a "show all" button.
+const SHOWN: usize = 40;
+
+#[function_component(Goroutines)]
+pub fn goroutines(p: &GoroutinesProps) -> Html {
+    let filter = use_state(String::new);
+    let workers_only = use_state(|| false);
+    let show_all = use_state(|| false);
+    let a: &Analysis = &p.analysis.0;
+    if a.dumps.is_empty() {
+        return html! {};
+    }
+    let needle = filter.to_lowercase();
+    let matches = |g: &GoroutineGroup| {
+        (!*workers_only || g.role != "other")
+            && (needle.is_empty()
+                || g.state.to_lowercase().contains(&needle)
+                || g.frames.iter().any(|f| f.func.to_lowercase().contains(&needle) || f.file.to_lowercase().contains(&needle)))
+    };
+    // Busy workers first, then the longest waits, then the biggest groups.
+    let mut order: Vec<usize> = (0..a.goroutines.len()).filter(|&i| matches(&a.goroutines[i])).collect();
+    order.sort_by_key(|&i| {
+        let g = &a.goroutines[i];
+        (g.role != "busy-worker", std::cmp::Reverse(g.max_wait_minutes), std::cmp::Reverse(g.count), g.dump, g.group)
+    });
+    let total = order.len();
+    if !*show_all {
+        order.truncate(SHOWN);
+    }
+    let dumps = a.dumps.iter().map(|d| {
+        let when = match (d.time, d.time_source) {
+            (Some(t), Some(src)) => format!("taken {} ({})", timefmt::full(t.nanos, p.zone), src.describe()),
+            _ => "time unknown: nothing dates it (the CLI takes --dump-time)".to_string(),
+        };
+        html! {
+            <li class="dump" data-testid="dump">
+                <span class="path">{ format!("{}:{}", d.path, d.first_line) }</span>
+                <span class="muted">{ format!(" · {} goroutines · {when}", d.goroutines) }</span>
+                { for d.notes.iter().take(5).map(|n| html! { <div class="note muted">{ n }</div> }) }
+            </li>
+        }
+    });
+    let groups = order.iter().map(|&i| {
+        let g = &a.goroutines[i];
+        let wait = match (g.min_wait_minutes, g.max_wait_minutes) {
+            (Some(lo), Some(hi)) if lo != hi => format!(", {lo}–{hi} minutes"),
+            (_, Some(m)) => format!(", {m} minutes"),
+            _ => String::new(),
+        };
+        let controller = g.controller.and_then(|c| a.controllers.get(c)).map(|c| format!(" · {}", c.name)).unwrap_or_default();
+        let blocked = g.blocked_in.as_ref().map(|f| format!(" · in {}", f.func)).unwrap_or_default();
+        let head = format!("{} × [{}{wait}] · {}{controller}{blocked}", g.count, g.state, g.role);
+        let since = g.blocked_since_at_most.map(|t| {
+            format!(
+                "Blocked since {} or earlier (Go counts the wait from the first garbage collection that saw it: up to about 2 minutes late).",
+                timefmt::full(t.nanos, p.zone)
+            )
+        });
+        let inspect = g.reconcile.map(|r| {
+            let oninspect = p.oninspect.clone();
+            let id: String = a.reconciles.get(r).map(|x| x.reconcile_id.chars().take(8).collect()).unwrap_or_default();
+            html! {
+                <button type="button" class="link" data-testid="goroutine-inspect" onclick={move |_| oninspect.emit(r as u32)}>
+                    { format!("Inspect the reconcile it was running ({id})") }
+                </button>
+            }
+        });
+        html! {
+            <li class={classes!("goroutine-group", g.role.clone())} data-testid="goroutine-group" data-role={g.role.clone()}>
+                <details open={g.finding.is_some()}>
+                    <summary>{ head }</summary>
+                    if let Some(s) = since { <p class="muted">{ s }</p> }
+                    { for inspect }
+                    <ol class="frames">
+                        { for g.frames.iter().map(|f| {
+                            let own = g.blocked_in.as_ref().is_some_and(|b| b.func == f.func && b.line == f.line);
+                            html! {
+                                <li class={classes!(own.then_some("blocked-frame"))}>
+                                    <span class="func">{ &f.func }</span>
+                                    <span class="loc muted">{ format!("{}:{}", f.file, f.line) }</span>
+                                </li>
+                            }
+                        }) }
+                        if let Some(c) = &g.created_by {
+                            <li class="muted">{ format!("created by {c}") }</li>
+                        }
+                    </ol>
+                </details>
+            </li>
+        }
+    });
+    let onfilter = {
+        let filter = filter.clone();
+        Callback::from(move |e: InputEvent| filter.set(e.target_unchecked_into::<HtmlInputElement>().value()))
+    };
+    let onworkers = {
+        let workers_only = workers_only.clone();
+        Callback::from(move |e: Event| workers_only.set(e.target_unchecked_into::<HtmlInputElement>().checked()))
+    };
+    let onshowall = {
+        let show_all = show_all.clone();
+        Callback::from(move |_: MouseEvent| show_all.set(true))
+    };
+    html! {
+        <section class="goroutines" data-testid="goroutines">
+            <h2>{ format!("Goroutines ({} dump{}, {} stack groups)", a.dumps.len(), if a.dumps.len() == 1 { "" } else { "s" }, a.goroutines.len()) }</h2>
+            <ul class="dumps">{ for dumps }</ul>
+            <div class="goroutine-filters">
+                <label class="filter">
+                    <span>{ "Function, file or state" }</span>
+                    <input type="search" data-testid="goroutine-filter" placeholder="substring" value={(*filter).clone()} oninput={onfilter} />
+                </label>
+                <label class="check">
+                    <input type="checkbox" data-testid="goroutine-workers" checked={*workers_only} onchange={onworkers} />
+                    { " controller workers only" }
+                </label>
+                <span class="muted" data-testid="goroutine-count">{ format!("{total} of {} groups", a.goroutines.len()) }</span>
+            </div>
+            <ol class="goroutine-groups">{ for groups }</ol>
+            if total > SHOWN && !*show_all {
+                <button type="button" class="more" onclick={onshowall}>{ format!("Show all {total} groups") }</button>
+            }
+        </section>
+    }
+}

@@ -1,0 +1,221 @@
+//! Goroutine dumps on the timeline: the incident fixture carries a pprof
+//! `debug=2` dump taken at 16:45 (time in its file name) in which the
+//! tenantcontrolplane worker sits `[select, 15 minutes]` in etcd's
+//! Auth/UserGet; the stall finding must name that call. Also: every way a
+//! dump gets its time, a dump that explains nothing, no dump at all, and a
+//! damaged dump.
+
+use std::path::Path;
+
+use reconscope::analyze::{analyze, json, Analysis, AnalyzeOptions, DumpTimeSource, FindingKind};
+use reconscope::model::ParsedFile;
+use reconscope::parse::{parse_file, resolve_years, ParseOptions};
+use reconscope::pipeline::{LoadOptions, Loaded};
+
+#[path = "support/tar.rs"]
+mod tar_support;
+
+const DUMP_PATH: &str = "kamaji/pprof/kamaji-goroutines-20260526T164500Z.txt";
+
+fn root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident/cozyreport")
+}
+
+fn dump_text() -> String {
+    std::fs::read_to_string(root().join(DUMP_PATH)).unwrap()
+}
+
+/// The incident's log files (without its dump), plus `extra` (name, text).
+fn incident_with(extra: &[(&str, String)], opts: &AnalyzeOptions) -> Analysis {
+    let mut files: Vec<ParsedFile> = Vec::new();
+    let mut stack = vec![root()];
+    let mut paths = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !p.ends_with(DUMP_PATH) {
+                paths.push(p);
+            }
+        }
+    }
+    paths.sort();
+    for p in paths {
+        let rel = p.strip_prefix(root()).unwrap().to_string_lossy().into_owned();
+        files.push(parse_file(rel, std::fs::read(&p).unwrap(), &ParseOptions::default()));
+    }
+    for (name, text) in extra {
+        files.push(parse_file(*name, text.as_bytes().to_vec(), &ParseOptions::default()));
+    }
+    resolve_years(&mut files, None);
+    analyze(&files, opts).0
+}
+
+fn stall(a: &Analysis) -> &reconscope::analyze::Finding {
+    let s: Vec<_> = a.findings.iter().filter(|f| f.kind == FindingKind::StalledWorker).collect();
+    assert_eq!(s.len(), 1, "{:#?}", a.findings);
+    s[0]
+}
+
+#[test]
+fn the_stall_finding_names_the_call_the_worker_is_blocked_in() {
+    let a = incident_with(&[(DUMP_PATH, dump_text())], &AnalyzeOptions::default());
+    assert_eq!(a.dumps.len(), 1);
+    let d = &a.dumps[0];
+    assert_eq!(d.time.unwrap().to_string(), "2026-05-26T16:45:00Z");
+    assert_eq!(d.time_source, Some(DumpTimeSource::FileName));
+    assert_eq!((d.kind.as_str(), d.goroutines, d.first_line), ("traceback", 9, 1));
+
+    let s = stall(&a);
+    let b = s.blocked.as_ref().expect("the stall is explained by the dump");
+    assert_eq!(b.call, "go.etcd.io/etcd/client/v3.(*authClient).UserGet");
+    assert_eq!(b.under.as_deref(), Some("github.com/clastix/kamaji/internal/datastore.(*EtcdClient).UserExists"));
+    for part in ["16:45:00", "time from the file name", "15+ minutes", "since 16:30:00 or earlier", "(*authClient).UserGet", "up to about 2 minutes"] {
+        assert!(s.message.contains(part), "{part:?} missing from: {}", s.message);
+    }
+    let g = &a.goroutines[b.goroutine];
+    assert_eq!((g.role.as_str(), g.state.as_str(), g.max_wait_minutes), ("busy-worker", "select", Some(15)));
+    assert_eq!(g.reconciler.as_deref(), Some("TenantControlPlaneReconciler"));
+    assert_eq!(a.controllers[g.controller.unwrap()].controller, "tenantcontrolplane");
+    assert_eq!(g.blocked_since_at_most.unwrap().to_string(), "2026-05-26T16:30:00Z");
+    let held = &a.reconciles[g.reconcile.unwrap()];
+    assert!(held.reconcile_id.starts_with("c853721a"), "{}", held.reconcile_id);
+    assert_eq!(g.finding, a.findings.iter().position(|f| f.kind == FindingKind::StalledWorker));
+    assert!(g.frames.iter().any(|f| f.func.ends_with("(*Setup).CreateOrUpdate") && f.line == 131));
+
+    // The idle workers (parked in the workqueue's Get for up to 23 minutes)
+    // are waiting for work, not blocked: they explain nothing.
+    let idle: Vec<_> = a.goroutines.iter().filter(|g| g.role == "idle-worker").collect();
+    assert_eq!(idle.iter().map(|g| g.count).sum::<u64>(), 3);
+    assert!(idle.iter().all(|g| g.finding.is_none() && g.reconcile.is_none()));
+    assert_eq!(idle.iter().filter_map(|g| g.max_wait_minutes).max(), Some(23));
+
+    // The JSON document: the documented fields.
+    let doc = json::to_json(&[], &a);
+    let f = doc["findings"].as_array().unwrap().iter().find(|f| f["kind"] == "stalled-worker").unwrap();
+    assert_eq!(f["blocked_in"], "go.etcd.io/etcd/client/v3.(*authClient).UserGet");
+    let gj = &doc["goroutines"][f["goroutine"].as_u64().unwrap() as usize];
+    for key in ["dump", "time", "group", "count", "state", "wait_minutes", "controller", "blocked_in", "frames"] {
+        assert!(!gj[key].is_null(), "goroutines[].{key} is null: {gj}");
+    }
+    assert_eq!(gj["time"], "2026-05-26T16:45:00Z");
+    assert_eq!(gj["wait_minutes"], 15);
+    assert_eq!(gj["frames"][0]["func"], "google.golang.org/grpc/internal/transport.(*Stream).waitOnHeader");
+    assert_eq!(doc["dumps"][0]["time_source"], "file-name");
+    // Findings without a dump's answer have null there.
+    assert!(doc["findings"].as_array().unwrap().iter().filter(|f| f["kind"] != "stalled-worker").all(|f| f["blocked_in"].is_null()));
+
+    // The Markdown report lists the dump and the blocked worker.
+    let md = reconscope::report::markdown(&a, &Default::default());
+    let section = &md[md.find("### Goroutine dumps").expect("a goroutine section")..];
+    assert!(section.contains("taken 2026-05-26T16:45:00Z (time from the file name)"), "{section}");
+    assert!(section.contains("| 1 | select, 15 minutes | busy-worker | tenantcontrolplane | go.etcd.io/etcd/client/v3.(\\*authClient).UserGet |"), "{section}");
+}
+
+#[test]
+fn without_a_dump_the_finding_says_what_to_collect() {
+    let a = incident_with(&[], &AnalyzeOptions::default());
+    assert!(a.dumps.is_empty() && a.goroutines.is_empty());
+    let s = stall(&a);
+    assert!(s.blocked.is_none());
+    assert!(s.message.contains("No goroutine dump was in the input"), "{}", s.message);
+    assert!(s.message.contains("--pprof-bind-address"), "{}", s.message);
+    assert!(s.message.contains("curl -s 'http://127.0.0.1:6060/debug/pprof/goroutine?debug=2'"), "{}", s.message);
+}
+
+/// The dump renamed so that its name holds no time.
+fn undated(text: &str) -> (&'static str, String) {
+    ("kamaji/goroutines.txt", text.to_string())
+}
+
+#[test]
+fn dump_time_from_a_wrapper() {
+    // `kubectl logs --timestamps` around a SIGQUIT dump: the prefix dates it.
+    let text: String = dump_text().lines().map(|l| format!("2026-05-26T16:45:01.5Z {l}\n")).collect();
+    let a = incident_with(&[("kamaji/previous.log", text)], &AnalyzeOptions::default());
+    assert_eq!(a.dumps[0].time_source, Some(DumpTimeSource::Wrapper));
+    assert_eq!(a.dumps[0].time.unwrap().to_string(), "2026-05-26T16:45:01.5Z");
+    assert!(stall(&a).blocked.is_some());
+}
+
+#[test]
+fn dump_time_from_the_log_lines_around_it() {
+    // A SIGQUIT dump printed into the manager's own log, between its lines.
+    let text = format!(
+        "2026-05-26T16:44:58Z\tINFO\tbefore the dump\nSIGQUIT: quit\nPC=0x47664e m=0 sigcode=0\n\n{}\n2026-05-26T16:46:10Z\tINFO\tafter\n",
+        dump_text().trim_end()
+    );
+    let a = incident_with(&[("kamaji/manager-with-dump.log", text)], &AnalyzeOptions::default());
+    assert_eq!(a.dumps.len(), 1, "{:#?}", a.dumps);
+    assert_eq!(a.dumps[0].time_source, Some(DumpTimeSource::LogLines));
+    assert_eq!(a.dumps[0].time.unwrap().to_string(), "2026-05-26T16:44:58Z");
+    assert_eq!(a.dumps[0].preamble.as_deref(), Some("SIGQUIT: quit"));
+    assert!(stall(&a).blocked.is_some());
+}
+
+#[test]
+fn dump_time_from_the_user_and_none_at_all() {
+    let (name, text) = undated(&dump_text());
+    let a = incident_with(&[(name, text.clone())], &AnalyzeOptions::default());
+    assert_eq!((a.dumps[0].time, a.dumps[0].time_source), (None, None));
+    let s = stall(&a);
+    assert!(s.blocked.is_none());
+    assert!(s.message.contains("nothing dates it") && s.message.contains("--dump-time"), "{}", s.message);
+
+    let opts = AnalyzeOptions { dump_time_nanos: Some(parse_time("2026-05-26T16:45:00Z")), ..Default::default() };
+    let a = incident_with(&[(name, text)], &opts);
+    assert_eq!(a.dumps[0].time_source, Some(DumpTimeSource::User));
+    assert_eq!(stall(&a).blocked.as_ref().unwrap().call, "go.etcd.io/etcd/client/v3.(*authClient).UserGet");
+}
+
+fn parse_time(s: &str) -> i64 {
+    reconscope::time::parse_rfc3339(s.as_bytes(), false, 0).unwrap().ts.nanos
+}
+
+#[test]
+fn dump_time_from_the_archive_member() {
+    // A tarball (as a CI step would save it) holding the dump under a name
+    // without a time: the member's modification time dates it.
+    let (name, text) = undated(&dump_text());
+    let mut tar = Vec::new();
+    let mtime = (parse_time("2026-05-26T16:45:00Z") / 1_000_000_000) as u64;
+    tar_support::tar_entry(&mut tar, name, text.as_bytes(), b'0', mtime);
+    tar.extend_from_slice(&[0; 1024]);
+    let mut loaded = Loaded::default();
+    loaded.add("pprof.tar", tar, &LoadOptions::default());
+    loaded.finish();
+    let f = &loaded.files[0];
+    assert_eq!(f.path, format!("pprof.tar!/{name}"));
+    let a = analyze(&loaded.files, &AnalyzeOptions::default()).0;
+    assert_eq!(a.dumps[0].time_source, Some(DumpTimeSource::ArchiveMtime));
+    assert_eq!(a.dumps[0].time.unwrap().to_string(), "2026-05-26T16:45:00Z");
+}
+
+#[test]
+fn a_dump_outside_the_stall_explains_nothing() {
+    // Taken at 16:20, before the stall began: the worker was then busy with
+    // something else, and the finding says the dump does not cover it.
+    let text = dump_text();
+    let a = incident_with(&[("kamaji/goroutines-20260526T162000Z.txt", text)], &AnalyzeOptions::default());
+    let s = stall(&a);
+    assert!(s.blocked.is_none(), "{}", s.message);
+    assert!(s.message.contains("(at 16:20:00) show no busy worker of this controller during the stall"), "{}", s.message);
+    assert!(a.goroutines.iter().all(|g| g.finding.is_none()));
+}
+
+#[test]
+fn a_damaged_dump_still_explains_the_stall() {
+    // Log lines written in the middle of the dump, and the text cut off
+    // inside the last goroutine.
+    let mut lines: Vec<String> = dump_text().lines().map(str::to_string).collect();
+    lines.insert(40, "2026-05-26T16:45:00Z\tINFO\tlogged while the dump was written".into());
+    lines.insert(5, "2026-05-26T16:45:00Z\tINFO\tand another".into());
+    let cut = lines.len() - 3;
+    let text = lines[..cut].join("\n");
+    let a = incident_with(&[("kamaji/goroutines-20260526T164500Z.txt", text)], &AnalyzeOptions::default());
+    assert_eq!(a.dumps.len(), 1, "{:#?}", a.dumps);
+    let notes = a.dumps[0].notes.join("\n");
+    assert!(notes.contains("skipped") && notes.contains("cut off"), "{notes}");
+    assert_eq!(stall(&a).blocked.as_ref().unwrap().call, "go.etcd.io/etcd/client/v3.(*authClient).UserGet");
+}
