@@ -654,3 +654,40 @@ describe('goroutine dumps', { timeout: 180_000 }, () => {
     }
   });
 });
+
+describe('many findings', { timeout: 120_000 }, () => {
+  test('past 50 of a kind, findings wait behind a button but each one is still an element', async () => {
+    // 60 reconciles of 45 s each (the timeout is 30 s): 60 slow-reconcile findings.
+    const dir = mkdtempSync(join(tmpdir(), 'reconscope-many-'));
+    const lines = [];
+    for (let i = 0; i < 60; i++) {
+      const a = new Date(Date.UTC(2026, 4, 26, 10, i, 0));
+      const b = new Date(a.getTime() + 45_000);
+      const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      for (const [t, msg] of [[a, 'Reconciling'], [b, 'Reconciled']]) {
+        const ctx = { controller: 'widget', controllerGroup: 'example.io', controllerKind: 'Widget', namespace: 'ns', name: `w${i}`, reconcileID: id };
+        lines.push(`${t.toISOString().replace('.000Z', 'Z')}\tINFO\t${msg}\t${JSON.stringify(ctx)}`);
+      }
+    }
+    const file = join(dir, 'widget-manager.log');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    try {
+      await page.locator('input[type=file]').setInputFiles(file);
+      await page.waitForSelector('[data-finding-kind=slow-reconcile]', { state: 'attached', timeout: 60_000 });
+      const all = page.locator('[data-testid=findings] [data-finding-kind=slow-reconcile]');
+      assert.equal(await all.count(), 60, 'one element per finding');
+      assert.equal(await page.locator('[data-testid=findings] [data-finding-kind=slow-reconcile]:not([hidden])').count(), 50);
+      const more = page.getByTestId('more-findings');
+      assert.equal(await more.innerText(), 'Show 10 more slow-reconcile findings');
+      await more.click();
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid=findings] [data-finding-kind=slow-reconcile]:not([hidden])').length === 60);
+      assert.equal(await page.getByTestId('more-findings').count(), 0);
+      assert.equal(await page.getByTestId('goroutines').count(), 0, 'no goroutine panel without a dump');
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
