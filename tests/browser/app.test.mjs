@@ -691,3 +691,43 @@ describe('many findings', { timeout: 120_000 }, () => {
     }
   });
 });
+
+describe('keyboard', { timeout: 120_000 }, () => {
+  test('everything needed to reach the answer works from the keyboard alone', async () => {
+    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    // Presses Tab until `selector` has the focus (at most `max` times).
+    const tabTo = async (selector, max = 60) => {
+      for (let i = 0; i < max; i++) {
+        if (await page.evaluate((s) => document.activeElement?.matches(s), selector)) return;
+        await page.keyboard.press('Tab');
+      }
+      assert.fail(`Tab never reached ${selector}`);
+    };
+    try {
+      await tabTo('[data-testid=open-example]');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('[data-finding-kind=stalled-worker]', { state: 'attached', timeout: 60_000 });
+      // The stalled finding: "Show on timeline", then "Inspect reconcile".
+      await tabTo('[data-finding-kind=stalled-worker] button[title]');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('[data-finding-kind=stalled-worker].focused');
+      await tabTo('[data-finding-kind=stalled-worker] [data-testid=inspect-reconcile]');
+      await page.keyboard.press('Enter');
+      await page.getByTestId('inspector').waitFor({ state: 'attached' });
+      // The chart takes the keys: + zooms in.
+      await tabTo('[data-testid=timeline] canvas', 200);
+      const before = await page.getByTestId('timeline').locator('canvas').getAttribute('data-view');
+      await page.keyboard.press('+');
+      await page.waitForFunction((v) => document.querySelector('[data-testid=timeline] canvas').dataset.view !== v, before);
+      // The goroutine panel's stack groups open with the keyboard.
+      await tabTo('[data-testid=goroutine-group] summary', 200);
+      const open = () => page.evaluate(() => document.activeElement.parentElement.open);
+      const was = await open();
+      await page.keyboard.press('Enter');
+      assert.equal(await open(), !was);
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+    }
+  });
+});
