@@ -219,3 +219,38 @@ fn a_damaged_dump_still_explains_the_stall() {
     assert!(notes.contains("skipped") && notes.contains("cut off"), "{notes}");
     assert_eq!(stall(&a).blocked.as_ref().unwrap().call, "go.etcd.io/etcd/client/v3.(*authClient).UserGet");
 }
+
+/// Every dump of the corpus (tests/corpus/goroutines, provenance in
+/// tests/corpus/INDEX.md) goes through the whole reading path and the
+/// analysis: each file yields at least one dump with goroutines.
+#[test]
+fn corpus_dumps_reach_the_analysis() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/goroutines");
+    let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    names.sort();
+    assert_eq!(names.len(), 12);
+    for p in names {
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let mut loaded = Loaded::default();
+        loaded.add(&name, std::fs::read(&p).unwrap(), &LoadOptions::default());
+        loaded.finish();
+        let a = analyze(&loaded.files, &AnalyzeOptions::default()).0;
+        assert!(!a.dumps.is_empty(), "{name}: no dump");
+        assert!(a.dumps.iter().all(|d| d.goroutines > 0), "{name}: {:?}", a.dumps);
+        assert!(a.goroutines.iter().all(|g| g.dump < a.dumps.len() && g.count > 0), "{name}");
+        if name.starts_with("01_") {
+            // A CRI log: the wrapper dates the dump; the idle workers are idle.
+            assert_eq!(a.dumps[0].time_source, Some(DumpTimeSource::Wrapper), "{name}");
+            assert!(a.goroutines.iter().any(|g| g.role == "idle-worker" && g.max_wait_minutes == Some(2)), "{name}");
+        }
+        if name.starts_with("02_") {
+            // A panic inside Reconcile: the worker is busy in kueue's reconciler.
+            assert!(a.dumps[0].preamble.as_deref().is_some_and(|p| p.starts_with("panic: runtime error")), "{name}");
+            let g = a.goroutines.iter().find(|g| g.role == "busy-worker").expect("the panicking worker");
+            assert_eq!(g.reconciler.as_deref(), Some("ClusterQueueReconciler"));
+        }
+        if name.starts_with("04_") || name.starts_with("05_") || name.starts_with("12_") {
+            assert!(a.dumps.iter().any(|d| d.kind == "debug1"), "{name}");
+        }
+    }
+}
