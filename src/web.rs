@@ -2,13 +2,18 @@
 //! work as plain code (so it is tested natively, like the rest of the
 //! library).
 //!
-//! The app (`src/bin/app/`) sends each input file to the worker
-//! (`src/bin/worker.rs`) as a `Blob` handle beside a [`ToWorker::File`]
-//! message; the worker reads it into its memory in slices (reporting
-//! progress) and parses it at once, then
-//! on [`ToWorker::Finish`] analyzes everything and answers with
-//! [`FromWorker::Loaded`]. The parsed files stay in the worker, which answers
-//! [`ToWorker::Inspect`] with a reconcile's raw lines.
+//! The app (`src/bin/app/`) reads each input file in slices and sends them
+//! to the worker (`src/bin/worker.rs`) as [`ToWorker::FileSlice`] messages,
+//! each slice a transferred `ArrayBuffer` beside its message; the worker
+//! parses a plain log as its slices arrive ([`Session::receive`]) and acknowledges each
+//! with a [`FromWorker::Progress`] (the page keeps only a few slices in
+//! flight). Reading on the page's idle thread lets the worker parse one
+//! slice while the browser reads the next. (A [`ToWorker::File`] with a
+//! `Blob` handle, read by the worker itself, works too.) On
+//! [`ToWorker::Finish`] the worker analyzes everything, lays out the first
+//! view, and answers with [`FromWorker::Loaded`]. The parsed files stay in
+//! the worker, which answers [`ToWorker::Inspect`] with a reconcile's raw
+//! lines.
 //!
 //! Messages are encoded with [`encode`] (JSON bytes, moved between threads as
 //! a transferred `Uint8Array`, never as a JS string).
@@ -20,7 +25,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::analyze::{self, Analysis, AnalyzeOptions, RecordRef};
+use crate::layout::{LayoutOptions, Timeline};
 use crate::model::{Level, ParsedFile};
+use crate::parse::StreamParser;
 use crate::pipeline::{LoadOptions, Loaded};
 use crate::stats::FileStats;
 
@@ -35,8 +42,21 @@ pub enum ToWorker {
     /// message as a `Blob`. `name` is its path as the
     /// person chose it (`webkitRelativePath` for a folder's files).
     File { name: String },
-    /// Every input has been sent: analyze them.
-    Finish,
+    /// `size` bytes of one input, read by the page, starting at `offset`
+    /// (slices of a file come in order, the first at offset 0). The bytes
+    /// travel beside this message as a transferred `ArrayBuffer`. `last`:
+    /// the file is complete. Answered with a [`FromWorker::Progress`] once
+    /// the slice is taken in (the page's backpressure).
+    FileSlice { name: String, offset: u64, size: u64, last: bool },
+    /// The page could not read an input (`size` bytes): noted against its
+    /// name; slices of it already sent are dropped.
+    Unreadable { name: String, size: u64, message: String },
+    /// Every input has been sent: analyze them, and lay the timeline out
+    /// with `layout` (none: the page lays it out).
+    Finish {
+        #[serde(default)]
+        layout: Option<LayoutOptions>,
+    },
     /// The lines of one reconcile (an index into `Analysis::reconciles`).
     Inspect { reconcile: u32 },
     /// Which reconciles have a record matching `filter`; answered with
@@ -112,19 +132,28 @@ pub struct Progress {
 
 /// The result of a load.
 ///
-/// The reconciles travel apart from the rest: as JSON they would take
-/// seconds to read on the page's thread, so [`LoadResult::reconciles`]
-/// holds them in [`crate::codec`]'s form, sent beside the message as a
-/// transferred buffer; the page puts them back with [`LoadResult::attach`].
+/// The biggest parts travel apart from the rest ([`Beside`]): as one JSON
+/// document they would take a long task to read on the page's thread, so
+/// the worker moves them into compact or chunked forms
+/// ([`LoadResult::detach`]), sent beside the message as transferred
+/// buffers, and the page puts them back a chunk per task (or at once with
+/// [`LoadResult::attach`]).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LoadResult {
     /// The analysis, without `record_refs` (they stay in the worker, which
-    /// answers [`ToWorker::Inspect`]) and, on the wire, without
-    /// `reconciles`.
+    /// answers [`ToWorker::Inspect`]) and, on the wire, without what
+    /// travels in [`Beside`].
     pub analysis: Analysis,
-    /// `analysis.reconciles` encoded, while the result is on its way.
+    /// The options `timeline` was laid out with (`None`: no timeline came).
+    pub layout: Option<LayoutOptions>,
+    /// The first view, laid out in the worker (so the page does not lay
+    /// out hundreds of thousands of bars in one task). Travels in
+    /// [`Beside::timeline`].
     #[serde(skip)]
-    pub reconciles: Vec<u8>,
+    pub timeline: Option<Timeline>,
+    /// What travels beside the message, while it is on its way.
+    #[serde(skip)]
+    pub beside: Beside,
     /// One entry per log file read (archive members included).
     pub files: Vec<FileSummary>,
     /// Problems reading or analyzing, by file.
@@ -133,18 +162,95 @@ pub struct LoadResult {
     pub input_bytes: u64,
 }
 
-impl LoadResult {
-    /// Moves the reconciles into their compact form (the worker, before
-    /// posting).
-    pub fn detach(&mut self) {
-        self.reconciles = crate::codec::encode_reconciles(&self.analysis.reconciles);
-        self.analysis.reconciles = Vec::new();
+/// The parts of a [`LoadResult`] that travel beside its JSON, each a
+/// transferred buffer named as its field. An empty buffer: that part stayed
+/// in the JSON (or there is no timeline).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Beside {
+    /// `analysis.reconciles` ([`crate::codec::encode_reconciles`]).
+    pub reconciles: Vec<u8>,
+    /// The timeline ([`crate::codec::encode_timeline`]).
+    pub timeline: Vec<u8>,
+    /// `analysis.client_warnings` ([`crate::codec::encode_json_chunks`]).
+    pub client_warnings: Vec<u8>,
+    /// `analysis.findings` ([`crate::codec::encode_json_chunks`]).
+    pub findings: Vec<u8>,
+}
+
+impl Beside {
+    /// The buffers by name.
+    pub fn parts(&self) -> [(&'static str, &[u8]); 4] {
+        [
+            ("reconciles", &self.reconciles),
+            ("timeline", &self.timeline),
+            ("client_warnings", &self.client_warnings),
+            ("findings", &self.findings),
+        ]
     }
 
-    /// Puts the reconciles back from the bytes sent beside the message (the
-    /// page, on receipt).
-    pub fn attach(&mut self, bytes: &[u8]) -> Result<(), crate::codec::CodecError> {
-        self.analysis.reconciles = crate::codec::decode_reconciles(bytes)?;
+    /// The buffer named `name` (one of [`Beside::parts`]' names).
+    pub fn part_mut(&mut self, name: &str) -> Option<&mut Vec<u8>> {
+        match name {
+            "reconciles" => Some(&mut self.reconciles),
+            "timeline" => Some(&mut self.timeline),
+            "client_warnings" => Some(&mut self.client_warnings),
+            "findings" => Some(&mut self.findings),
+            _ => None,
+        }
+    }
+}
+
+/// Client warnings per JSON chunk (a few hundred KB).
+const WARNINGS_PER_CHUNK: usize = 1000;
+/// Findings per JSON chunk.
+const FINDINGS_PER_CHUNK: usize = 250;
+
+impl LoadResult {
+    /// Lays out the timeline of the first view (the worker, before
+    /// posting).
+    pub fn lay_out(&mut self, opts: LayoutOptions) {
+        self.timeline = Some(crate::layout::layout(&self.analysis, &opts));
+        self.layout = Some(opts);
+    }
+
+    /// Moves the reconciles, the timeline, the client warnings and the
+    /// findings into [`Beside`] (the worker, before posting).
+    pub fn detach(&mut self) {
+        let a = &mut self.analysis;
+        self.beside = Beside {
+            reconciles: crate::codec::encode_reconciles(&std::mem::take(&mut a.reconciles)),
+            timeline: self.timeline.take().map(crate::codec::encode_timeline).unwrap_or_default(),
+            client_warnings: crate::codec::encode_json_chunks(
+                &std::mem::take(&mut a.client_warnings),
+                WARNINGS_PER_CHUNK,
+            ),
+            findings: crate::codec::encode_json_chunks(&std::mem::take(&mut a.findings), FINDINGS_PER_CHUNK),
+        };
+    }
+
+    /// Puts back what [`LoadResult::detach`] moved, at once (the app does
+    /// it a chunk per task, with the decoders of [`crate::codec`]).
+    pub fn attach(&mut self) -> Result<(), crate::codec::CodecError> {
+        let b = std::mem::take(&mut self.beside);
+        let a = &mut self.analysis;
+        if !b.reconciles.is_empty() {
+            a.reconciles = crate::codec::decode_reconciles(&b.reconciles)?;
+        }
+        if !b.client_warnings.is_empty() {
+            a.client_warnings = crate::codec::decode_json_chunks(&b.client_warnings)?;
+        }
+        if !b.findings.is_empty() {
+            a.findings = crate::codec::decode_json_chunks(&b.findings)?;
+        }
+        self.attach_timeline(&b.timeline)
+    }
+
+    /// Puts the timeline back from its bytes (none: no timeline).
+    pub fn attach_timeline(&mut self, bytes: &[u8]) -> Result<(), crate::codec::CodecError> {
+        self.timeline = if bytes.is_empty() { None } else { Some(crate::codec::decode_timeline(bytes)?) };
+        if self.timeline.is_none() {
+            self.layout = None;
+        }
         Ok(())
     }
 }
@@ -214,6 +320,50 @@ pub struct Session {
     /// After [`Session::finish`]: every reconcile's records, and its id.
     record_refs: Vec<RecordRef>,
     reconciles: Vec<(Range<u32>, String)>,
+    /// The input arriving in slices ([`Session::receive`]).
+    incoming: Option<Incoming>,
+}
+
+/// An input arriving in slices.
+#[derive(Debug)]
+struct Incoming {
+    name: String,
+    size: u64,
+    /// Bytes received so far.
+    at: u64,
+    body: Body,
+}
+
+enum Body {
+    /// A plain log, parsed as it arrives.
+    Stream(Box<StreamParser>),
+    /// An archive, opened whole once complete.
+    Whole(Vec<u8>),
+    /// It could not be taken in (already noted): later slices are dropped.
+    Failed,
+}
+
+impl std::fmt::Debug for Body {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Body::Stream(p) => write!(f, "Stream({} bytes)", p.bytes().len()),
+            Body::Whole(w) => write!(f, "Whole({} bytes)", w.len()),
+            Body::Failed => f.write_str("Failed"),
+        }
+    }
+}
+
+/// What [`Session::receive`] did with a slice.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Received {
+    /// Taken in; more slices of the file are to come.
+    More,
+    /// The file is complete: call [`Session::complete`] (after telling the
+    /// page it is being parsed: that can take a while for an archive).
+    Complete,
+    /// Dropped (the file failed before, or this slice is out of order,
+    /// which is noted against the file).
+    Dropped,
 }
 
 impl Session {
@@ -260,6 +410,17 @@ impl Session {
     /// An input that could not be read (the browser refused its bytes):
     /// noted against its name; the load goes on with the others.
     pub fn unreadable(&mut self, name: &str, size: u64, message: &str) {
+        // Slices of it taken in so far are dropped; a file the worker
+        // already gave up on was noted then.
+        if let Some(i) = self.incoming.take_if(|i| i.name == name) {
+            if matches!(i.body, Body::Failed) {
+                return;
+            }
+        }
+        self.note_unreadable(name, size, message);
+    }
+
+    fn note_unreadable(&mut self, name: &str, size: u64, message: &str) {
         self.loaded.notes.push(crate::model::Diagnostic {
             path: name.to_string(),
             line: None,
@@ -267,6 +428,116 @@ impl Session {
         });
         self.files_done += 1;
         self.done_bytes += size;
+    }
+
+    /// Takes in a slice of an input (`data`, at `offset` of the file named
+    /// `name`, `size` bytes in all). Slices of a file come in order; the
+    /// first (offset 0) decides with [`crate::pipeline::streamable`] whether
+    /// the file is parsed as it arrives or opened whole at the end. A slice
+    /// out of order drops the file, noted as unreadable.
+    pub fn receive(&mut self, name: &str, offset: u64, size: u64, data: &[u8], last: bool) -> Received {
+        if offset == 0 {
+            if let Some(prev) = self.incoming.take() {
+                if !matches!(prev.body, Body::Failed) {
+                    self.note_unreadable(&prev.name, prev.size, "the file was cut short");
+                }
+            }
+            let body = if crate::pipeline::streamable(name, data) {
+                Body::Stream(Box::new(StreamParser::new(name, size as usize, &Default::default())))
+            } else {
+                let mut whole = Vec::new();
+                match whole.try_reserve_exact(size as usize) {
+                    Ok(()) => Body::Whole(whole),
+                    Err(_) => {
+                        self.note_unreadable(name, size, "the file does not fit in the tab's memory");
+                        Body::Failed
+                    }
+                }
+            };
+            self.incoming = Some(Incoming { name: name.to_string(), size, at: 0, body });
+        }
+        self.current = name.to_string();
+        let in_order = self.incoming.as_ref().is_some_and(|i| i.name == name && i.at == offset && i.size == size);
+        if !in_order {
+            // Drop whatever arrives for a file not started properly, once.
+            let noted = self.incoming.as_ref().is_some_and(|i| i.name == name && matches!(i.body, Body::Failed));
+            if !noted {
+                if let Some(prev) = self.incoming.take() {
+                    if prev.name != name && !matches!(prev.body, Body::Failed) {
+                        self.note_unreadable(&prev.name, prev.size, "the file was cut short");
+                    }
+                }
+                self.note_unreadable(name, size, "its parts arrived out of order");
+                self.incoming = Some(Incoming { name: name.to_string(), size, at: offset, body: Body::Failed });
+            }
+            if last {
+                self.incoming = None;
+            }
+            return Received::Dropped;
+        }
+        let Some(inc) = self.incoming.as_mut() else { return Received::Dropped };
+        inc.at += data.len() as u64;
+        let failed = match &mut inc.body {
+            Body::Stream(p) => {
+                p.push(data);
+                false
+            }
+            Body::Whole(w) => {
+                if w.try_reserve(data.len()).is_ok() {
+                    w.extend_from_slice(data);
+                    false
+                } else {
+                    true
+                }
+            }
+            Body::Failed => {
+                if last {
+                    self.incoming = None;
+                }
+                return Received::Dropped;
+            }
+        };
+        if failed {
+            inc.body = Body::Failed;
+            let (name, size) = (inc.name.clone(), inc.size);
+            self.note_unreadable(&name, size, "the file does not fit in the tab's memory");
+            if last {
+                self.incoming = None;
+            }
+            return Received::Dropped;
+        }
+        if last {
+            Received::Complete
+        } else {
+            Received::More
+        }
+    }
+
+    /// Parses (or opens) the input whose last slice [`Session::receive`]
+    /// took in.
+    pub fn complete(&mut self) {
+        let Some(inc) = self.incoming.take() else { return };
+        match inc.body {
+            Body::Stream(p) => self.add_parsed(&inc.name, inc.size, p.finish()),
+            Body::Whole(w) => {
+                self.add(&inc.name, w);
+                // `add` counted the bytes received; count the file's size.
+                self.done_bytes = self.done_bytes.saturating_sub(inc.at).saturating_add(inc.size);
+            }
+            Body::Failed => {}
+        }
+    }
+
+    /// How far the load is while slices arrive: the input being received
+    /// counts with the bytes taken in so far.
+    pub fn receiving(&self) -> Progress {
+        let mut p = self.progress(Phase::Reading);
+        if let Some(i) = &self.incoming {
+            if !matches!(i.body, Body::Failed) {
+                p.done_bytes = (self.done_bytes + i.at).min(p.total_bytes);
+            }
+        }
+        p
     }
 
     /// Reads one input (a log file or an archive).
@@ -288,7 +559,15 @@ impl Session {
             analysis.reconciles.iter().map(|r| (r.records.clone(), r.reconcile_id.clone())).collect();
         let files = self.loaded.files.iter().map(FileStats::of).collect();
         let notes = self.loaded.notes.iter().chain(diags.iter()).cloned().collect();
-        LoadResult { analysis, reconciles: Vec::new(), files, notes, input_bytes: self.done_bytes }
+        LoadResult {
+            analysis,
+            layout: None,
+            timeline: None,
+            beside: Beside::default(),
+            files,
+            notes,
+            input_bytes: self.done_bytes,
+        }
     }
 
     /// The parsed files.
@@ -446,13 +725,31 @@ mod tests {
         assert_eq!(s.progress(Phase::Reading).done_bytes, total);
         let mut result = s.finish();
         let reconciles = result.analysis.reconciles.clone();
+        let opts = LayoutOptions { grouping: crate::layout::Grouping::ByLane, ..LayoutOptions::default() };
+        result.lay_out(opts.clone());
+        let timeline = result.timeline.clone().unwrap();
+        assert_eq!(timeline, crate::layout::layout(&result.analysis, &opts));
+        assert!(!timeline.bars.is_empty());
+        let analysis = result.analysis.clone();
         result.detach();
-        let beside = std::mem::take(&mut result.reconciles);
+        assert!(result.timeline.is_none());
+        assert!(result.beside.parts().iter().all(|(_, b)| !b.is_empty()));
+        let beside = std::mem::take(&mut result.beside);
         let msg: FromWorker = decode(&encode(&FromWorker::Loaded(Box::new(result)))).unwrap();
         let FromWorker::Loaded(mut r) = msg else { panic!("not loaded") };
         assert!(r.analysis.reconciles.is_empty(), "reconciles travel beside the message");
-        r.attach(&beside).unwrap();
+        assert!(r.analysis.findings.is_empty(), "findings travel beside the message");
+        assert!(r.timeline.is_none(), "the timeline travels beside the message");
+        for (name, bytes) in beside.parts() {
+            *r.beside.part_mut(name).unwrap() = bytes.to_vec();
+        }
+        assert!(r.beside.part_mut("nothing").is_none());
+        r.attach().unwrap();
+        assert_eq!(r.analysis.findings, analysis.findings);
+        assert_eq!(r.analysis.client_warnings, analysis.client_warnings);
+        assert!(!analysis.client_warnings.is_empty() && !analysis.findings.is_empty());
         assert_eq!(r.analysis.reconciles, reconciles);
+        assert_eq!((r.timeline.as_ref(), r.layout.as_ref()), (Some(&timeline), Some(&opts)));
         let a = &r.analysis;
         assert!(a.record_refs.is_empty(), "record refs stay in the worker");
         assert_eq!(a.elections.len(), 2);
@@ -518,7 +815,10 @@ mod tests {
         for m in [
             ToWorker::Begin { files: 2, total_bytes: 10 },
             ToWorker::File { name: "a/b.log".into() },
-            ToWorker::Finish,
+            ToWorker::Finish { layout: None },
+            ToWorker::Finish { layout: Some(LayoutOptions::default()) },
+            ToWorker::FileSlice { name: "a/b.log".into(), offset: 16, size: 20, last: true },
+            ToWorker::Unreadable { name: "c.log".into(), size: 3, message: "NotReadableError".into() },
             ToWorker::Inspect { reconcile: 7 },
             ToWorker::Filter { seq: 3, filter: MessageFilter { pattern: "a|b".into(), min_level: 2 } },
         ] {
@@ -530,5 +830,105 @@ mod tests {
         };
         assert_eq!(p, q);
         assert!(decode::<ToWorker>(b"{").is_err());
+        assert_eq!(decode::<ToWorker>(br#"{"type":"finish"}"#).unwrap(), ToWorker::Finish { layout: None });
+    }
+
+    /// Sends `bytes` to the session in slices of `slice` bytes.
+    fn send(s: &mut Session, name: &str, bytes: &[u8], slice: usize) -> Vec<Received> {
+        let size = bytes.len() as u64;
+        let mut out = Vec::new();
+        let mut at = 0;
+        loop {
+            let end = (at + slice).min(bytes.len());
+            let last = end == bytes.len();
+            let r = s.receive(name, at as u64, size, &bytes[at..end], last);
+            assert!(s.receiving().done_bytes <= s.progress(Phase::Reading).total_bytes);
+            if r == Received::Complete {
+                s.complete();
+            }
+            out.push(r);
+            at = end;
+            if last {
+                return out;
+            }
+        }
+    }
+
+    fn summary(r: &LoadResult) -> Vec<(String, u64)> {
+        r.files.iter().map(|f| (f.path.clone(), f.records)).collect()
+    }
+
+    #[test]
+    fn slices_give_what_whole_files_give() {
+        let mut log = Vec::new();
+        for i in 0..3000 {
+            log.extend_from_slice(
+                format!("2026-05-26T16:21:{:02}.{i:06}Z\tINFO\tctrl\tReconciling\t{{\"reconcileID\": \"r{}\"}}\n", i % 60, i / 3)
+                    .as_bytes(),
+            );
+        }
+        let zip = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/example/cozyreport.zip")).unwrap();
+        let total = (log.len() + zip.len()) as u64;
+        let mut whole = Session::new(2, total);
+        whole.add("a.log", log.clone());
+        whole.add("c.zip", zip.clone());
+        let whole = whole.finish();
+        for slice in [1000, 7777, 1 << 20] {
+            let mut s = Session::new(2, total);
+            let r = send(&mut s, "a.log", &log, slice);
+            assert_eq!(r.last(), Some(&Received::Complete));
+            assert!(r[..r.len() - 1].iter().all(|r| *r == Received::More));
+            assert_eq!(s.receiving().done_bytes, log.len() as u64);
+            // Progress counts the bytes taken in.
+            let half = zip.len() / 2;
+            assert_eq!(s.receive("c.zip", 0, zip.len() as u64, &zip[..half], false), Received::More);
+            assert_eq!(s.receiving().done_bytes, (log.len() + half) as u64);
+            assert_eq!(s.receive("c.zip", half as u64, zip.len() as u64, &zip[half..], true), Received::Complete);
+            s.complete();
+            assert_eq!(s.receiving().done_bytes, total);
+            assert_eq!(s.progress(Phase::Reading).files_done, 2);
+            let r = s.finish();
+            assert_eq!(summary(&r), summary(&whole), "slice {slice}");
+            assert_eq!(r.analysis.reconciles, whole.analysis.reconciles);
+            assert_eq!(r.notes, whole.notes);
+            assert_eq!(r.input_bytes, total);
+        }
+        // An empty file is one empty slice.
+        let mut s = Session::new(1, 0);
+        assert_eq!(s.receive("empty.log", 0, 0, b"", true), Received::Complete);
+        s.complete();
+        assert_eq!(s.progress(Phase::Reading).files_done, 1);
+    }
+
+    #[test]
+    fn bad_slices_and_unreadable_files_are_noted_once() {
+        let line = b"2026-05-26T16:21:07Z INFO hello\n";
+        let mut s = Session::new(4, 400);
+        // Out of order: noted, the rest of the file dropped.
+        assert_eq!(s.receive("a.log", 0, 100, line, false), Received::More);
+        assert_eq!(s.receive("a.log", 50, 100, line, false), Received::Dropped);
+        assert_eq!(s.receive("a.log", 82, 100, line, true), Received::Dropped);
+        // Unreadable on the page after a slice: the slice is dropped.
+        assert_eq!(s.receive("b.log", 0, 100, line, false), Received::More);
+        s.unreadable("b.log", 100, "NotReadableError");
+        assert_eq!(s.receiving().done_bytes, 200);
+        // A file started again before it was complete: the first is cut short.
+        assert_eq!(s.receive("c.log", 0, 100, line, false), Received::More);
+        assert_eq!(s.receive("d.log", 0, 100, line, false), Received::More);
+        assert_eq!(s.receive("d.log", line.len() as u64, 100, line, true), Received::Complete);
+        s.complete();
+        let p = s.progress(Phase::Reading);
+        assert_eq!((p.files_done, p.done_bytes), (4, 400));
+        let r = s.finish();
+        let notes: Vec<(&str, &str)> = r.notes.iter().map(|n| (n.path.as_str(), n.message.as_str())).collect();
+        assert_eq!(
+            notes,
+            [
+                ("a.log", "cannot read the file: its parts arrived out of order"),
+                ("b.log", "cannot read the file: NotReadableError"),
+                ("c.log", "cannot read the file: the file was cut short"),
+            ]
+        );
+        assert_eq!(summary(&r), [("d.log".to_string(), 2)]);
     }
 }

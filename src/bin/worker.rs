@@ -6,10 +6,15 @@
 //! wasm-bindgen glue and starts this module. The protocol is
 //! `reconscope::web` (the session logic lives there, tested natively):
 //! every message is `{msg: Uint8Array}` (encoded JSON, transferred). A
-//! [`ToWorker::File`] message also carries `data`, the file as a `Blob`
-//! handle, which this worker reads in slices (the next slice is read while
-//! this one is parsed; progress between slices); the finished load's reconciles go back as
-//! `data` beside [`FromWorker::Loaded`] (see `reconscope::codec`).
+//! [`ToWorker::FileSlice`] message also carries `data`, a slice of a file
+//! the page read (a transferred `ArrayBuffer`), taken in by
+//! `Session::receive` (a plain log is parsed as it arrives) and
+//! acknowledged with a progress message. A [`ToWorker::File`] message
+//! carries `data`, the file as a `Blob` handle, which this worker reads in
+//! slices itself. The finished load's big parts (reconciles, the first
+//! view's timeline laid out here, client warnings, findings) go back beside
+//! [`FromWorker::Loaded`] as buffers named as `web::Beside`'s fields (see
+//! `reconscope::codec`).
 
 #[cfg(target_arch = "wasm32")]
 mod imp {
@@ -17,8 +22,7 @@ mod imp {
     use std::collections::VecDeque;
 
     use js_sys::{Array, Object, Reflect, Uint8Array};
-    use reconscope::parse::StreamParser;
-    use reconscope::web::{decode, encode, FromWorker, Matched, Phase, Session, ToWorker};
+    use reconscope::web::{decode, encode, FromWorker, Matched, Phase, Received, Session, ToWorker};
     use wasm_bindgen_futures::{spawn_local, JsFuture};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
@@ -34,18 +38,19 @@ mod imp {
 
     /// Posts a message, its encoded bytes transferred (not copied).
     fn post(msg: &FromWorker) {
-        post_with(msg, None);
+        post_with(msg, &[]);
     }
 
-    /// Posts a message with `data` beside it (both transferred).
-    fn post_with(msg: &FromWorker, data: Option<&[u8]>) {
+    /// Posts a message with buffers beside it, as properties named by
+    /// `beside` (all transferred).
+    fn post_with(msg: &FromWorker, beside: &[(&str, &[u8])]) {
         let bytes = Uint8Array::from(encode(msg).as_slice());
         let obj = Object::new();
         let _ = Reflect::set(&obj, &JsValue::from_str("msg"), &bytes);
         let transfer = Array::of1(&bytes.buffer());
-        if let Some(data) = data {
-            let data = Uint8Array::from(data);
-            let _ = Reflect::set(&obj, &JsValue::from_str("data"), &data);
+        for (name, data) in beside {
+            let data = Uint8Array::from(*data);
+            let _ = Reflect::set(&obj, &JsValue::from_str(name), &data);
             transfer.push(&data.buffer());
         }
         if let Err(e) = scope().post_message_with_transfer(&obj, &transfer) {
@@ -70,11 +75,83 @@ mod imp {
         SESSION.with(|s| f(s.borrow_mut().get_or_insert_with(Session::default)))
     }
 
-    /// Slices of this size are read at a time (progress between them).
+    thread_local! {
+        /// Where a slice is copied into wasm memory (reused).
+        static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+        /// Times of the slices taken in so far (see [`take_slice`]).
+        static SLICE_TIMES: RefCell<SliceTimes> = const { RefCell::new(SliceTimes::new()) };
+    }
+
+    /// Where the time of a file's slices went, logged when it is complete.
+    struct SliceTimes {
+        /// When the last slice was done with (0: none yet).
+        last_end: f64,
+        idle_ms: f64,
+        copy_ms: f64,
+        take_ms: f64,
+        slices: u32,
+    }
+
+    impl SliceTimes {
+        const fn new() -> SliceTimes {
+            SliceTimes { last_end: 0.0, idle_ms: 0.0, copy_ms: 0.0, take_ms: 0.0, slices: 0 }
+        }
+    }
+
+    /// Copies a slice into wasm memory and hands it to the session (which
+    /// parses a plain log as it arrives); posts progress (the page's
+    /// acknowledgement), and parses or opens the file after its last slice.
+    fn take_slice(name: &str, offset: u64, size: u64, last: bool, data: &Uint8Array) {
+        let t0 = js_sys::Date::now();
+        let received = SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            let n = data.length() as usize;
+            scratch.clear();
+            scratch.resize(n, 0);
+            data.copy_to(&mut scratch[..]);
+            let t1 = js_sys::Date::now();
+            let r = with_session(|s| s.receive(name, offset, size, &scratch, last));
+            SLICE_TIMES.with(|t| {
+                let mut t = t.borrow_mut();
+                if t.last_end > 0.0 && offset > 0 {
+                    t.idle_ms += t0 - t.last_end;
+                }
+                t.copy_ms += t1 - t0;
+                t.take_ms += js_sys::Date::now() - t1;
+                t.slices += 1;
+            });
+            if last && scratch.capacity() > 64 << 20 {
+                *scratch = Vec::new();
+            }
+            r
+        });
+        if received == Received::Complete {
+            post(&FromWorker::Progress(with_session(|s| {
+                let mut p = s.receiving();
+                p.phase = Phase::Parsing;
+                p
+            })));
+            timed(&format!("finish {name}"), || with_session(|s| s.complete()));
+        }
+        post(&FromWorker::Progress(with_session(|s| s.receiving())));
+        SLICE_TIMES.with(|t| {
+            let mut t = t.borrow_mut();
+            t.last_end = js_sys::Date::now();
+            if last {
+                debug(&format!(
+                    "{name}: {} slices, idle between slices {:.0} ms, copying {:.0} ms, parsing while receiving {:.0} ms",
+                    t.slices, t.idle_ms, t.copy_ms, t.take_ms
+                ));
+                *t = SliceTimes::new();
+            }
+        });
+    }
+
+    /// Slices of this size are read at a time when the worker reads a
+    /// `Blob` itself ([`ToWorker::File`]).
     const READ_SLICE_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
 
-    /// Starts reading `blob[at..at + READ_SLICE_BYTES]` (the browser reads
-    /// it on its own threads while this one parses the slice before).
+    /// Starts reading `blob[at..at + READ_SLICE_BYTES]`.
     fn start_slice(blob: &Blob, at: f64) -> Result<JsFuture, String> {
         let end = (at + READ_SLICE_BYTES).min(blob.size());
         let slice = blob.slice_with_f64_and_f64(at, end).map_err(js_error)?;
@@ -85,57 +162,22 @@ mod imp {
         e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).unwrap_or_else(|| format!("{e:?}"))
     }
 
-    /// Reads one input into wasm memory a slice at a time, and parses it as
-    /// it arrives when it is a plain log file (an archive is opened whole at
-    /// the end). Posts progress after each slice.
+    /// Reads one input from its `Blob` a slice at a time (the data of a
+    /// slice only arrives while this thread is idle, so the page reading
+    /// the file and sending [`ToWorker::FileSlice`]s is faster).
     async fn read_input(name: &str, blob: &Blob) -> Result<(), String> {
         let size = blob.size();
-        let mut stream: Option<StreamParser> = None;
-        let mut whole: Vec<u8> = Vec::new();
         let mut at = 0.0;
-        let mut next = if size > 0.0 { Some(start_slice(blob, 0.0)?) } else { None };
-        let (mut wait_ms, mut copy_ms, mut push_ms) = (0.0, 0.0, 0.0);
-        while let Some(pending) = next.take() {
-            let t0 = js_sys::Date::now();
-            let buf = Uint8Array::new(&pending.await.map_err(js_error)?);
-            let t1 = js_sys::Date::now();
-            wait_ms += t1 - t0;
+        loop {
+            let buf = Uint8Array::new(&start_slice(blob, at)?.await.map_err(js_error)?);
             let n = buf.length() as f64;
+            let last = n == 0.0 || at + n >= size;
+            take_slice(name, at as u64, size as u64, last, &buf);
             at += n;
-            if n > 0.0 && at < size {
-                next = Some(start_slice(blob, at)?);
+            if last {
+                return Ok(());
             }
-            let chunk = buf.to_vec();
-            let t2 = js_sys::Date::now();
-            copy_ms += t2 - t1;
-            if stream.is_none() && whole.is_empty() {
-                if reconscope::pipeline::streamable(name, &chunk) {
-                    stream = Some(StreamParser::new(name, size as usize, &Default::default()));
-                } else {
-                    whole.try_reserve_exact(size as usize).map_err(|_| "the file does not fit in the tab's memory".to_string())?;
-                }
-            }
-            match &mut stream {
-                Some(p) => p.push(&chunk),
-                None => whole.extend_from_slice(&chunk),
-            }
-            push_ms += js_sys::Date::now() - t2;
-            post(&FromWorker::Progress(with_session(|s| s.reading(name, at as u64))));
         }
-        debug(&format!("waiting for slices {wait_ms:.0} ms, copying {copy_ms:.0} ms, parsing while reading {push_ms:.0} ms"));
-        post(&FromWorker::Progress(with_session(|s| {
-            let mut p = s.reading(name, size as u64);
-            p.phase = Phase::Parsing;
-            p
-        })));
-        match stream {
-            Some(p) => {
-                let file = timed("finish parsing", || p.finish());
-                with_session(|s| s.add_parsed(name, size as u64, file));
-            }
-            None => timed("open and parse", || with_session(|s| s.add(name, whole))),
-        }
-        Ok(())
     }
 
     thread_local! {
@@ -186,7 +228,24 @@ mod imp {
                 }
                 post(&FromWorker::Progress(with_session(|s| s.progress(Phase::Reading))));
             }
-            ToWorker::Finish => {
+            ToWorker::FileSlice { name, offset, size, last } => {
+                let bytes = Reflect::get(&data, &JsValue::from_str("data"))
+                    .ok()
+                    .filter(|d| d.is_instance_of::<js_sys::ArrayBuffer>() || d.is_instance_of::<Uint8Array>())
+                    .map(|d| Uint8Array::new(&d));
+                match bytes {
+                    Some(b) => take_slice(&name, offset, size, last, &b),
+                    None => {
+                        with_session(|s| s.unreadable(&name, size, "a part of the file arrived without its bytes"));
+                        post(&FromWorker::Progress(with_session(|s| s.receiving())));
+                    }
+                }
+            }
+            ToWorker::Unreadable { name, size, message } => {
+                with_session(|s| s.unreadable(&name, size, &message));
+                post(&FromWorker::Progress(with_session(|s| s.receiving())));
+            }
+            ToWorker::Finish { layout } => {
                 let progress =
                     SESSION.with(|s| s.borrow().as_ref().map(|s| s.progress(Phase::Analyzing)));
                 if let Some(p) = progress {
@@ -195,11 +254,14 @@ mod imp {
                 let result = timed("analyze", || {
                     SESSION.with(|s| s.borrow_mut().get_or_insert_with(Session::default).finish())
                 });
+                let mut result = result;
+                if let Some(opts) = layout {
+                    timed("layout", || result.lay_out(opts));
+                }
                 timed("encode and post", || {
-                    let mut result = result;
                     result.detach();
-                    let beside = std::mem::take(&mut result.reconciles);
-                    post_with(&FromWorker::Loaded(Box::new(result)), Some(&beside));
+                    let beside = std::mem::take(&mut result.beside);
+                    post_with(&FromWorker::Loaded(Box::new(result)), &beside.parts());
                 });
             }
             ToWorker::Inspect { reconcile } => {

@@ -319,11 +319,19 @@ mod ui {
                     current: inputs[0].name.clone(),
                 },
             });
-            // Each file goes to the worker as a handle; the worker reads it.
-            for inp in &inputs {
-                client.send_file(&ToWorker::File { name: inp.name.clone() }, &inp.blob);
+            // This thread reads the files in slices and sends them to the
+            // worker, which parses one while the next is read. The worker
+            // also lays out the first view, with the grouping and folds of
+            // the fragment the page was opened with (see on_loaded).
+            let mut first = LayoutOptions::default();
+            if let Some(f) = &self.pending {
+                if let Some(lanes) = f.lanes {
+                    first.grouping = if lanes { Grouping::ByLane } else { Grouping::ByObject };
+                }
+                first.collapsed = f.collapsed.iter().cloned().collect();
             }
-            client.send(&ToWorker::Finish);
+            let inputs = inputs.into_iter().map(|i| (i.name, i.blob)).collect();
+            client.send_inputs(inputs, ToWorker::Finish { layout: Some(first) });
             self.client = Some(client);
         }
 
@@ -336,15 +344,15 @@ mod ui {
 
         fn on_loaded(&mut self, r: reconscope::web::LoadResult) {
             let started = self.loading.take().map(|l| l.started_ms).unwrap_or_else(now_ms);
-            let a = r.analysis;
+            let reconscope::web::LoadResult { analysis: a, files, notes, input_bytes, timeline, layout: laid_out, .. } = r;
             if a.reconciles.is_empty() {
                 self.status = Some("No controller-runtime reconciles were found in these inputs.".into());
             }
             self.loaded = Some(Loaded {
                 analysis: Rc::new(a),
-                files: r.files,
-                notes: r.notes,
-                input_bytes: r.input_bytes,
+                files,
+                notes,
+                input_bytes,
                 millis: now_ms() - started,
             });
             if let Some(f) = self.pending.take() {
@@ -364,7 +372,15 @@ mod ui {
                     self.inspector = Some(Inspector { reconcile: i as u32, lines: None });
                 }
             }
-            self.relayout(false);
+            // The worker laid out the first view (unless the options
+            // changed meanwhile): no layout of every bar on this thread.
+            match timeline {
+                Some(t) if laid_out.as_ref() == Some(&self.layout_opts) => {
+                    self.timeline = Rc::new(t);
+                    self.chart_stale = Some(false);
+                }
+                _ => self.relayout(false),
+            }
             if self.filters != Filters::default() {
                 self.refilter();
             }

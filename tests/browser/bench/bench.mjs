@@ -174,6 +174,8 @@ async function main() {
         .sort((x, y) => y.duration - x.duration)
         .slice(0, 5);
       return {
+        // BENCH_DEBUG=1: every long task while loading, [start s, duration ms].
+        debug: during.map((t) => [+((t.start - b.changeAt) / 1000).toFixed(1), Math.round(t.duration)]),
         reconciles: Number(tl.dataset.reconcileCount),
         toCount: b.countAt - b.changeAt,
         toDrawn: b.drawnAt - b.changeAt,
@@ -211,6 +213,14 @@ async function main() {
 
     if (steps.length) out.push(`  steps: ${steps.map((t) => t.replace(/^reconscope /, '')).join('; ')}`);
     out.push(quietLine);
+    if (process.env.BENCH_DEBUG === '1') {
+      console.error(`long tasks while loading: ${JSON.stringify(load.debug)}`);
+      console.error(`long frames while loading: ${JSON.stringify(await page.evaluate(() => {
+        const b = window.__bench;
+        return b.loafs.filter((f) => f.start + f.duration >= b.changeAt && f.start <= b.drawnAt)
+          .map((f) => [+((f.start - b.changeAt) / 1000).toFixed(2), Math.round(f.duration), Math.round(f.render), f.scripts.map((x) => `${x.invoker} ${x.duration}`).join('|')]);
+      }))}`);
+    }
     out.push(`page after loading: ${load.domNodes} DOM elements (largest: ${load.widest})` +
       (load.heap ? `, JS heap ${(load.heap / 2 ** 20).toFixed(0)} MiB` : ''));
 
