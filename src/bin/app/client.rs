@@ -5,6 +5,7 @@
 //! callback — a finished load only once its reconciles and timeline are
 //! decoded, which is done in short tasks.
 
+use std::collections::VecDeque;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
@@ -21,6 +22,8 @@ use yew::Callback;
 const SLICE_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
 /// At most this many slices are sent and not yet taken in by the worker.
 const SLICES_AHEAD: f64 = 4.0;
+/// Slices being read at once.
+const READS_IN_FLIGHT: usize = 2;
 /// A task of the page spends at most about this long decoding before it
 /// gives the thread back (the browser draws and handles input between).
 const TASK_BUDGET_MS: f64 = 30.0;
@@ -154,16 +157,28 @@ impl WorkerClient {
             let mut sent = 0.0f64;
             for (name, blob) in inputs {
                 let size = blob.size();
-                let mut at = 0.0f64;
+                // Two reads in flight: the browser reads the next slice
+                // while this one is handed over (reading is the slow part).
+                let mut pending: VecDeque<(f64, f64, Result<JsFuture, String>)> = VecDeque::new();
+                let (mut next_at, mut started_any) = (0.0f64, false);
                 loop {
+                    // (An empty file is one empty slice.)
+                    while pending.len() < READS_IN_FLIGHT && (next_at < size || !started_any) {
+                        let end = (next_at + SLICE_BYTES).min(size);
+                        pending.push_back((next_at, end, start_slice(&blob, next_at, end)));
+                        (next_at, started_any) = (end, true);
+                    }
+                    let Some((at, end, started)) = pending.pop_front() else { break };
                     let tw = js_sys::Date::now();
                     if !wait_for_room(&me, sent).await {
                         return;
                     }
                     let tr = js_sys::Date::now();
                     wait_ms += tr - tw;
-                    let end = (at + SLICE_BYTES).min(size);
-                    let read = read_slice(&blob, at, end).await;
+                    let read = match started {
+                        Ok(fut) => finish_slice(fut, at, end).await,
+                        Err(e) => Err(e),
+                    };
                     read_ms += js_sys::Date::now() - tr;
                     let Some(client) = me.upgrade().filter(|c| c.alive.get()) else { return };
                     match read {
@@ -172,7 +187,6 @@ impl WorkerClient {
                             let msg = ToWorker::FileSlice { name: name.clone(), offset: at as u64, size: size as u64, last };
                             client.post_slice(&msg, &buf);
                             sent += end - at;
-                            at = end;
                             if last {
                                 break;
                             }
@@ -264,9 +278,15 @@ async fn wait_for_room(me: &Weak<WorkerClient>, sent: f64) -> bool {
 
 /// `blob[at..end]` as an `ArrayBuffer` (the browser reads it off this
 /// thread; its data arrives in small tasks).
-async fn read_slice(blob: &Blob, at: f64, end: f64) -> Result<ArrayBuffer, String> {
+/// Starts reading `blob[at..end]` (the browser reads it on its own).
+fn start_slice(blob: &Blob, at: f64, end: f64) -> Result<JsFuture, String> {
     let slice = blob.slice_with_f64_and_f64(at, end).map_err(js_error)?;
-    let buf = JsFuture::from(slice.array_buffer()).await.map_err(js_error)?;
+    Ok(JsFuture::from(slice.array_buffer()))
+}
+
+/// The bytes of a slice started with [`start_slice`].
+async fn finish_slice(fut: JsFuture, at: f64, end: f64) -> Result<ArrayBuffer, String> {
+    let buf = fut.await.map_err(js_error)?;
     let buf: ArrayBuffer = buf.dyn_into().map_err(|_| "the browser gave no bytes".to_string())?;
     if buf.byte_length() as f64 != end - at {
         return Err("the file changed while it was read".into());

@@ -77,13 +77,18 @@ pub fn findings(p: &FindingsProps) -> Html {
     let expanded = use_state(BTreeSet::<&'static str>::new);
     let a = &p.analysis.0;
     let mut seen: BTreeMap<&'static str, usize> = BTreeMap::new();
-    let items = a.findings.iter().enumerate().map(|(i, f)| {
+    // The hidden ones as one piece of markup the browser parses at once
+    // (thousands of virtual nodes would cost Yew a long task). Only our
+    // own kind names go into it, never log text.
+    let mut placeholders = String::new();
+    let items = a.findings.iter().enumerate().filter_map(|(i, f)| {
         let i = i as u32;
         let kind = f.kind.as_str();
         let n = seen.entry(kind).or_default();
         *n += 1;
         if *n > FINDINGS_SHOWN_PER_KIND && !expanded.contains(kind) {
-            return html! { <li class="finding" data-finding-kind={kind} data-testid="finding" hidden=true></li> };
+            placeholders.push_str(&format!("<li class=\"finding\" data-finding-kind=\"{kind}\" data-testid=\"finding\" hidden></li>"));
+            return None;
         }
         let class = classes!("finding", format!("sev-{}", severity(f.severity)), (p.focus == Some(i)).then_some("focused"));
         let inspect = f.reconciles.first().map(|&r| {
@@ -97,7 +102,7 @@ pub fn findings(p: &FindingsProps) -> Html {
             }
         });
         let onfocus = p.onfocus.clone();
-        html! {
+        Some(html! {
             <li {class} data-finding-kind={kind} data-testid="finding" onclick={move |_| onfocus.emit(i)}>
                 <div class="finding-head">
                     <span class="kind">{ kind }</span>
@@ -108,7 +113,7 @@ pub fn findings(p: &FindingsProps) -> Html {
                 </div>
                 <p class="sentence">{ &f.message }</p>
             </li>
-        }
+        })
     });
     let items: Vec<Html> = items.collect();
     let more = seen.iter().filter(|(k, n)| **n > FINDINGS_SHOWN_PER_KIND && !expanded.contains(**k)).map(|(k, n)| {
@@ -131,6 +136,9 @@ pub fn findings(p: &FindingsProps) -> Html {
                 <p class="muted">{ "No findings: nothing stalled, expired, looped or got stuck in these logs." }</p>
             } else {
                 <ol>{ for items }</ol>
+                if !placeholders.is_empty() {
+                    <ol class="finding-placeholders" hidden=true>{ Html::from_html_unchecked(placeholders.into()) }</ol>
+                }
                 { for more }
             }
         </section>
