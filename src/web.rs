@@ -57,6 +57,14 @@ pub enum ToWorker {
         #[serde(default)]
         layout: Option<LayoutOptions>,
     },
+    /// Analyze the same inputs again, dating goroutine dumps that nothing
+    /// else dates at `dump_time_nanos` (the time a person gives); answered
+    /// like [`ToWorker::Finish`].
+    Reanalyze {
+        dump_time_nanos: Option<i64>,
+        #[serde(default)]
+        layout: Option<LayoutOptions>,
+    },
     /// The lines of one reconcile (an index into `Analysis::reconciles`).
     Inspect { reconcile: u32 },
     /// Which reconciles have a record matching `filter`; answered with
@@ -310,6 +318,8 @@ pub const MAX_CONTEXT_LINES: usize = 2000;
 #[derive(Debug, Default)]
 pub struct Session {
     loaded: Loaded,
+    /// `loaded.finish()` ran (it runs once).
+    finished: bool,
     load: LoadOptions,
     analyze: AnalyzeOptions,
     files: u32,
@@ -552,7 +562,10 @@ impl Session {
     /// Analyzes what was read. The parsed files stay here for
     /// [`Session::lines`].
     pub fn finish(&mut self) -> LoadResult {
-        self.loaded.finish();
+        if !self.finished {
+            self.loaded.finish();
+            self.finished = true;
+        }
         let (mut analysis, diags) = analyze::analyze(&self.loaded.files, &self.analyze);
         self.record_refs = std::mem::take(&mut analysis.record_refs);
         self.reconciles =
@@ -568,6 +581,13 @@ impl Session {
             notes,
             input_bytes: self.done_bytes,
         }
+    }
+
+    /// Analyzes the inputs again with goroutine dumps that nothing else
+    /// dates taken at `dump_time_nanos` (see [`ToWorker::Reanalyze`]).
+    pub fn reanalyze(&mut self, dump_time_nanos: Option<i64>) -> LoadResult {
+        self.analyze.dump_time_nanos = dump_time_nanos;
+        self.finish()
     }
 
     /// The parsed files.
@@ -811,12 +831,36 @@ mod tests {
     }
 
     #[test]
+    fn reanalyze_dates_an_undated_dump() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident/cozyreport/kamaji");
+        let log = std::fs::read(root.join("kamaji-controller.log")).unwrap();
+        let dump = std::fs::read(root.join("pprof/kamaji-goroutines-20260526T164500Z.txt")).unwrap();
+        let mut s = Session::new(2, (log.len() + dump.len()) as u64);
+        s.add("kamaji-controller.log", log);
+        s.add("goroutines.txt", dump);
+        let stall = |r: &LoadResult| {
+            r.analysis.findings.iter().find(|f| f.kind == FindingKind::StalledWorker).cloned().unwrap()
+        };
+        let first = s.finish();
+        assert_eq!(first.analysis.dumps[0].time, None);
+        assert!(stall(&first).blocked.is_none());
+        let records = first.files.iter().map(|f| f.records).sum::<u64>();
+        let t = crate::time::parse_rfc3339(b"2026-05-26T16:45:00Z", false, 0).unwrap().ts.nanos;
+        let again = s.reanalyze(Some(t));
+        assert_eq!(again.analysis.dumps[0].time_source, Some(crate::analyze::DumpTimeSource::User));
+        assert_eq!(stall(&again).blocked.unwrap().call, "go.etcd.io/etcd/client/v3.(*authClient).UserGet");
+        assert_eq!(again.files.iter().map(|f| f.records).sum::<u64>(), records, "the same inputs, read once");
+        assert!(s.lines(stall(&again).reconciles[0] as u32).is_some(), "the inspector follows the new analysis");
+    }
+
+    #[test]
     fn messages_round_trip() {
         for m in [
             ToWorker::Begin { files: 2, total_bytes: 10 },
             ToWorker::File { name: "a/b.log".into() },
             ToWorker::Finish { layout: None },
             ToWorker::Finish { layout: Some(LayoutOptions::default()) },
+            ToWorker::Reanalyze { dump_time_nanos: Some(5), layout: None },
             ToWorker::FileSlice { name: "a/b.log".into(), offset: 16, size: 20, last: true },
             ToWorker::Unreadable { name: "c.log".into(), size: 3, message: "NotReadableError".into() },
             ToWorker::Inspect { reconcile: 7 },

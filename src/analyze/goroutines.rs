@@ -255,7 +255,7 @@ pub fn link(a: &mut Analysis) {
         let covering: Vec<String> = a.dumps.iter().filter_map(|d| d.time).map(clock).collect();
         if covering.is_empty() && !a.dumps.is_empty() {
             f.message.push_str(
-                " A goroutine dump is in the input but nothing dates it (no wrapper time, no time in its file name, no archive time, no log lines around it): give its time with --dump-time to match it to this stall.",
+                " A goroutine dump is in the input but nothing dates it (no wrapper time, no time in its file name, no archive time, no log lines around it): give its time (`--dump-time`, or in the app's goroutine panel) to match it to this stall.",
             );
         } else if covering.is_empty() {
             f.message.push_str(&format!(

@@ -246,7 +246,7 @@ pub enum DumpTimeSource {
     ArchiveMtime,
     /// The log lines around it.
     LogLines,
-    /// Given by the person (`--dump-time`).
+    /// Given by the person (`--dump-time`, or the app's goroutine panel).
     User,
 }
 
@@ -257,7 +257,7 @@ impl DumpTimeSource {
             DumpTimeSource::FileName => "time from the file name",
             DumpTimeSource::ArchiveMtime => "time from the archive member's modification time",
             DumpTimeSource::LogLines => "time from the log lines around it",
-            DumpTimeSource::User => "time given with --dump-time",
+            DumpTimeSource::User => "time given by the user",
         }
     }
 }

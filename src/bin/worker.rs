@@ -245,14 +245,26 @@ mod imp {
                 with_session(|s| s.unreadable(&name, size, &message));
                 post(&FromWorker::Progress(with_session(|s| s.receiving())));
             }
-            ToWorker::Finish { layout } => {
+            ToWorker::Finish { .. } | ToWorker::Reanalyze { .. } => {
                 let progress =
                     SESSION.with(|s| s.borrow().as_ref().map(|s| s.progress(Phase::Analyzing)));
                 if let Some(p) = progress {
                     post(&FromWorker::Progress(p));
                 }
+                let (again, layout) = match msg {
+                    ToWorker::Reanalyze { dump_time_nanos, layout } => (Some(dump_time_nanos), layout),
+                    ToWorker::Finish { layout } => (None, layout),
+                    _ => (None, None),
+                };
                 let result = timed("analyze", || {
-                    SESSION.with(|s| s.borrow_mut().get_or_insert_with(Session::default).finish())
+                    SESSION.with(|s| {
+                        let mut s = s.borrow_mut();
+                        let s = s.get_or_insert_with(Session::default);
+                        match again {
+                            Some(t) => s.reanalyze(t),
+                            None => s.finish(),
+                        }
+                    })
                 });
                 let mut result = result;
                 if let Some(opts) = layout {

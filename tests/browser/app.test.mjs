@@ -731,3 +731,39 @@ describe('keyboard', { timeout: 120_000 }, () => {
     }
   });
 });
+
+describe('an undated goroutine dump', { timeout: 180_000 }, () => {
+  test('the person gives its time in the panel, and the stall finding then names the call', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reconscope-undated-'));
+    const kamaji = join(ROOT, 'tests/fixtures/incident/cozyreport/kamaji');
+    const log = join(dir, 'kamaji-controller.log');
+    const dump = join(dir, 'goroutines.txt');
+    writeFileSync(log, readFileSync(join(kamaji, 'kamaji-controller.log')));
+    writeFileSync(dump, readFileSync(join(kamaji, 'pprof/kamaji-goroutines-20260526T164500Z.txt')));
+    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    try {
+      await page.locator('input[type=file]').setInputFiles([log, dump]);
+      await page.waitForSelector('[data-finding-kind=stalled-worker]', { state: 'attached', timeout: 60_000 });
+      const sentence = () => page.locator('[data-finding-kind=stalled-worker] .sentence').innerText();
+      assert.match(await sentence(), /nothing dates it/);
+      const panel = page.getByTestId('goroutines');
+      assert.match(await panel.getByTestId('dump').innerText(), /time unknown/);
+      assert.equal(await page.getByTestId('timeline').getAttribute('data-dump-count'), '0');
+      // A bad time is refused with a message; a good one re-runs the analysis.
+      await panel.getByTestId('dump-time').fill('quarter to five');
+      await panel.getByTestId('use-dump-time').click();
+      await panel.getByTestId('dump-time-error').waitFor({ state: 'attached' });
+      await panel.getByTestId('dump-time').fill('2026-05-26T16:45:00Z');
+      await panel.getByTestId('use-dump-time').click();
+      await page.waitForFunction(() => /UserGet/.test(document.querySelector('[data-finding-kind=stalled-worker] .sentence')?.innerText ?? ''));
+      assert.match(await sentence(), /time given by the user/);
+      assert.match(await panel.getByTestId('dump').innerText(), /taken .*16:45:00.* \(time given by the user\)/);
+      assert.equal(await page.getByTestId('timeline').getAttribute('data-dump-count'), '1');
+      assert.equal(await page.getByTestId('dump-time').count(), 0, 'no dump left undated');
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

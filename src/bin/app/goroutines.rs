@@ -15,6 +15,8 @@ pub struct GoroutinesProps {
     pub analysis: Shared,
     pub zone: Zone,
     pub oninspect: Callback<u32>,
+    /// The time a person gives for dumps nothing else dates (UTC ns).
+    pub ondumptime: Callback<i64>,
 }
 
 /// Groups drawn before a "show all" button.
@@ -46,10 +48,26 @@ pub fn goroutines(p: &GoroutinesProps) -> Html {
     if !*show_all {
         order.truncate(SHOWN);
     }
+    let time_error = use_state(|| None::<String>);
+    let time_ref = use_node_ref();
+    let undated = a.dumps.iter().any(|d| d.time.is_none());
+    let onusetime = {
+        let (time_ref, time_error, ondumptime) = (time_ref.clone(), time_error.clone(), p.ondumptime.clone());
+        Callback::from(move |_: MouseEvent| {
+            let text = time_ref.cast::<HtmlInputElement>().map(|i| i.value()).unwrap_or_default();
+            match reconscope::time::parse_rfc3339(text.trim().as_bytes(), true, 0) {
+                Some(t) => {
+                    time_error.set(None);
+                    ondumptime.emit(t.ts.nanos);
+                }
+                None => time_error.set(Some("Write the time as RFC3339, e.g. 2026-05-26T16:45:00Z.".into())),
+            }
+        })
+    };
     let dumps = a.dumps.iter().map(|d| {
         let when = match (d.time, d.time_source) {
             (Some(t), Some(src)) => format!("taken {} ({})", timefmt::full(t.nanos, p.zone), src.describe()),
-            _ => "time unknown: nothing dates it (the CLI takes --dump-time)".to_string(),
+            _ => "time unknown: nothing dates it (no wrapper time, no time in its file name, no archive time, no log lines around it)".to_string(),
         };
         html! {
             <li class="dump" data-testid="dump">
@@ -124,6 +142,18 @@ pub fn goroutines(p: &GoroutinesProps) -> Html {
         <section class="goroutines" data-testid="goroutines">
             <h2>{ format!("Goroutines ({} dump{}, {} stack groups)", a.dumps.len(), if a.dumps.len() == 1 { "" } else { "s" }, a.goroutines.len()) }</h2>
             <ul class="dumps">{ for dumps }</ul>
+            if undated {
+                <div class="dump-time">
+                    <label class="filter">
+                        <span>{ "When were the undated dumps taken? (UTC)" }</span>
+                        <input type="text" data-testid="dump-time" placeholder="2026-05-26T16:45:00Z" ref={time_ref} />
+                    </label>
+                    <button type="button" data-testid="use-dump-time" onclick={onusetime}>{ "Use this time" }</button>
+                    if let Some(e) = &*time_error {
+                        <p class="filter-error" role="alert" data-testid="dump-time-error">{ e }</p>
+                    }
+                </div>
+            }
             <div class="goroutine-filters">
                 <label class="filter">
                     <span>{ "Function, file or state" }</span>

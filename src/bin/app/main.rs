@@ -69,6 +69,8 @@ mod ui {
         /// The chart's window has not moved for a moment: put it in the
         /// URL and the from/to fields.
         ViewSettled,
+        /// The time a person gives for goroutine dumps nothing dates.
+        DumpTime(i64),
         CopyLink,
         CopyMarkdown,
         ExportSvg,
@@ -606,6 +608,21 @@ mod ui {
                     }
                     return false;
                 }
+                Msg::DumpTime(t) => {
+                    let (Some(client), Some(l)) = (&self.client, &self.loaded) else { return false };
+                    client.send(&ToWorker::Reanalyze { dump_time_nanos: Some(t), layout: Some(self.layout_opts.clone()) });
+                    self.loading = Some(Loading {
+                        started_ms: now_ms(),
+                        progress: Progress {
+                            phase: Phase::Analyzing,
+                            done_bytes: l.input_bytes,
+                            total_bytes: l.input_bytes,
+                            files_done: l.files.len() as u32,
+                            files: l.files.len() as u32,
+                            current: String::new(),
+                        },
+                    });
+                }
                 Msg::ViewSettled => {
                     self.view_timer = None;
                     self.write_hash();
@@ -838,7 +855,7 @@ mod ui {
                             { panels::inspector(l, i, self.zone, link) }
                         }
                         <crate::goroutines::Goroutines analysis={panels::Shared(l.analysis.clone())} zone={self.zone}
-                            oninspect={self.on_inspect.clone()} />
+                            oninspect={self.on_inspect.clone()} ondumptime={link.callback(Msg::DumpTime)} />
                         { panels::files(l) }
                     }
                 </main>
