@@ -17,21 +17,9 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 use reconscope::goroutine::{group, parse_dumps};
 
-/// xorshift64*: a small deterministic generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+#[path = "../tests/support/gen.rs"]
+mod gen;
+use gen::Rng;
 
 const CR: &str = "sigs.k8s.io/controller-runtime/pkg/internal/controller";
 const CR_FILE: &str = "/go/pkg/mod/sigs.k8s.io/controller-runtime@v0.20.3/pkg/internal/controller/controller.go";
@@ -163,11 +151,11 @@ fn informer(rng: &mut Rng) -> Vec<F> {
 }
 
 /// A deep application stack (recursion through a resource tree).
-fn deep_app(rng: &mut Rng, depth: u64) -> Vec<F> {
+fn deep_app(rng: &mut Rng, depth: usize) -> Vec<F> {
     let mut v = runtime_park(rng, true);
     v.push(frame("github.com/example/operator/internal/render.(*Walker).wait", "/workspace/internal/render/walk.go", 41, rng));
     for i in 0..depth {
-        let f = ["visit", "expand", "resolve"][(i % 3) as usize];
+        let f = ["visit", "expand", "resolve"][i % 3];
         v.push(frame(
             &format!("github.com/example/operator/internal/render.(*Walker).{f}"),
             "/workspace/internal/render/walk.go",
@@ -181,7 +169,7 @@ fn deep_app(rng: &mut Rng, depth: u64) -> Vec<F> {
 
 /// The text of one dump of `goroutines` goroutines.
 fn generate(goroutines: u64) -> Vec<u8> {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut out = String::with_capacity(goroutines as usize * 3000);
     out.push_str("SIGQUIT: quit\nPC=0x47664e m=0 sigcode=128\n\n");
     for id in 1..=goroutines {

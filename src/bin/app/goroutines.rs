@@ -108,20 +108,7 @@ pub fn goroutines(p: &GoroutinesProps) -> Html {
                     <summary>{ head }</summary>
                     if let Some(s) = since { <p class="muted">{ s }</p> }
                     { for inspect }
-                    <ol class="frames">
-                        { for g.frames.iter().map(|f| {
-                            let own = g.blocked_in.as_ref().is_some_and(|b| b.func == f.func && b.line == f.line);
-                            html! {
-                                <li class={classes!(own.then_some("blocked-frame"))}>
-                                    <span class="func">{ &f.func }</span>
-                                    <span class="loc muted">{ format!("{}:{}", f.file, f.line) }</span>
-                                </li>
-                            }
-                        }) }
-                        if let Some(c) = &g.created_by {
-                            <li class="muted">{ format!("created by {c}") }</li>
-                        }
-                    </ol>
+                    { frames(g) }
                 </details>
             </li>
         }
@@ -170,5 +157,26 @@ pub fn goroutines(p: &GoroutinesProps) -> Html {
                 <button type="button" class="more" onclick={onshowall}>{ format!("Show all {total} groups") }</button>
             }
         </section>
+    }
+}
+
+/// A group's stack, innermost first, its blocked-in frame marked, and the
+/// goroutine that created it (also in the inspector).
+pub fn frames(g: &GoroutineGroup) -> Html {
+    html! {
+        <ol class="frames">
+            { for g.frames.iter().map(|f| {
+                let own = g.blocked_in.as_ref().is_some_and(|b| b.func == f.func && b.line == f.line);
+                html! {
+                    <li class={classes!(own.then_some("blocked-frame"))}>
+                        <span class="func">{ &f.func }</span>
+                        <span class="loc muted">{ format!("{}:{}", f.file, f.line) }</span>
+                    </li>
+                }
+            }) }
+            if let Some(c) = &g.created_by {
+                <li class="muted">{ format!("created by {c}") }</li>
+            }
+        </ol>
     }
 }

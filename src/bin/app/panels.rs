@@ -278,17 +278,7 @@ fn stack(a: &Analysis, reconcile: u32, zone: Zone) -> Html {
     html! {
         <details class="inspector-stack" data-testid="inspector-stack" open=true>
             <summary><h3>{ format!("Goroutine dump {when}: [{}{wait}]{blocked}", g.state) }</h3></summary>
-            <ol class="frames">
-                { for g.frames.iter().map(|f| {
-                    let own = g.blocked_in.as_ref().is_some_and(|b| b.func == f.func && b.line == f.line);
-                    html! {
-                        <li class={classes!(own.then_some("blocked-frame"))}>
-                            <span class="func">{ &f.func }</span>
-                            <span class="loc muted">{ format!("{}:{}", f.file, f.line) }</span>
-                        </li>
-                    }
-                }) }
-            </ol>
+            { crate::goroutines::frames(g) }
         </details>
     }
 }
