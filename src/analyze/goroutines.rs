@@ -36,10 +36,15 @@ const GC_LAG_NANOS: i64 = 3 * 60 * NANOS_PER_SEC;
 /// traceback are scanned) into `a.dumps` and `a.goroutines`.
 pub fn read(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
     for f in files {
-        if f.counts.format(Format::GoTraceback) == 0 || !goroutine::has_dump(&f.bytes) {
+        if f.counts.format(Format::GoTraceback) == 0 {
             continue;
         }
-        for d in goroutine::parse_dumps(&f.bytes, 1) {
+        let dumps: Vec<goroutine::Dump> = dump_regions(f)
+            .into_iter()
+            .filter(|r| goroutine::has_dump(&f.bytes[r.bytes.clone()]))
+            .flat_map(|r| goroutine::parse_dumps(&f.bytes[r.bytes], r.first_line))
+            .collect();
+        for d in dumps {
             let (time, time_source) = match dump_time(f, &d, opts) {
                 Some((t, s)) => (Some(t), Some(s)),
                 None => (None, None),
@@ -93,6 +98,38 @@ pub fn read(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
             }
         }
     }
+}
+
+/// A stretch of a file that holds Go traceback records.
+struct Region {
+    bytes: std::ops::Range<usize>,
+    first_line: u32,
+}
+
+/// The parts of a file to read dumps from: the parser's Go traceback
+/// records, with the lines between two of them that are at most
+/// [`goroutine::WINDOW_LINES`] lines apart (log lines written into a dump),
+/// so that a big log with one dump is not scanned whole.
+fn dump_regions(f: &ParsedFile) -> Vec<Region> {
+    let mut out: Vec<(Region, u32)> = Vec::new();
+    for r in f.records.iter().filter(|r| r.format == Format::GoTraceback) {
+        let (start, end) = (r.offset as usize, r.offset as usize + r.byte_len as usize);
+        let last_line = r.line + r.line_count.max(1) - 1;
+        match out.last_mut() {
+            Some((reg, reg_last)) if r.line <= *reg_last + goroutine::WINDOW_LINES + 1 => {
+                reg.bytes.end = end.max(reg.bytes.end);
+                *reg_last = last_line;
+            }
+            _ => out.push((Region { bytes: start..end, first_line: r.line }, last_line)),
+        }
+    }
+    out.into_iter()
+        .map(|(mut reg, _)| {
+            reg.bytes.end = reg.bytes.end.min(f.bytes.len());
+            reg.bytes.start = reg.bytes.start.min(reg.bytes.end);
+            reg
+        })
+        .collect()
 }
 
 fn go_frame(f: &Frame) -> GoFrame {
@@ -274,6 +311,27 @@ pub fn link(a: &mut Analysis) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_dump_part_of_a_log_is_read() {
+        let line = |i: usize| format!("2026-05-26T16:{:02}:{:02}Z\tINFO\tline {i}\n", i / 60 % 60, i % 60);
+        let mut text: String = (0..1000).map(line).collect();
+        text.push_str("SIGQUIT: quit\n\ngoroutine 1 [select, 3 minutes]:\nmain.main()\n\t/m.go:1 +0x1\n\n");
+        text.push_str(&line(5000));
+        text.push_str("goroutine 2 [running]:\nmain.f()\n\t/m.go:2 +0x1\n");
+        text.extend((1000..2000).map(line));
+        let f = crate::parse::parse_file("m.log", text.into_bytes(), &Default::default());
+        let regions = dump_regions(&f);
+        assert_eq!(regions.len(), 1, "the log line inside the dump does not split it");
+        let r = &regions[0];
+        assert_eq!(r.first_line, 1001);
+        let part = std::str::from_utf8(&f.bytes[r.bytes.clone()]).unwrap();
+        assert!(part.starts_with("SIGQUIT: quit") && part.ends_with("\t/m.go:2 +0x1"), "{part:?}");
+        let dumps = goroutine::parse_dumps(part.as_bytes(), r.first_line);
+        assert_eq!(dumps.len(), 1);
+        assert_eq!(dumps[0].goroutines.len(), 2);
+        assert_eq!(dumps[0].first_line, 1001);
+    }
 
     #[test]
     fn times_in_file_names() {
