@@ -263,6 +263,15 @@ pub fn cri_header(s: &[u8]) -> Option<CriHeader> {
     if !s.first()?.is_ascii_digit() {
         return None;
     }
+    // Cheap rejection first (the parser asks this of every line): after its
+    // fixed 19 bytes an RFC3339 time holds only fraction and zone bytes, so
+    // the stream name must follow the first byte past them.
+    let time_byte = |&b: &u8| b.is_ascii_digit() || matches!(b, b'.' | b',' | b'Z' | b'z' | b'+' | b'-' | b':');
+    let k = 19 + s.get(19..)?.iter().take_while(|b| time_byte(b)).count();
+    let stream = s.get(k..k + 8)?;
+    if stream != b" stdout " && stream != b" stderr " {
+        return None;
+    }
     let p = parse_rfc3339(s, false, 0)?;
     let r = s.get(p.end..p.end + 10)?;
     if !(r.starts_with(b" stdout ") || r.starts_with(b" stderr ")) || r[9] != b' ' || !(r[8] == b'F' || r[8] == b'P') {
@@ -552,15 +561,13 @@ fn zap_console(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool
     }
     // Columns before the context: [logger] [caller] message.
     let body = &s[body_start..body_end];
-    let cols = split_columns(body, tabbed);
-    let (mut logger, mut caller, msg) = match cols.as_slice() {
+    let (cols, n) = split_columns(body, tabbed);
+    let cols = &cols[..n];
+    let (mut logger, mut caller, msg) = match *cols {
         [] => (None, None, (0, 0)),
-        [m] => (None, None, *m),
-        [a, m] => (Some(*a), None, *m),
-        [a, b, rest @ ..] => {
-            let last = rest.last().map_or(b.1, |r| r.1);
-            (Some(*a), Some(*b), (rest.first().map_or(b.0, |r| r.0), last))
-        }
+        [m] => (None, None, m),
+        [a, m] => (Some(a), None, m),
+        [a, b, rest, ..] => (Some(a), Some(b), rest),
     };
     if let Some(a) = logger {
         let t = &body[a.0..a.1];
@@ -602,37 +609,40 @@ fn finish_console(out: &mut LineOut, o: Origin, base: usize, logger: Option<(usi
     true
 }
 
-/// Splits on TABs, or on runs of two or more spaces when TABs were lost.
-fn split_columns(s: &[u8], tabbed: bool) -> Vec<(usize, usize)> {
-    let mut cols = Vec::with_capacity(3);
+/// Splits on TABs, or on runs of two or more spaces when TABs were lost,
+/// into at most three columns, the last of which runs to the end of `s`
+/// (a message keeps its own TABs or spaces): the columns and how many.
+fn split_columns(s: &[u8], tabbed: bool) -> ([(usize, usize); 3], usize) {
+    let mut cols = [(0, 0); 3];
     if s.is_empty() {
-        return cols;
+        return (cols, 0);
     }
+    let mut n = 0;
+    let mut st = 0;
     if tabbed {
-        let mut st = 0;
-        for t in memchr::memchr_iter(b'\t', s) {
-            cols.push((st, t));
+        for t in memchr::memchr_iter(b'\t', s).take(2) {
+            cols[n] = (st, t);
+            n += 1;
             st = t + 1;
         }
-        cols.push((st, s.len()));
-        return cols;
-    }
-    let mut st = 0;
-    let mut i = 0;
-    while i + 1 < s.len() {
-        if s[i] == b' ' && s[i + 1] == b' ' {
-            let e = i;
-            while i < s.len() && s[i] == b' ' {
+    } else {
+        let mut i = 0;
+        while i + 1 < s.len() && n < 2 {
+            if s[i] == b' ' && s[i + 1] == b' ' {
+                let e = i;
+                while i < s.len() && s[i] == b' ' {
+                    i += 1;
+                }
+                cols[n] = (st, e);
+                n += 1;
+                st = i;
+            } else {
                 i += 1;
             }
-            cols.push((st, e));
-            st = i;
-        } else {
-            i += 1;
         }
     }
-    cols.push((st, s.len()));
-    cols
+    cols[n] = (st, s.len());
+    (cols, n + 1)
 }
 
 // ------------------------------------------------------------------- etcd

@@ -318,7 +318,7 @@ impl Chunk {
 fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut Chunk) {
     let Chunk { records, fields, scratch, counts, problems, truncated_lines } = c;
     // One UTF-8 check for the whole piece; per line only when it fails.
-    let all_utf8 = std::str::from_utf8(&bytes[from..to]).is_ok();
+    let all_utf8 = is_ascii(&bytes[from..to]) || std::str::from_utf8(&bytes[from..to]).is_ok();
     let mut cx = Ctx {
         opts: LineOptions { default_offset_secs: opts.default_offset_secs },
         fields,
@@ -479,6 +479,16 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
             byte_len: (end - start) as u32,
         });
     }
+}
+
+/// Whether `s` is all ASCII, hence valid UTF-8 (most logs are). An OR of
+/// 16-byte words that compilers turn into wide vector code: several times
+/// faster than UTF-8 validation, in wasm too.
+fn is_ascii(s: &[u8]) -> bool {
+    let words = s.chunks_exact(16);
+    let tail = words.remainder();
+    let ored = words.fold(0u128, |acc, w| acc | u128::from_le_bytes(w.try_into().unwrap_or_default()));
+    ored & u128::from_le_bytes([0x80; 16]) == 0 && tail.is_ascii()
 }
 
 /// Collection and line clocks further apart than this are skewed.
