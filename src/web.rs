@@ -8,8 +8,7 @@
 //! parses a plain log as its slices arrive ([`Session::receive`]) and acknowledges each
 //! with a [`FromWorker::Progress`] (the page keeps only a few slices in
 //! flight). Reading on the page's idle thread lets the worker parse one
-//! slice while the browser reads the next. (A [`ToWorker::File`] with a
-//! `Blob` handle, read by the worker itself, works too.) On
+//! slice while the browser reads the next. On
 //! [`ToWorker::Finish`] the worker analyzes everything, lays out the first
 //! view, and answers with [`FromWorker::Loaded`]. The parsed files stay in
 //! the worker, which answers [`ToWorker::Inspect`] with a reconcile's raw
@@ -38,10 +37,6 @@ pub enum ToWorker {
     /// A new load begins (anything loaded before is dropped): `files`
     /// inputs of `total_bytes` bytes in all will follow.
     Begin { files: u32, total_bytes: u64 },
-    /// One input (a log file or an archive). The file travels beside this
-    /// message as a `Blob`. `name` is its path as the
-    /// person chose it (`webkitRelativePath` for a folder's files).
-    File { name: String },
     /// `size` bytes of one input, read by the page, starting at `offset`
     /// (slices of a file come in order, the first at offset 0). The bytes
     /// travel beside this message as a transferred `ArrayBuffer`. `last`:
@@ -392,20 +387,6 @@ impl Session {
             files: self.files.max(self.files_done),
             current: self.current.clone(),
         }
-    }
-
-    /// Says which input is read next (for progress messages).
-    pub fn starting(&mut self, name: &str) {
-        self.current = name.to_string();
-    }
-
-    /// How far the load is while `name` is being read: `bytes_in_file` of
-    /// it so far.
-    pub fn reading(&mut self, name: &str, bytes_in_file: u64) -> Progress {
-        self.current = name.to_string();
-        let mut p = self.progress(Phase::Reading);
-        p.done_bytes = (self.done_bytes + bytes_in_file).min(p.total_bytes);
-        p
     }
 
     /// Adds a file parsed as it arrived (see [`crate::pipeline::streamable`]);
@@ -813,18 +794,23 @@ mod tests {
     #[test]
     fn progress_inside_a_file_and_unreadable_files() {
         let mut s = Session::new(3, 300);
-        s.starting("a.log");
-        assert_eq!(s.reading("a.log", 40).done_bytes, 40);
-        s.add("a.log", b"2026-05-26T16:21:07Z INFO hello\n".to_vec());
+        let a = b"2026-05-26T16:21:07Z INFO hello\n";
+        assert_eq!(s.receive("a.log", 0, 32, &a[..20], false), Received::More);
+        assert_eq!(s.receiving().done_bytes, 20, "progress inside a file");
+        assert_eq!(s.receive("a.log", 20, 32, &a[20..], true), Received::Complete);
+        s.complete();
         s.unreadable("b.log", 100, "NotReadableError");
-        let p = s.reading("c.log", 50);
+        let c = b"2026-05-26T16:21:08Z INFO streamed\n";
+        assert_eq!(s.receive("c.log", 0, 35, &c[..21], false), Received::More);
+        let p = s.receiving();
         assert_eq!((p.files_done, p.current.as_str()), (2, "c.log"));
-        assert_eq!(p.done_bytes, 32 + 100 + 50);
-        assert_eq!(s.reading("c.log", 10_000).done_bytes, 300, "never past the total");
-        let mut sp = crate::parse::StreamParser::new("c.log", 40, &Default::default());
-        sp.push(b"2026-05-26T16:21:08Z INFO streamed\n");
-        s.add_parsed("c.log", 40, sp.finish());
-        assert_eq!(s.progress(Phase::Reading).done_bytes, 32 + 100 + 40);
+        assert_eq!(p.done_bytes, 32 + 100 + 21);
+        let mut small = Session::new(1, 10);
+        small.receive("x.log", 0, 50, &[b'x'; 40], false);
+        assert_eq!(small.receiving().done_bytes, 10, "never past the total");
+        assert_eq!(s.receive("c.log", 21, 35, &c[21..], true), Received::Complete);
+        s.complete();
+        assert_eq!(s.progress(Phase::Reading).done_bytes, 32 + 100 + 35);
         let r = s.finish();
         assert!(r.notes.iter().any(|n| n.path == "b.log" && n.message.contains("cannot read the file: NotReadableError")));
         assert_eq!(r.files.iter().map(|f| (f.path.as_str(), f.records)).collect::<Vec<_>>(), [("a.log", 1), ("c.log", 1)]);
@@ -857,7 +843,6 @@ mod tests {
     fn messages_round_trip() {
         for m in [
             ToWorker::Begin { files: 2, total_bytes: 10 },
-            ToWorker::File { name: "a/b.log".into() },
             ToWorker::Finish { layout: None },
             ToWorker::Finish { layout: Some(LayoutOptions::default()) },
             ToWorker::Reanalyze { dump_time_nanos: Some(5), layout: None },

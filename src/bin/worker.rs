@@ -9,24 +9,20 @@
 //! [`ToWorker::FileSlice`] message also carries `data`, a slice of a file
 //! the page read (a transferred `ArrayBuffer`), taken in by
 //! `Session::receive` (a plain log is parsed as it arrives) and
-//! acknowledged with a progress message. A [`ToWorker::File`] message
-//! carries `data`, the file as a `Blob` handle, which this worker reads in
-//! slices itself. The finished load's big parts (reconciles, the first
+//! acknowledged with a progress message. The finished load's big parts (reconciles, the first
 //! view's timeline laid out here, client warnings, findings) go back beside
 //! [`FromWorker::Loaded`] as buffers named as `web::Beside`'s fields (see
 //! `reconscope::codec`).
 
 #[cfg(target_arch = "wasm32")]
 mod imp {
-    use std::cell::{Cell, RefCell};
-    use std::collections::VecDeque;
+    use std::cell::RefCell;
 
     use js_sys::{Array, Object, Reflect, Uint8Array};
     use reconscope::web::{decode, encode, FromWorker, Matched, Phase, Received, Session, ToWorker};
-    use wasm_bindgen_futures::{spawn_local, JsFuture};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
-    use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent};
+    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
     thread_local! {
         static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
@@ -147,59 +143,7 @@ mod imp {
         });
     }
 
-    /// Slices of this size are read at a time when the worker reads a
-    /// `Blob` itself ([`ToWorker::File`]).
-    const READ_SLICE_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
-
-    /// Starts reading `blob[at..at + READ_SLICE_BYTES]`.
-    fn start_slice(blob: &Blob, at: f64) -> Result<JsFuture, String> {
-        let end = (at + READ_SLICE_BYTES).min(blob.size());
-        let slice = blob.slice_with_f64_and_f64(at, end).map_err(js_error)?;
-        Ok(JsFuture::from(slice.array_buffer()))
-    }
-
-    fn js_error(e: JsValue) -> String {
-        e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).unwrap_or_else(|| format!("{e:?}"))
-    }
-
-    /// Reads one input from its `Blob` a slice at a time (the data of a
-    /// slice only arrives while this thread is idle, so the page reading
-    /// the file and sending [`ToWorker::FileSlice`]s is faster).
-    async fn read_input(name: &str, blob: &Blob) -> Result<(), String> {
-        let size = blob.size();
-        let mut at = 0.0;
-        loop {
-            let buf = Uint8Array::new(&start_slice(blob, at)?.await.map_err(js_error)?);
-            let n = buf.length() as f64;
-            let last = n == 0.0 || at + n >= size;
-            take_slice(name, at as u64, size as u64, last, &buf);
-            at += n;
-            if last {
-                return Ok(());
-            }
-        }
-    }
-
-    thread_local! {
-        /// Messages not handled yet: a file is read asynchronously, and the
-        /// messages after it wait their turn.
-        static QUEUE: RefCell<VecDeque<JsValue>> = const { RefCell::new(VecDeque::new()) };
-        static BUSY: Cell<bool> = const { Cell::new(false) };
-    }
-
-    fn enqueue(data: JsValue) {
-        QUEUE.with(|q| q.borrow_mut().push_back(data));
-        if !BUSY.with(|b| b.replace(true)) {
-            spawn_local(async {
-                while let Some(d) = QUEUE.with(|q| q.borrow_mut().pop_front()) {
-                    handle(d).await;
-                }
-                BUSY.with(|b| b.set(false));
-            });
-        }
-    }
-
-    async fn handle(data: JsValue) {
+    fn handle(data: JsValue) {
         let msg = Reflect::get(&data, &JsValue::from_str("msg"))
             .ok()
             .and_then(|m| m.dyn_into::<Uint8Array>().ok())
@@ -212,21 +156,6 @@ mod imp {
         match msg {
             ToWorker::Begin { files, total_bytes } => {
                 SESSION.with(|s| *s.borrow_mut() = Some(Session::new(files, total_bytes)));
-            }
-            ToWorker::File { name } => {
-                let blob = Reflect::get(&data, &JsValue::from_str("data")).ok().and_then(|d| d.dyn_into::<Blob>().ok());
-                let size = blob.as_ref().map_or(0, |b| b.size() as u64);
-                post(&FromWorker::Progress(with_session(|s| s.reading(&name, 0))));
-                let t0 = js_sys::Date::now();
-                let read = match &blob {
-                    Some(b) => read_input(&name, b).await,
-                    None => Err("no file arrived with the message".to_string()),
-                };
-                debug(&format!("read and parse {} {:.0} ms", name, js_sys::Date::now() - t0));
-                if let Err(e) = read {
-                    with_session(|s| s.unreadable(&name, size, &e));
-                }
-                post(&FromWorker::Progress(with_session(|s| s.progress(Phase::Reading))));
             }
             ToWorker::FileSlice { name, offset, size, last } => {
                 let bytes = Reflect::get(&data, &JsValue::from_str("data"))
@@ -295,7 +224,7 @@ mod imp {
     }
 
     pub fn start() {
-        let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(|ev: MessageEvent| enqueue(ev.data()));
+        let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(|ev: MessageEvent| handle(ev.data()));
         scope().set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
         // The handler lives as long as the worker.
         onmessage.forget();
