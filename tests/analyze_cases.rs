@@ -4,6 +4,9 @@
 
 use std::path::Path;
 
+#[path = "support/files.rs"]
+mod files;
+
 use reconscope::analyze::{analyze, Analysis, AnalyzeOptions, FindingKind};
 use reconscope::model::ParsedFile;
 use reconscope::pipeline::{LoadOptions, Loaded};
@@ -151,17 +154,9 @@ fn clock_skew_between_files_is_measured_and_corrected() {
 fn the_shared_corpus_analyzes() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
     let mut l = Loaded::default();
-    let mut stack = vec![root.clone()];
-    while let Some(p) = stack.pop() {
-        for e in std::fs::read_dir(&p).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let name = p.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
-                l.add(&name, std::fs::read(&p).unwrap(), &LoadOptions::default());
-            }
-        }
+    for p in files::files_under(&root) {
+        let name = p.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
+        l.add(&name, std::fs::read(&p).unwrap(), &LoadOptions::default());
     }
     l.finish();
     l.files.sort_by(|a, b| a.path.cmp(&b.path));

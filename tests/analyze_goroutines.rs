@@ -12,6 +12,8 @@ use reconscope::model::ParsedFile;
 use reconscope::parse::{parse_file, resolve_years, ParseOptions};
 use reconscope::pipeline::{LoadOptions, Loaded};
 
+#[path = "support/files.rs"]
+mod files;
 #[path = "support/tar.rs"]
 mod tar_support;
 
@@ -28,19 +30,7 @@ fn dump_text() -> String {
 /// The incident's log files (without its dump), plus `extra` (name, text).
 fn incident_with(extra: &[(&str, String)], opts: &AnalyzeOptions) -> Analysis {
     let mut files: Vec<ParsedFile> = Vec::new();
-    let mut stack = vec![root()];
-    let mut paths = Vec::new();
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if !p.ends_with(DUMP_PATH) {
-                paths.push(p);
-            }
-        }
-    }
-    paths.sort();
+    let paths = files::files_under(&root()).into_iter().filter(|p| !p.ends_with(DUMP_PATH));
     for p in paths {
         let rel = p.strip_prefix(root()).unwrap().to_string_lossy().into_owned();
         files.push(parse_file(rel, std::fs::read(&p).unwrap(), &ParseOptions::default()));
@@ -226,8 +216,7 @@ fn a_damaged_dump_still_explains_the_stall() {
 #[test]
 fn corpus_dumps_reach_the_analysis() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/goroutines");
-    let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
-    names.sort();
+    let names = files::files_under(&dir);
     assert_eq!(names.len(), 12);
     for p in names {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();

@@ -8,23 +8,19 @@ use reconscope::analyze::{analyze, AnalyzeOptions, Analysis, FindingKind, Outcom
 use reconscope::model::ParsedFile;
 use reconscope::parse::{parse_file, resolve_years, ParseOptions};
 
-fn load(dir: &Path, root: &Path, out: &mut Vec<ParsedFile>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            load(&p, root, out);
-        } else if p.extension().is_some_and(|e| e != "py") {
-            let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-            out.push(parse_file(rel, std::fs::read(&p).unwrap(), &ParseOptions::default()));
-        }
-    }
-}
+#[path = "support/files.rs"]
+mod files;
 
 fn incident() -> (Vec<ParsedFile>, Analysis) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident");
-    let mut files = Vec::new();
-    load(&root.join("cozyreport"), &root, &mut files);
+    let mut files: Vec<ParsedFile> = files::files_under(&root.join("cozyreport"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e != "py"))
+        .map(|p| {
+            let rel = p.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
+            parse_file(rel, std::fs::read(&p).unwrap(), &ParseOptions::default())
+        })
+        .collect();
     resolve_years(&mut files, None);
     let (a, diags) = analyze(&files, &AnalyzeOptions::default());
     assert!(diags.is_empty(), "{diags:?}");

@@ -5,6 +5,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+#[path = "support/files.rs"]
+mod files;
+
 use reconscope::model::Format;
 use reconscope::parse::{parse_file, ParseOptions};
 
@@ -71,23 +74,11 @@ const NOT_LOG_FILES: &[(&str, &str)] = &[
     ("github-actions/run_logs_zip_layout.txt", "a listing of a run-logs zip's member names"),
 ];
 
-fn corpus_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            corpus_files(&p, out);
-        } else if p.file_name().unwrap() != "INDEX.md" {
-            out.push(p);
-        }
-    }
-}
 
 #[test]
 fn every_corpus_line_parses_or_is_listed() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut files = Vec::new();
-    corpus_files(&root, &mut files);
+    let files: Vec<_> = files::files_under(&root).into_iter().filter(|p| p.file_name().unwrap() != "INDEX.md").collect();
     assert!(files.len() >= 50, "corpus went missing: {} files", files.len());
     let expected: BTreeSet<(String, u32)> = NOT_LOG_LINES.iter().map(|(f, l, _)| (f.to_string(), *l)).collect();
     let mut got = BTreeSet::new();

@@ -5,6 +5,9 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
+
+#[path = "support/files.rs"]
+mod files;
 use std::sync::Arc;
 
 use reconscope::analyze::{
@@ -617,18 +620,6 @@ fn lays_out_200000_reconciles() {
 // The incident fixture.
 // ---------------------------------------------------------------------------
 
-fn add_dir(dir: &Path, root: &Path, l: &mut Loaded) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            add_dir(&p, root, l);
-        } else if p.extension().is_some_and(|e| e != "py") {
-            let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-            l.add(&rel, std::fs::read(&p).unwrap(), &LoadOptions::default());
-        }
-    }
-}
 
 fn hms(nanos: i64) -> String {
     Timestamp::new(nanos, 0).to_string()[11..19].to_string()
@@ -638,7 +629,10 @@ fn hms(nanos: i64) -> String {
 fn incident_timeline() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident");
     let mut l = Loaded::default();
-    add_dir(&root.join("cozyreport"), &root, &mut l);
+    for p in files::files_under(&root.join("cozyreport")).into_iter().filter(|p| p.extension().is_some_and(|e| e != "py")) {
+        let rel = p.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
+        l.add(&rel, std::fs::read(&p).unwrap(), &LoadOptions::default());
+    }
     l.finish();
     let (a, _) = analyze(&l.files, &AnalyzeOptions::default());
     let tl = layout(&a, &LayoutOptions::default());
