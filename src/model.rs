@@ -41,6 +41,9 @@ pub enum Level {
 }
 
 impl Level {
+    /// Every level, in declaration order (`level as usize` indexes it).
+    pub const ALL: [Level; 6] = [Level::Unknown, Level::Debug, Level::Info, Level::Warn, Level::Error, Level::Fatal];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Level::Unknown => "unknown",
@@ -155,6 +158,18 @@ pub enum Wrapper {
 }
 
 impl Wrapper {
+    /// Every wrapper, in declaration order (`wrapper as usize` indexes it).
+    pub const ALL: [Wrapper; 8] = [
+        Wrapper::None,
+        Wrapper::KubectlTimestamps,
+        Wrapper::Cri,
+        Wrapper::DockerJson,
+        Wrapper::KubectlPrefix,
+        Wrapper::GithubActions,
+        Wrapper::TimestampPrefix,
+        Wrapper::NamePrefix,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Wrapper::None => "none",
@@ -201,6 +216,14 @@ impl Span {
     pub fn in_scratch(self) -> bool {
         self.len & SCRATCH_BIT != 0
     }
+    /// Its start and its length word (the scratch bit included), for
+    /// compact encodings; [`Span::from_raw_parts`] reads them back.
+    pub fn to_raw_parts(self) -> (u32, u32) {
+        (self.start, self.len)
+    }
+    pub fn from_raw_parts(start: u32, len: u32) -> Span {
+        Span { start, len }
+    }
     /// The same span moved `by` bytes further (when buffers are joined).
     pub fn shifted(self, by: u32) -> Span {
         Span { start: self.start + by, len: self.len }
@@ -226,6 +249,11 @@ pub enum ValueKind {
     JsonRaw,
     /// Plain text (klog `key=value`, logfmt bare value).
     Text,
+}
+
+impl ValueKind {
+    /// Every kind, in declaration order (`kind as usize` indexes it).
+    pub const ALL: [ValueKind; 3] = [ValueKind::JsonString, ValueKind::JsonRaw, ValueKind::Text];
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

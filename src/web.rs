@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::analyze::{self, Analysis, AnalyzeOptions, RecordRef};
 use crate::layout::{LayoutOptions, Timeline};
 use crate::model::{Level, ParsedFile};
-use crate::parse::StreamParser;
+use crate::parse::{Piece, PieceParser, StreamParser};
 use crate::pipeline::{LoadOptions, Loaded};
 use crate::stats::FileStats;
 
@@ -46,6 +46,22 @@ pub enum ToWorker {
     /// The page could not read an input (`size` bytes): noted against its
     /// name; slices of it already sent are dropped.
     Unreadable { name: String, size: u64, message: String },
+    /// Sent before the first slice of a big plain log that two workers
+    /// parse at once: the file `name` (`size` bytes) arrives as two streams
+    /// of slices side by side, its head from 0 and its tail from
+    /// `tail_from`, and a helper worker parses the tail
+    /// ([`ToWorker::BeginPart`]). The file is complete once every byte and
+    /// the helper's piece ([`ToWorker::Part`]) have arrived.
+    Split { name: String, size: u64, tail_from: u64 },
+    /// The helper's piece of a split file ([`FromWorker::Part`]), passed
+    /// on: its bytes travel beside as `piece`. Without them (the helper
+    /// failed) the worker parses the tail itself.
+    Part { name: String },
+    /// To a helper worker: parse the tail of the file `name` (`size`
+    /// bytes) from `from`. Its slices follow as [`ToWorker::FileSlice`]s
+    /// (each acknowledged with a progress message); answered with
+    /// [`FromWorker::Part`] after the last.
+    BeginPart { name: String, size: u64, from: u64 },
     /// Every input has been sent: analyze them, and lay the timeline out
     /// with `layout` (none: the page lays it out).
     Finish {
@@ -107,6 +123,10 @@ pub enum FromWorker {
     Matched(Matched),
     /// A request could not be answered (e.g. an inspect before any load).
     Failed { message: String },
+    /// From a helper worker: the tail of the file `name` parsed
+    /// ([`ToWorker::BeginPart`]), beside as `piece` ([`Piece::encode`]),
+    /// holding `records` records.
+    Part { name: String, records: u64 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,6 +151,10 @@ pub struct Progress {
     pub files: u32,
     /// The input being read now (or the last one read).
     pub current: String,
+    /// How many [`ToWorker::FileSlice`]s the worker has taken in (the
+    /// page's backpressure counts these).
+    #[serde(default)]
+    pub slices: u64,
 }
 
 /// The result of a load.
@@ -327,6 +351,11 @@ pub struct Session {
     reconciles: Vec<(Range<u32>, String)>,
     /// The input arriving in slices ([`Session::receive`]).
     incoming: Option<Incoming>,
+    /// The next input to arrive split ([`Session::split`]): name, size,
+    /// where its tail begins.
+    split: Option<(String, u64, u64)>,
+    /// [`ToWorker::FileSlice`]s taken in.
+    slices: u64,
 }
 
 /// An input arriving in slices.
@@ -334,9 +363,34 @@ pub struct Session {
 struct Incoming {
     name: String,
     size: u64,
-    /// Bytes received so far.
+    /// Bytes received so far (of its head, when it is split).
     at: u64,
+    /// A split input's tail: where it begins, how far it arrived, and the
+    /// helper's piece once it came (`Some(None)`: the helper failed).
+    tail: Option<SplitTail>,
     body: Body,
+}
+
+#[derive(Debug)]
+struct SplitTail {
+    from: u64,
+    at: u64,
+    /// (The piece's encoded bytes, [`Piece::encode`].)
+    piece: Option<Option<Vec<u8>>>,
+}
+
+impl Incoming {
+    /// Every byte arrived (and a split input's piece).
+    fn is_complete(&self, last: bool) -> bool {
+        match &self.tail {
+            Some(t) => self.at == t.from && t.at == self.size && t.piece.is_some(),
+            None => last,
+        }
+    }
+
+    fn received(&self) -> u64 {
+        self.at + self.tail.as_ref().map_or(0, |t| t.at - t.from)
+    }
 }
 
 enum Body {
@@ -386,6 +440,7 @@ impl Session {
             files_done: self.files_done,
             files: self.files.max(self.files_done),
             current: self.current.clone(),
+            slices: self.slices,
         }
     }
 
@@ -421,34 +476,60 @@ impl Session {
         self.done_bytes += size;
     }
 
+    /// The next input, `name` of `size` bytes, arrives split: its head and
+    /// its tail from `tail_from` side by side, the tail parsed by a helper
+    /// whose piece comes with [`Session::part`] (see [`ToWorker::Split`]).
+    pub fn split(&mut self, name: &str, size: u64, tail_from: u64) {
+        let fits = tail_from > 0 && tail_from < size && size <= crate::parse::MAX_FILE_BYTES as u64;
+        self.split = fits.then(|| (name.to_string(), size, tail_from));
+    }
+
     /// Takes in a slice of an input (`data`, at `offset` of the file named
-    /// `name`, `size` bytes in all). Slices of a file come in order; the
-    /// first (offset 0) decides with [`crate::pipeline::streamable`] whether
-    /// the file is parsed as it arrives or opened whole at the end. A slice
-    /// out of order drops the file, noted as unreadable.
+    /// `name`, `size` bytes in all). Slices of a file come in order (a
+    /// split file's head and tail each in order); the first (offset 0)
+    /// decides with [`crate::pipeline::streamable`] whether the file is
+    /// parsed as it arrives or opened whole at the end. A slice out of
+    /// order drops the file, noted as unreadable.
     pub fn receive(&mut self, name: &str, offset: u64, size: u64, data: &[u8], last: bool) -> Received {
+        self.slices += 1;
         if offset == 0 {
             if let Some(prev) = self.incoming.take() {
                 if !matches!(prev.body, Body::Failed) {
                     self.note_unreadable(&prev.name, prev.size, "the file was cut short");
                 }
             }
+            let tail_from = self.split.take().filter(|(n, s, _)| n == name && *s == size).map(|(_, _, from)| from);
             let body = if crate::pipeline::streamable(name, data) {
-                Body::Stream(Box::new(StreamParser::new(name, size as usize, &Default::default())))
+                let opts = Default::default();
+                let parser = match tail_from {
+                    Some(from) => StreamParser::split(name, size as usize, from as usize, &opts),
+                    None => None,
+                };
+                Body::Stream(Box::new(parser.unwrap_or_else(|| StreamParser::new(name, size as usize, &opts))))
             } else {
-                let mut whole = Vec::new();
-                match whole.try_reserve_exact(size as usize) {
-                    Ok(()) => Body::Whole(whole),
-                    Err(_) => {
+                // A split archive (which the page does not send) is written
+                // in place, like a split log.
+                match reserve(size as usize, tail_from.is_some()) {
+                    Some(whole) => Body::Whole(whole),
+                    None => {
                         self.note_unreadable(name, size, "the file does not fit in the tab's memory");
                         Body::Failed
                     }
                 }
             };
-            self.incoming = Some(Incoming { name: name.to_string(), size, at: 0, body });
+            let tail = tail_from.map(|from| SplitTail { from, at: from, piece: None });
+            self.incoming = Some(Incoming { name: name.to_string(), size, at: 0, tail, body });
         }
         self.current = name.to_string();
-        let in_order = self.incoming.as_ref().is_some_and(|i| i.name == name && i.at == offset && i.size == size);
+        let in_order = self.incoming.as_ref().is_some_and(|i| {
+            let end = offset + data.len() as u64;
+            i.name == name
+                && i.size == size
+                && match &i.tail {
+                    Some(t) => (offset == i.at && end <= t.from) || (offset == t.at && end <= size),
+                    None => offset == i.at,
+                }
+        });
         if !in_order {
             // Drop whatever arrives for a file not started properly, once.
             let noted = self.incoming.as_ref().is_some_and(|i| i.name == name && matches!(i.body, Body::Failed));
@@ -459,7 +540,8 @@ impl Session {
                     }
                 }
                 self.note_unreadable(name, size, "its parts arrived out of order");
-                self.incoming = Some(Incoming { name: name.to_string(), size, at: offset, body: Body::Failed });
+                self.incoming =
+                    Some(Incoming { name: name.to_string(), size, at: offset, tail: None, body: Body::Failed });
             }
             if last {
                 self.incoming = None;
@@ -467,10 +549,15 @@ impl Session {
             return Received::Dropped;
         }
         let Some(inc) = self.incoming.as_mut() else { return Received::Dropped };
-        inc.at += data.len() as u64;
+        // Which stream the bytes continue: the head (or a file not split)
+        // or a split file's tail.
+        // (Where the head ends and the tail begins, bytes are the tail's:
+        // the head is whole then.)
+        let to_tail = inc.tail.as_ref().is_some_and(|t| offset == t.at);
         let failed = match &mut inc.body {
-            Body::Stream(p) => {
-                p.push(data);
+            Body::Stream(p) => p.write(offset as usize, data).is_err(),
+            Body::Whole(w) if inc.tail.is_some() => {
+                w[offset as usize..offset as usize + data.len()].copy_from_slice(data);
                 false
             }
             Body::Whole(w) => {
@@ -488,6 +575,10 @@ impl Session {
                 return Received::Dropped;
             }
         };
+        match (&mut inc.tail, to_tail) {
+            (Some(t), true) => t.at += data.len() as u64,
+            _ => inc.at += data.len() as u64,
+        }
         if failed {
             inc.body = Body::Failed;
             let (name, size) = (inc.name.clone(), inc.size);
@@ -497,7 +588,25 @@ impl Session {
             }
             return Received::Dropped;
         }
-        if last {
+        if inc.is_complete(last) {
+            Received::Complete
+        } else {
+            Received::More
+        }
+    }
+
+    /// The helper's piece of the split input `name`, encoded
+    /// ([`Piece::encode`]); `None`: the helper failed, and the tail is
+    /// parsed here (as it is when the piece cannot be read). `Complete`
+    /// once the input's bytes are all in too.
+    pub fn part(&mut self, name: &str, piece: Option<Vec<u8>>) -> Received {
+        let Some(inc) = self.incoming.as_mut().filter(|i| i.name == name) else { return Received::Dropped };
+        let Some(tail) = inc.tail.as_mut().filter(|t| t.piece.is_none()) else { return Received::Dropped };
+        if matches!(inc.body, Body::Failed) {
+            return Received::Dropped;
+        }
+        tail.piece = Some(piece);
+        if inc.is_complete(false) {
             Received::Complete
         } else {
             Received::More
@@ -507,13 +616,15 @@ impl Session {
     /// Parses (or opens) the input whose last slice [`Session::receive`]
     /// took in.
     pub fn complete(&mut self) {
-        let Some(inc) = self.incoming.take() else { return };
+        let Some(mut inc) = self.incoming.take() else { return };
+        let piece = inc.tail.as_mut().and_then(|t| t.piece.take()).flatten();
+        let received = inc.received();
         match inc.body {
-            Body::Stream(p) => self.add_parsed(&inc.name, inc.size, p.finish()),
+            Body::Stream(p) => self.add_parsed(&inc.name, inc.size, p.finish_with(piece.as_deref())),
             Body::Whole(w) => {
                 self.add(&inc.name, w);
                 // `add` counted the bytes received; count the file's size.
-                self.done_bytes = self.done_bytes.saturating_sub(inc.at).saturating_add(inc.size);
+                self.done_bytes = self.done_bytes.saturating_sub(received).saturating_add(inc.size);
             }
             Body::Failed => {}
         }
@@ -525,7 +636,7 @@ impl Session {
         let mut p = self.progress(Phase::Reading);
         if let Some(i) = &self.incoming {
             if !matches!(i.body, Body::Failed) {
-                p.done_bytes = (self.done_bytes + i.at).min(p.total_bytes);
+                p.done_bytes = (self.done_bytes + i.received()).min(p.total_bytes);
             }
         }
         p
@@ -583,6 +694,71 @@ impl Session {
         let (range, id) = self.reconciles.get(reconcile as usize)?;
         let refs = self.record_refs.get(range.start as usize..range.end as usize)?;
         Some(reconcile_lines(&self.loaded.files, refs, reconcile, id, MAX_CONTEXT_LINES))
+    }
+}
+
+/// Room for a file of `size` bytes, or `None` if the tab has no memory
+/// for it (noted, not a crash); zeroed when it is to be written in place.
+#[allow(clippy::slow_vector_initialization)] // `vec![0; n]` aborts when memory runs out
+fn reserve(size: usize, zeroed: bool) -> Option<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(size).ok()?;
+    if zeroed {
+        v.resize(size, 0);
+    }
+    Some(v)
+}
+
+/// A helper worker's job: the tail of one big file, from `from`, parsed as
+/// its slices arrive ([`ToWorker::BeginPart`]).
+#[derive(Debug)]
+pub struct PartJob {
+    name: String,
+    size: u64,
+    from: u64,
+    parser: PieceParser,
+    slices: u64,
+}
+
+impl PartJob {
+    pub fn new(name: &str, size: u64, from: u64) -> PartJob {
+        let len = size.saturating_sub(from) as usize;
+        PartJob { name: name.to_string(), size, from, parser: PieceParser::new(from, len, &Default::default()), slices: 0 }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Takes in a slice of the tail. `Ok(true)`: the tail is complete
+    /// ([`PartJob::finish`]). `Err`: the slice is not the next of this
+    /// job's tail (the job cannot go on).
+    pub fn receive(&mut self, name: &str, offset: u64, data: &[u8]) -> Result<bool, String> {
+        self.slices += 1;
+        let at = self.from + self.parser.received();
+        if name != self.name || offset != at || at + data.len() as u64 > self.size {
+            return Err(format!("{name}: bytes at offset {offset} are not the next of the part ({} at {at})", self.name));
+        }
+        self.parser.push(data);
+        Ok(self.from + self.parser.received() == self.size)
+    }
+
+    /// How far it is, as a progress message (the page's backpressure).
+    pub fn progress(&self) -> Progress {
+        Progress {
+            phase: Phase::Reading,
+            done_bytes: self.parser.received(),
+            total_bytes: self.size - self.from,
+            files_done: 0,
+            files: 1,
+            current: self.name.clone(),
+            slices: self.slices,
+        }
+    }
+
+    /// The parsed tail.
+    pub fn finish(self) -> Piece {
+        self.parser.finish()
     }
 }
 
@@ -927,6 +1103,125 @@ mod tests {
         assert_eq!(s.receive("empty.log", 0, 0, b"", true), Received::Complete);
         s.complete();
         assert_eq!(s.progress(Phase::Reading).files_done, 1);
+    }
+
+    /// Sends `bytes` split at `tail_from` the way the page does with two
+    /// workers: head and tail slices side by side to the session, the
+    /// tail's also to a helper's [`PartJob`], whose piece (through its
+    /// encoding) follows, or `None` when `helper_fails`. Returns what the
+    /// session said to each message.
+    fn send_split(s: &mut Session, name: &str, bytes: &[u8], tail_from: usize, slice: usize, helper_fails: bool) -> Vec<Received> {
+        let size = bytes.len() as u64;
+        s.split(name, size, tail_from as u64);
+        let mut job = PartJob::new(name, size, tail_from as u64);
+        let mut out = Vec::new();
+        let (mut head, mut tail) = (0, tail_from);
+        let mut job_done = false;
+        while head < tail_from || tail < bytes.len() {
+            if head < tail_from {
+                let end = (head + slice).min(tail_from);
+                out.push(s.receive(name, head as u64, size, &bytes[head..end], false));
+                head = end;
+            }
+            if tail < bytes.len() {
+                let end = (tail + slice).min(bytes.len());
+                out.push(s.receive(name, tail as u64, size, &bytes[tail..end], end == bytes.len()));
+                job_done = job.receive(name, tail as u64, &bytes[tail..end]).unwrap();
+                tail = end;
+            }
+        }
+        assert!(job_done);
+        assert_eq!(job.progress().done_bytes, size - tail_from as u64);
+        let piece = (!helper_fails).then(|| job.finish().encode());
+        out.push(s.part(name, piece));
+        if out.last() == Some(&Received::Complete) {
+            s.complete();
+        }
+        out
+    }
+
+    #[test]
+    fn split_files_give_what_whole_files_give() {
+        let mut log = Vec::new();
+        for i in 0..3000 {
+            log.extend_from_slice(
+                format!("2026-05-26T16:21:{:02}.{i:06}Z\tERROR\tctrl\tReconciler error\t{{\"reconcileID\": \"r{}\"}}\nmain.f()\n\t/m.go:1 +0x1\n", i % 60, i / 3)
+                    .as_bytes(),
+            );
+        }
+        let zip = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/example/cozyreport.zip")).unwrap();
+        let total = (log.len() + zip.len()) as u64;
+        let mut whole = Session::new(2, total);
+        whole.add("a.log", log.clone());
+        whole.add("c.zip", zip.clone());
+        let whole = whole.finish();
+        for (tail_from, slice, helper_fails) in [(log.len() / 2, 7777, false), (1, 1 << 20, false), (log.len() - 1, 1000, false), (log.len() / 3, 5000, true)] {
+            let mut s = Session::new(2, total);
+            let r = send_split(&mut s, "a.log", &log, tail_from, slice, helper_fails);
+            // Complete only with every byte and the piece in.
+            assert_eq!(r.last(), Some(&Received::Complete), "{tail_from} {slice}");
+            assert!(r[..r.len() - 1].iter().all(|r| *r == Received::More));
+            assert_eq!(s.receiving().done_bytes, log.len() as u64);
+            assert_eq!(s.progress(Phase::Reading).slices, r.len() as u64 - 1);
+            // An archive announced as split (the page does not split
+            // archives, but the session copes) is opened whole.
+            let r = send_split(&mut s, "c.zip", &zip, zip.len() / 2, 4096, true);
+            assert_eq!(r.last(), Some(&Received::Complete));
+            let p = s.progress(Phase::Reading);
+            assert_eq!((p.files_done, p.done_bytes), (2, total));
+            let r = s.finish();
+            assert_eq!(summary(&r), summary(&whole), "{tail_from} {slice}");
+            assert_eq!(r.analysis.reconciles, whole.analysis.reconciles);
+            assert_eq!(r.notes, whole.notes);
+            let lines = |s: &Session| (0..r.analysis.reconciles.len() as u32).map(|i| s.lines(i)).collect::<Vec<_>>();
+            assert_eq!(lines(&s), lines(&{
+                let mut w = Session::new(2, total);
+                w.add("a.log", log.clone());
+                w.add("c.zip", zip.clone());
+                w.finish();
+                w
+            }));
+        }
+        // The piece may come before the last slices.
+        let mut s = Session::new(1, log.len() as u64);
+        let from = log.len() / 2;
+        s.split("a.log", log.len() as u64, from as u64);
+        let mut job = PartJob::new("a.log", log.len() as u64, from as u64);
+        assert_eq!(s.receive("a.log", 0, log.len() as u64, &log[..10], false), Received::More);
+        assert_eq!(s.receive("a.log", from as u64, log.len() as u64, &log[from..], true), Received::More);
+        assert_eq!(job.receive("a.log", from as u64, &log[from..]), Ok(true));
+        assert_eq!(s.part("a.log", Some(job.finish().encode())), Received::More);
+        assert_eq!(s.part("a.log", None), Received::Dropped, "one piece per file");
+        assert_eq!(s.receive("a.log", 10, log.len() as u64, &log[10..from], false), Received::Complete);
+        s.complete();
+        assert_eq!(summary(&s.finish()), summary(&whole)[..1]);
+    }
+
+    #[test]
+    fn split_slices_out_of_order_drop_the_file_once() {
+        let log = b"2026-05-26T16:21:07Z INFO hello\n".repeat(100);
+        let size = log.len() as u64;
+        let mut s = Session::new(2, 2 * size);
+        s.split("a.log", size, 1000);
+        assert_eq!(s.receive("a.log", 0, size, &log[..500], false), Received::More);
+        // The head may not run into the tail.
+        assert_eq!(s.receive("a.log", 500, size, &log[500..1100], false), Received::Dropped);
+        assert_eq!(s.receive("a.log", 1000, size, &log[1000..], true), Received::Dropped);
+        assert_eq!(s.part("a.log", None), Received::Dropped);
+        // A split announced for another file does not apply to this one.
+        s.split("x.log", size, 1000);
+        assert_eq!(send(&mut s, "b.log", &log, 700).last(), Some(&Received::Complete));
+        let r = s.finish();
+        let notes: Vec<(&str, &str)> = r.notes.iter().map(|n| (n.path.as_str(), n.message.as_str())).collect();
+        assert_eq!(notes, [("a.log", "cannot read the file: its parts arrived out of order")]);
+        assert_eq!(summary(&r), [("b.log".to_string(), 100)]);
+        // A helper's job takes only the next bytes of its tail.
+        let mut job = PartJob::new("a.log", size, 1000);
+        assert!(job.receive("a.log", 1001, &log[1001..1100]).is_err());
+        assert!(job.receive("b.log", 1000, &log[1000..1100]).is_err());
+        assert_eq!(job.receive("a.log", 1000, &log[1000..1100]), Ok(false));
+        assert!(job.receive("a.log", 1100, &log[1100..]).unwrap());
+        assert!(job.receive("a.log", size, b"x").is_err());
     }
 
     #[test]

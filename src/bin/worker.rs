@@ -19,13 +19,16 @@ mod imp {
     use std::cell::RefCell;
 
     use js_sys::{Array, Object, Reflect, Uint8Array};
-    use reconscope::web::{decode, encode, FromWorker, Matched, Phase, Received, Session, ToWorker};
+    use reconscope::parse::Piece;
+    use reconscope::web::{decode, encode, FromWorker, Matched, PartJob, Phase, Received, Session, ToWorker};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
     thread_local! {
         static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
+        /// As a helper: the tail of a big file being parsed.
+        static PART: RefCell<Option<PartJob>> = const { RefCell::new(None) };
     }
 
     fn scope() -> DedicatedWorkerGlobalScope {
@@ -94,41 +97,75 @@ mod imp {
         }
     }
 
+    /// Runs `f` on a slice's bytes copied into wasm memory (a buffer
+    /// reused between slices); gives the copy's time in ms too.
+    fn with_copy<T>(data: &Uint8Array, last: bool, f: impl FnOnce(&[u8]) -> T) -> (T, f64) {
+        SCRATCH.with(|scratch| {
+            let t0 = js_sys::Date::now();
+            let mut scratch = scratch.borrow_mut();
+            scratch.clear();
+            scratch.resize(data.length() as usize, 0);
+            data.copy_to(&mut scratch[..]);
+            let copy_ms = js_sys::Date::now() - t0;
+            let r = f(&scratch);
+            if last && scratch.capacity() > 64 << 20 {
+                *scratch = Vec::new();
+            }
+            (r, copy_ms)
+        })
+    }
+
+    /// As a helper: takes a slice of the tail it parses, acknowledges it,
+    /// and sends the parsed piece after the last.
+    fn take_part_slice(name: &str, offset: u64, data: &Uint8Array) {
+        let t0 = js_sys::Date::now();
+        let (received, _) = with_copy(data, false, |bytes| {
+            PART.with(|p| p.borrow_mut().as_mut().map(|job| job.receive(name, offset, bytes)))
+        });
+        PART.with(|p| {
+            if let Some(job) = p.borrow().as_ref() {
+                post(&FromWorker::Progress(job.progress()));
+            }
+        });
+        SLICE_TIMES.with(|t| t.borrow_mut().take_ms += js_sys::Date::now() - t0);
+        match received {
+            Some(Ok(false)) | None => {}
+            Some(Ok(true)) => {
+                let Some(job) = PART.with(|p| p.borrow_mut().take()) else { return };
+                let name = job.name().to_string();
+                let piece = timed(&format!("part of {name}: finish"), || job.finish());
+                let bytes = timed("part: encode", || piece.encode());
+                SLICE_TIMES.with(|t| {
+                    debug(&format!("part of {name}: parsing while receiving {:.0} ms", t.borrow().take_ms));
+                    *t.borrow_mut() = SliceTimes::new();
+                });
+                post_with(&FromWorker::Part { name, records: piece.records() as u64 }, &[("piece", &bytes)]);
+            }
+            Some(Err(e)) => {
+                // The page sends the tail in order; if it did not, the
+                // main worker parses the tail itself.
+                PART.with(|p| *p.borrow_mut() = None);
+                post(&FromWorker::Failed { message: e });
+            }
+        }
+    }
+
     /// Copies a slice into wasm memory and hands it to the session (which
     /// parses a plain log as it arrives); posts progress (the page's
     /// acknowledgement), and parses or opens the file after its last slice.
     fn take_slice(name: &str, offset: u64, size: u64, last: bool, data: &Uint8Array) {
         let t0 = js_sys::Date::now();
-        let received = SCRATCH.with(|scratch| {
-            let mut scratch = scratch.borrow_mut();
-            let n = data.length() as usize;
-            scratch.clear();
-            scratch.resize(n, 0);
-            data.copy_to(&mut scratch[..]);
-            let t1 = js_sys::Date::now();
-            let r = with_session(|s| s.receive(name, offset, size, &scratch, last));
-            SLICE_TIMES.with(|t| {
-                let mut t = t.borrow_mut();
-                if t.last_end > 0.0 && offset > 0 {
-                    t.idle_ms += t0 - t.last_end;
-                }
-                t.copy_ms += t1 - t0;
-                t.take_ms += js_sys::Date::now() - t1;
-                t.slices += 1;
-            });
-            if last && scratch.capacity() > 64 << 20 {
-                *scratch = Vec::new();
+        let (received, copy_ms) = with_copy(data, last, |bytes| with_session(|s| s.receive(name, offset, size, bytes, last)));
+        SLICE_TIMES.with(|t| {
+            let mut t = t.borrow_mut();
+            if t.last_end > 0.0 && offset > 0 {
+                t.idle_ms += t0 - t.last_end;
             }
-            r
+            t.copy_ms += copy_ms;
+            t.take_ms += js_sys::Date::now() - t0 - copy_ms;
+            t.slices += 1;
         });
-        if received == Received::Complete {
-            post(&FromWorker::Progress(with_session(|s| {
-                let mut p = s.receiving();
-                p.phase = Phase::Parsing;
-                p
-            })));
-            timed(&format!("finish {name}"), || with_session(|s| s.complete()));
-        }
+        complete_if(received, name);
         post(&FromWorker::Progress(with_session(|s| s.receiving())));
         SLICE_TIMES.with(|t| {
             let mut t = t.borrow_mut();
@@ -141,6 +178,27 @@ mod imp {
                 *t = SliceTimes::new();
             }
         });
+    }
+
+    /// Parses or opens the input once [`Session::receive`] or
+    /// [`Session::part`] says it is complete.
+    fn complete_if(received: Received, name: &str) {
+        if received == Received::Complete {
+            post(&FromWorker::Progress(with_session(|s| {
+                let mut p = s.receiving();
+                p.phase = Phase::Parsing;
+                p
+            })));
+            timed(&format!("finish {name}"), || with_session(|s| s.complete()));
+        }
+    }
+
+    /// The bytes that came beside a message as `name`, if any.
+    fn beside(data: &JsValue, name: &str) -> Option<Uint8Array> {
+        Reflect::get(data, &JsValue::from_str(name))
+            .ok()
+            .filter(|d| d.is_instance_of::<js_sys::ArrayBuffer>() || d.is_instance_of::<Uint8Array>())
+            .map(|d| Uint8Array::new(&d))
     }
 
     fn handle(data: JsValue) {
@@ -158,17 +216,37 @@ mod imp {
                 SESSION.with(|s| *s.borrow_mut() = Some(Session::new(files, total_bytes)));
             }
             ToWorker::FileSlice { name, offset, size, last } => {
-                let bytes = Reflect::get(&data, &JsValue::from_str("data"))
-                    .ok()
-                    .filter(|d| d.is_instance_of::<js_sys::ArrayBuffer>() || d.is_instance_of::<Uint8Array>())
-                    .map(|d| Uint8Array::new(&d));
-                match bytes {
+                let helping = PART.with(|p| p.borrow().is_some());
+                match beside(&data, "data") {
+                    Some(b) if helping => take_part_slice(&name, offset, &b),
                     Some(b) => take_slice(&name, offset, size, last, &b),
+                    None if helping => {
+                        PART.with(|p| *p.borrow_mut() = None);
+                        post(&FromWorker::Failed { message: format!("{name}: a part of the file arrived without its bytes") });
+                    }
                     None => {
                         with_session(|s| s.unreadable(&name, size, "a part of the file arrived without its bytes"));
                         post(&FromWorker::Progress(with_session(|s| s.receiving())));
                     }
                 }
+            }
+            ToWorker::Split { name, size, tail_from } => with_session(|s| s.split(&name, size, tail_from)),
+            ToWorker::BeginPart { name, size, from } => {
+                PART.with(|p| *p.borrow_mut() = Some(PartJob::new(&name, size, from)));
+            }
+            ToWorker::Part { name } => {
+                let piece = beside(&data, "piece").map(|b| {
+                    let t0 = js_sys::Date::now();
+                    let bytes = b.to_vec();
+                    match Piece::check(&bytes) {
+                        Ok(()) => debug(&format!("part of {name}: copy and check {:.0} ms", js_sys::Date::now() - t0)),
+                        Err(e) => debug(&format!("part of {name}: {e}; parsing it here")),
+                    }
+                    bytes
+                });
+                let received = with_session(|s| s.part(&name, piece));
+                complete_if(received, &name);
+                post(&FromWorker::Progress(with_session(|s| s.receiving())));
             }
             ToWorker::Unreadable { name, size, message } => {
                 with_session(|s| s.unreadable(&name, size, &message));

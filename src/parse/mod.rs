@@ -7,6 +7,10 @@
 
 pub mod json;
 pub mod line;
+mod piece;
+
+use piece::EncodedPiece;
+pub use piece::{Piece, PieceError, PieceParser};
 
 use crate::model::{Diagnostic, Format, Timestamp, ParseCounts, ParsedFile, Record, Span, ValueKind, Wrapper};
 use crate::time;
@@ -104,12 +108,33 @@ fn split_points(bytes: &[u8], opts: &ParseOptions) -> Vec<usize> {
 /// The start of the first whole line after `target` that is a record of
 /// its own (looking at up to 10,000 lines): a safe place to cut the file.
 fn record_start_after(bytes: &[u8], target: usize, opts: &ParseOptions) -> Option<usize> {
+    match find_record_start(bytes, target, opts) {
+        Search::Found(pos) => Some(pos),
+        Search::NeedMore | Search::GaveUp => None,
+    }
+}
+
+/// What [`find_record_start`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Search {
+    /// The start of a line that is a record of its own.
+    Found(usize),
+    /// The bytes ended before such a line (more bytes may hold one).
+    NeedMore,
+    /// 10,000 whole lines and none is a record of its own.
+    GaveUp,
+}
+
+/// [`record_start_after`], telling "the bytes ran out" from "gave up".
+fn find_record_start(bytes: &[u8], target: usize, opts: &ParseOptions) -> Search {
     let mut scratch_fields = Vec::new();
     let mut scratch = Vec::new();
-    let mut pos = memchr::memchr(b'\n', bytes.get(target..)?).map(|i| target + i + 1)?;
+    let Some(rest) = bytes.get(target..) else { return Search::NeedMore };
+    let Some(mut pos) = memchr::memchr(b'\n', rest).map(|i| target + i + 1) else { return Search::NeedMore };
     for _ in 0..10_000 {
         // Only a whole line (one that has its line break) is judged.
-        let end = pos + memchr::memchr(b'\n', bytes.get(pos..)?)?;
+        let Some(len) = memchr::memchr(b'\n', &bytes[pos..]) else { return Search::NeedMore };
+        let end = pos + len;
         let line = &bytes[pos..end.min(pos + opts.max_line_bytes)];
         let mut cx = Ctx {
             opts: LineOptions { default_offset_secs: opts.default_offset_secs },
@@ -123,27 +148,52 @@ fn record_start_after(bytes: &[u8], target: usize, opts: &ParseOptions) -> Optio
         scratch_fields.clear();
         scratch.clear();
         if ok && !matches!(lo.format, None | Some(Format::Unparsed | Format::Text | Format::GoTraceback)) {
-            return Some(pos);
+            return Search::Found(pos);
         }
         pos = end + 1;
     }
-    None
+    Search::GaveUp
 }
 
 /// Parses one file while its bytes arrive (the browser worker reads a big
 /// file in slices, and parses one slice while the next is read). The
 /// result is the same as [`parse_file`] on all the bytes at once: the
 /// bytes are cut only at the start of a line that is a record of its own.
+///
+/// A big file can also be parsed by two workers at once
+/// ([`StreamParser::split`]): this parser takes the whole file, its head
+/// and its tail arriving side by side, and parses the head; a
+/// [`PieceParser`] elsewhere parses the tail into a [`Piece`], which
+/// [`StreamParser::finish_with`] joins on.
 pub struct StreamParser {
     path: String,
     opts: ParseOptions,
     bytes: Vec<u8>,
+    /// `bytes[..head_len]` arrived, in order from the start.
+    head_len: usize,
+    /// A split file's tail: where it starts, and how far it has arrived.
+    tail: Option<TailBytes>,
     /// `bytes[..parsed_to]` are parsed, into `parsed`.
     parsed_to: usize,
     parsed: Chunk,
     /// How many times it parsed while bytes arrived.
     pieces: usize,
     diagnostics: Vec<Diagnostic>,
+}
+
+/// The tail of a split file: `bytes[from..at]` arrived.
+#[derive(Clone, Copy, Debug)]
+struct TailBytes {
+    from: usize,
+    at: usize,
+}
+
+/// Bytes given to [`StreamParser::write`] that do not continue the head or
+/// the tail of the file (or lie past its end).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bytes at offset {offset} do not continue the file")]
+pub struct OutOfOrder {
+    pub offset: u64,
 }
 
 /// [`StreamParser`] parses once at least this much is unparsed.
@@ -156,6 +206,8 @@ impl StreamParser {
             path: path.into(),
             opts: *opts,
             bytes: Vec::with_capacity(size_hint.min(MAX_FILE_BYTES)),
+            head_len: 0,
+            tail: None,
             parsed_to: 0,
             parsed: Chunk::with_capacity(size_hint.min(MAX_FILE_BYTES)),
             pieces: 0,
@@ -163,27 +215,67 @@ impl StreamParser {
         }
     }
 
-    /// The bytes received so far.
+    /// A file of `size` bytes whose tail, from `tail_from`, another
+    /// parser ([`PieceParser`]) parses: its head arrives with
+    /// [`StreamParser::push`] and its tail with [`StreamParser::write`],
+    /// side by side. `None` when `tail_from` is not inside the file (or
+    /// the file is too big to split).
+    pub fn split(path: impl Into<String>, size: usize, tail_from: usize, opts: &ParseOptions) -> Option<StreamParser> {
+        if tail_from == 0 || tail_from >= size || size > MAX_FILE_BYTES {
+            return None;
+        }
+        let mut p = StreamParser::new(path, 0, opts);
+        // Zeroed memory fresh from the allocator: the tail is written in
+        // place as it arrives. The records have room for the tail's too.
+        p.bytes = vec![0; size];
+        p.parsed = Chunk::with_capacity(size);
+        p.tail = Some(TailBytes { from: tail_from, at: tail_from });
+        Some(p)
+    }
+
+    /// The bytes received so far: the head, with a split file's tail
+    /// (and the gap before it, while one is left) after it.
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }
 
-    /// Appends the next bytes of the file and parses what is complete.
+    /// How many of the file's bytes arrived.
+    pub fn received(&self) -> usize {
+        self.head_len + self.tail.map_or(0, |t| t.at - t.from)
+    }
+
+    /// Whether every byte of a split file arrived (a file not split is
+    /// complete when its sender says so).
+    pub fn is_complete(&self) -> bool {
+        self.tail.is_none_or(|t| self.head_len == t.from && t.at == self.bytes.len())
+    }
+
+    /// Appends the next bytes of the file's head and parses what is complete.
     pub fn push(&mut self, data: &[u8]) {
-        let room = MAX_FILE_BYTES - self.bytes.len();
-        if data.len() > room && self.diagnostics.is_empty() {
-            self.diagnostics.push(Diagnostic {
-                path: self.path.clone(),
-                line: None,
-                message: format!("file is over {MAX_FILE_BYTES} bytes; only the first {MAX_FILE_BYTES} are read"),
-            });
+        match self.tail {
+            Some(t) => {
+                let n = data.len().min(t.from - self.head_len);
+                self.bytes[self.head_len..self.head_len + n].copy_from_slice(&data[..n]);
+                self.head_len += n;
+            }
+            None => {
+                let room = MAX_FILE_BYTES - self.bytes.len();
+                if data.len() > room && self.diagnostics.is_empty() {
+                    self.diagnostics.push(Diagnostic {
+                        path: self.path.clone(),
+                        line: None,
+                        message: format!("file is over {MAX_FILE_BYTES} bytes; only the first {MAX_FILE_BYTES} are read"),
+                    });
+                }
+                self.bytes.extend_from_slice(&data[..data.len().min(room)]);
+                self.head_len = self.bytes.len();
+            }
         }
-        self.bytes.extend_from_slice(&data[..data.len().min(room)]);
-        if self.bytes.len() - self.parsed_to < 2 * STREAM_PIECE_BYTES {
+        if self.head_len - self.parsed_to < 2 * STREAM_PIECE_BYTES {
             return;
         }
-        let target = self.bytes.len() - STREAM_PIECE_BYTES;
-        if let Some(cut) = record_start_after(&self.bytes, target, &self.opts) {
+        let target = self.head_len - STREAM_PIECE_BYTES;
+        if let Some(cut) = record_start_after(&self.bytes[..self.head_len], target, &self.opts) {
             if cut > self.parsed_to {
                 parse_into(&self.bytes, self.parsed_to, cut, &self.opts, &mut self.parsed);
                 self.parsed_to = cut;
@@ -192,20 +284,79 @@ impl StreamParser {
         }
     }
 
+    /// Takes bytes at `offset` of the file: the next of its head (as
+    /// [`StreamParser::push`]) or, for a split file, the next of its tail.
+    pub fn write(&mut self, offset: usize, data: &[u8]) -> Result<(), OutOfOrder> {
+        let out_of_order = OutOfOrder { offset: offset as u64 };
+        match &mut self.tail {
+            // (Where the head ends and the tail begins, once the head is
+            // whole, bytes are the tail's.)
+            Some(t) if offset == t.at => {
+                let end = offset.checked_add(data.len()).filter(|&e| e <= self.bytes.len()).ok_or(out_of_order)?;
+                self.bytes[offset..end].copy_from_slice(data);
+                t.at = end;
+                Ok(())
+            }
+            Some(t) if offset == self.head_len && offset + data.len() <= t.from => {
+                self.push(data);
+                Ok(())
+            }
+            None if offset == self.head_len => {
+                self.push(data);
+                Ok(())
+            }
+            _ => Err(out_of_order),
+        }
+    }
+
     /// Parses the rest: the whole file.
-    pub fn finish(mut self) -> ParsedFile {
-        parse_into(&self.bytes, self.parsed_to, self.bytes.len(), &self.opts, &mut self.parsed);
+    pub fn finish(self) -> ParsedFile {
+        self.finish_with(None)
+    }
+
+    /// Parses the rest of a split file, its tail taken from `tail`, the
+    /// encoded [`Piece`] another parser made of it ([`Piece::encode`]).
+    /// Without a piece (the other parser failed, or found no place to
+    /// cut), or with one that does not fit this file or cannot be read,
+    /// the tail is parsed here: the result is the same. A split file
+    /// missing bytes is parsed up to its first gap, and says so.
+    pub fn finish_with(mut self, tail: Option<&[u8]>) -> ParsedFile {
+        let mut end = self.bytes.len();
+        let mut piece = None;
+        if let Some(t) = self.tail {
+            if !self.is_complete() {
+                // Only what arrived in order from the start is the file.
+                end = if self.head_len == t.from { t.at } else { self.head_len };
+                self.diagnostics.push(Diagnostic {
+                    path: self.path.clone(),
+                    line: None,
+                    message: format!("only the first {end} of its {} bytes arrived", self.bytes.len()),
+                });
+                self.bytes.truncate(end);
+            } else {
+                piece = tail.and_then(|b| EncodedPiece::read(b).ok()).filter(|p| p.fits(t.from, end) && p.cut.is_some());
+            }
+        }
+        let cut = piece.as_ref().and_then(|p| p.cut).map_or(end, |c| c as usize);
+        parse_into(&self.bytes, self.parsed_to, cut, &self.opts, &mut self.parsed);
+        if let Some(p) = piece {
+            p.append_to(&mut self.parsed, p.from as u32);
+        }
         let mut pf = finish(ParsedFile { path: self.path, ..ParsedFile::default() }, self.parsed, self.diagnostics);
         pf.bytes = self.bytes;
         pf
     }
 }
 
+/// The problems a line can have (a [`Chunk`] lists them by line).
+const PROBLEMS: [&str; 1] = ["line is cut off inside its JSON object; the fields before the cut were kept"];
+
 /// Files smaller than this are parsed on one thread.
 const MIN_PARALLEL_BYTES: usize = 4 << 20;
 
 /// What one piece of a file parsed into, with line numbers and scratch
 /// offsets relative to the piece.
+#[derive(Debug)]
 struct Chunk {
     records: Vec<Record>,
     fields: Vec<crate::model::Field>,
@@ -221,31 +372,50 @@ fn merge(chunks: Vec<Chunk>, path: String, diagnostics: Vec<Diagnostic>) -> Pars
     let pf = ParsedFile { path, ..ParsedFile::default() };
     let mut all = chunks.into_iter();
     let Some(mut acc) = all.next() else {
-        let empty = Chunk { records: Vec::new(), fields: Vec::new(), scratch: Vec::new(), counts: ParseCounts::default(), problems: Vec::new(), truncated_lines: 0 };
-        return finish(pf, empty, diagnostics);
+        return finish(pf, Chunk::with_capacity(0), diagnostics);
     };
     for c in all {
-        let (fbase, sbase, line_base) = (acc.fields.len() as u32, acc.scratch.len() as u32, acc.counts.lines as u32);
-        let shift = |sp: Span| if sp.in_scratch() { sp.shifted(sbase) } else { sp };
-        acc.records.extend(c.records.into_iter().map(|mut r| {
-            r.fields_start += fbase;
-            r.line += line_base;
-            r.message = shift(r.message);
-            r.logger = shift(r.logger);
-            r.reconcile_id = shift(r.reconcile_id);
-            r
-        }));
-        acc.fields.extend(c.fields.into_iter().map(|mut f| {
-            f.key = shift(f.key);
-            f.value = shift(f.value);
-            f
-        }));
-        acc.scratch.extend_from_slice(&c.scratch);
-        acc.problems.extend(c.problems.into_iter().map(|(l, m)| (l + line_base, m)));
-        acc.truncated_lines += c.truncated_lines;
-        acc.counts.add(&c.counts);
+        append(&mut acc, c, 0);
     }
     finish(pf, acc, diagnostics)
+}
+
+/// Puts `c`, the piece that follows `acc` in the file, on the end of
+/// `acc`: line numbers, field indexes and scratch spans are rebased, and
+/// offsets into the file's bytes move `raw_base` further (a piece parsed
+/// from a buffer that starts `raw_base` bytes into the file).
+fn append(acc: &mut Chunk, c: Chunk, raw_base: u32) {
+    let (fbase, sbase, line_base) = (acc.fields.len() as u32, acc.scratch.len() as u32, acc.counts.lines as u32);
+    let shift = |sp: Span| rebase(sp, raw_base, sbase);
+    acc.records.extend(c.records.into_iter().map(|mut r| {
+        r.fields_start += fbase;
+        r.line += line_base;
+        r.offset += u64::from(raw_base);
+        r.message = shift(r.message);
+        r.logger = shift(r.logger);
+        r.reconcile_id = shift(r.reconcile_id);
+        r
+    }));
+    acc.fields.extend(c.fields.into_iter().map(|mut f| {
+        f.key = shift(f.key);
+        f.value = shift(f.value);
+        f
+    }));
+    acc.scratch.extend_from_slice(&c.scratch);
+    acc.problems.extend(c.problems.into_iter().map(|(l, m)| (l + line_base, m)));
+    acc.truncated_lines += c.truncated_lines;
+    acc.counts.add(&c.counts);
+}
+
+/// A span of a piece moved to where it is in the joined file: `raw_base`
+/// further in the file's bytes, `scratch_base` further in the scratch.
+fn rebase(sp: Span, raw_base: u32, scratch_base: u32) -> Span {
+    match sp {
+        _ if sp.in_scratch() => sp.shifted(scratch_base),
+        // "No such text" (a record without a reconcile id) stays that.
+        Span::EMPTY => sp,
+        _ => sp.shifted(raw_base),
+    }
 }
 
 /// The parsed file from its joined pieces, with its diagnostics.
@@ -302,7 +472,9 @@ impl Chunk {
     fn with_capacity(len: usize) -> Chunk {
         Chunk {
             records: Vec::with_capacity(len / 300 + 1),
-            fields: Vec::with_capacity(len / 60 + 1),
+            // (Generated kamaji logs: a record per ~370 bytes, a field
+            // per ~57; joining pieces must not have to grow these.)
+            fields: Vec::with_capacity(len / 48 + 1),
             scratch: Vec::new(),
             counts: ParseCounts::default(),
             problems: Vec::new(),
@@ -423,7 +595,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         if out.truncated {
             *truncated_lines += 1;
             if problems.len() < 20 {
-                problems.push((line_no, "line is cut off inside its JSON object; the fields before the cut were kept"));
+                problems.push((line_no, PROBLEMS[0]));
             }
         }
         // A wrapper's collection time gives a yearless inner time its year.

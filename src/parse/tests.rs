@@ -253,3 +253,172 @@ fn cri_partial_pieces_are_one_record() {
            L4+1 text/cri unknown - collected 2022-11-21T02:50:54.4Z "plain text continued""#,
     );
 }
+
+/// A file of every kind of line (stacks, dumps, CRI pieces and docker
+/// json-file in scratch, klog, CRLF, bad UTF-8, blank lines, a cut JSON
+/// line), `len` bytes or a little more.
+fn mixed_file(len: usize) -> Vec<u8> {
+    let block = "2025-09-06T23:51:03Z\tERROR\tfailed\t{\"reconcileID\": \"r1\", \"error\": \"x\"}\r\n\
+github.com/a/b.(*T).M(0x1)\n\t/workspace/a.go:12 +0x1\n\
+2022-11-21T02:50:53.1Z stderr P {\"level\":\"info\",\"ts\":\"2022-11-21T02:50:53.905Z\",\n\
+2022-11-21T02:50:53.3Z stderr F \"msg\":\"became leader at term 5\"}\n\
+{\"log\":\"I0324 03:40:10.801139       1 x.go:1] \\\"m\\\" k=\\\"v\\\"\\n\",\"stream\":\"stderr\",\"time\":\"2020-03-24T03:40:10.801173872Z\"}\n\
+panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/m.go:1 +0x1\n\
+{\"level\":\"warn\",\"ts\":\"2025-10-08T05:54:14.522054Z\",\"msg\":\"retrying\",\"attempt\":0}\n\
+{\"level\":\"info\",\"ts\":\"2025-10-08T05:54:15Z\",\"msg\":\"cut\n\
+not a log line \u{ff} é\n\n";
+    let mut input = Vec::new();
+    while input.len() < len {
+        input.extend_from_slice(block.as_bytes());
+    }
+    input.extend_from_slice(b"last line without a break");
+    input
+}
+
+/// Parses `input` split at `tail_from` the way two workers do: the head
+/// and the tail arrive side by side in `slice`-byte slices, the tail is
+/// parsed by a `PieceParser` whose piece goes through its encoding.
+fn parse_split(input: &[u8], tail_from: usize, slice: usize) -> ParsedFile {
+    let opts = ParseOptions::default();
+    let mut main = StreamParser::split("t.log", input.len(), tail_from, &opts).expect("inside the file");
+    let mut helper = PieceParser::new(tail_from as u64, input.len() - tail_from, &opts);
+    let (head, tail) = input.split_at(tail_from);
+    let (mut h, mut t) = (head.chunks(slice), tail.chunks(slice).enumerate());
+    loop {
+        let a = h.next();
+        if let Some(a) = a {
+            main.push(a);
+        }
+        let b = t.next();
+        if let Some((i, b)) = b {
+            main.write(tail_from + i * slice, b).expect("in order");
+            helper.push(b);
+        }
+        if a.is_none() && b.is_none() {
+            break;
+        }
+    }
+    assert!(main.is_complete());
+    let piece = helper.finish().encode();
+    Piece::check(&piece).expect("round trip");
+    main.finish_with(Some(&piece))
+}
+
+/// The same records (every field, spans included), fields and scratch.
+fn assert_identical(one: &ParsedFile, two: &ParsedFile) {
+    assert_same(one, two);
+    assert!(one.records == two.records, "records differ");
+    assert_eq!(one.fields, two.fields);
+    assert_eq!(one.scratch, two.scratch);
+}
+
+#[test]
+fn a_file_split_at_any_byte_parses_the_same() {
+    let input = mixed_file(2_000);
+    let whole = parse_file("t.log", input.clone(), &ParseOptions::default());
+    for tail_from in 1..input.len() {
+        assert_identical(&whole, &parse_split(&input, tail_from, 97));
+    }
+}
+
+#[test]
+fn a_big_split_file_parses_the_same_while_both_halves_arrive() {
+    let input = mixed_file(5 * STREAM_PIECE_BYTES);
+    let whole = parse_file("t.log", input.clone(), &ParseOptions::default());
+    for (tail_from, slice) in [(input.len() / 2, 1 << 20), (input.len() / 3 + 7, 3_000_017)] {
+        assert_identical(&whole, &parse_split(&input, tail_from, slice));
+    }
+}
+
+#[test]
+fn without_a_fitting_piece_the_head_parser_parses_the_tail() {
+    let input = mixed_file(50_000);
+    let whole = parse_file("t.log", input.clone(), &ParseOptions::default());
+    let opts = ParseOptions::default();
+    let from = input.len() / 2;
+    let full = |piece: Option<Vec<u8>>| {
+        let mut main = StreamParser::split("t.log", input.len(), from, &opts).unwrap();
+        main.push(&input[..from]);
+        main.write(from, &input[from..]).unwrap();
+        main.finish_with(piece.as_deref())
+    };
+    let piece_from = |at: usize, bytes: &[u8]| {
+        let mut p = PieceParser::new(at as u64, bytes.len(), &opts);
+        p.push(bytes);
+        p.finish()
+    };
+    // Bytes that are not a piece.
+    assert_identical(&whole, &full(Some(b"not a piece".to_vec())));
+    // No piece (the helper failed).
+    assert_identical(&whole, &full(None));
+    // A piece of another place in the file, or of fewer bytes.
+    assert_identical(&whole, &full(Some(piece_from(from + 1, &input[from + 1..]).encode())));
+    assert_identical(&whole, &full(Some(piece_from(from, &input[from..input.len() - 1]).encode())));
+    // A tail with no line that is a record of its own in 10,000 lines:
+    // the piece has no cut, and the head's parser parses it all.
+    let mut dump = b"panic: boom\n\ngoroutine 1 [running]:\n".to_vec();
+    while dump.len() < 400_000 {
+        dump.extend_from_slice(b"main.f()\n\t/m.go:1 +0x1\n");
+    }
+    let piece = piece_from(10, &dump[10..]);
+    assert_eq!(piece.cut(), None);
+    let mut main = StreamParser::split("d.log", dump.len(), 10, &opts).unwrap();
+    main.push(&dump[..10]);
+    main.write(10, &dump[10..]).unwrap();
+    assert_identical(&parse_file("d.log", dump.clone(), &opts), &main.finish_with(Some(&piece.encode())));
+}
+
+#[test]
+fn split_files_take_bytes_only_in_order_and_say_when_some_are_missing() {
+    let input = mixed_file(10_000);
+    let opts = ParseOptions::default();
+    assert!(StreamParser::split("t.log", input.len(), 0, &opts).is_none());
+    assert!(StreamParser::split("t.log", input.len(), input.len(), &opts).is_none());
+    let from = 6_000;
+    let mut main = StreamParser::split("t.log", input.len(), from, &opts).unwrap();
+    assert_eq!(main.write(10, &input[10..20]), Err(OutOfOrder { offset: 10 }));
+    assert_eq!(main.write(from + 1, &input[from + 1..from + 2]), Err(OutOfOrder { offset: from as u64 + 1 }));
+    main.write(0, &input[..from - 100]).unwrap();
+    // The head may not run into the tail, nor the tail past the end.
+    assert!(main.write(from - 100, &input[from - 100..from + 1]).is_err());
+    main.write(from, &input[from..]).unwrap();
+    assert!(main.write(input.len(), b"x").is_err());
+    assert!(!main.is_complete());
+    assert_eq!(main.received(), input.len() - 100);
+    // 100 bytes of the head never came: the file is what arrived in order.
+    let cut = main.finish_with(None);
+    assert_eq!(cut.bytes, &input[..from - 100]);
+    assert!(cut.diagnostics.iter().any(|d| d.message == format!("only the first {} of its {} bytes arrived", from - 100, input.len())));
+}
+
+#[test]
+fn bad_piece_bytes_are_an_error_not_a_panic() {
+    let input = mixed_file(3_000);
+    let mut p = PieceParser::new(100, input.len() - 100, &ParseOptions::default());
+    p.push(&input[100..]);
+    let bytes = p.finish().encode();
+    assert!(Piece::check(&bytes).is_ok());
+    for n in 0..bytes.len() {
+        assert!(Piece::check(&bytes[..n]).is_err(), "cut at {n}");
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(Piece::check(&longer).is_err());
+    // Every byte flipped in turn: an error, or a piece that joins without
+    // a panic (its spans may point anywhere; reading them is checked).
+    let whole = parse_file("t.log", input.clone(), &ParseOptions::default());
+    for i in 0..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[i] ^= 0xa5;
+        let mut main = StreamParser::split("t.log", input.len(), 100, &ParseOptions::default()).unwrap();
+        main.push(&input[..100]);
+        main.write(100, &input[100..]).unwrap();
+        let pf = main.finish_with(Some(&bad));
+        if Piece::check(&bad).is_err() {
+            assert_identical(&whole, &pf);
+        }
+        for r in &pf.records {
+            let _ = (pf.message(r), pf.raw(r), pf.fields(r).len());
+        }
+    }
+}

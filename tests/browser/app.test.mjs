@@ -48,8 +48,9 @@ after(async () => {
  * Opens the app in a new context and records what a person would not see:
  * console errors, uncaught exceptions, CSP violations and every request.
  */
-async function openApp(contextOptions = {}, url = BASE_URL) {
+async function openApp(contextOptions = {}, url = BASE_URL, { initScript } = {}) {
   const { context, page, seen } = await watchedPage(browser, contextOptions);
+  if (initScript) await page.addInitScript(initScript);
 
   const response = await page.goto(url, { waitUntil: 'load' });
   assert.equal(response?.status(), 200, `GET ${url}`);
@@ -326,7 +327,9 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
   });
 
   test('Cancel stops a load', async () => {
-    // Big enough that reading takes a while: 4 files of 48 MiB of log lines.
+    // Big enough that reading takes a while: 4 files of 48 MiB of log lines,
+    // each split between the worker and a helper (the page is told it runs
+    // on 8 cores): Cancel stops both.
     const dir = mkdtempSync(join(tmpdir(), 'reconscope-cancel-'));
     const line = '2026-05-26T16:21:07Z\tINFO\tReconciling\t{"controller": "tenantcontrolplane", "reconcileID": "c719e353-ed34-4947-8ec3-d0a3a988adac"}\n';
     const chunk = Buffer.from(line.repeat(Math.ceil((48 << 20) / line.length)));
@@ -335,7 +338,9 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
       writeFileSync(p, chunk);
       return p;
     });
-    const { context, page, seen } = await openApp();
+    const { context, page, seen } = await openApp({}, BASE_URL, {
+      initScript: () => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 8 }),
+    });
     try {
       await page.locator('input[type=file]').setInputFiles(files);
       await page.getByTestId('progress').waitFor({ state: 'attached' });
@@ -684,6 +689,75 @@ describe('many findings', { timeout: 120_000 }, () => {
       await page.waitForFunction(() => document.querySelectorAll('[data-testid=findings] [data-finding-kind=slow-reconcile]:not([hidden])').length === 60);
       assert.equal(await page.getByTestId('more-findings').count(), 0);
       assert.equal(await page.getByTestId('goroutines').count(), 0, 'no goroutine panel without a dump');
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('big logs', { timeout: 300_000 }, () => {
+  test('on 8 cores, a 40 MiB log is parsed by two workers and gives what the CLI gives', async () => {
+    // A generated kamaji manager log (tests/support/gen.rs) over the 32 MiB
+    // at which the app splits a plain log between its worker and a helper,
+    // on a machine with 4 cores or more (this one has 2: the page is told 8).
+    const dir = mkdtempSync(join(tmpdir(), 'reconscope-split-'));
+    const file = join(dir, 'kamaji-manager.log');
+    const cargo = (args) => execFileSync('cargo', ['run', '--quiet', '--offline', ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 << 20 });
+    cargo(['--example', 'gen_kamaji_log', '--', file, '40', '7']);
+    const cli = JSON.parse(cargo(['--bin', 'reconscope', '--', 'analyze', file, '--json']));
+    const cliMarkdown = cargo(['--bin', 'reconscope', '--', 'analyze', file, '--markdown', '-']);
+    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } }, BASE_URL, {
+      initScript: () => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 8 }),
+    });
+    const steps = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'debug') steps.push(msg.text());
+    });
+    try {
+      assert.equal(await page.evaluate(() => navigator.hardwareConcurrency), 8);
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(BASE_URL).origin });
+      await page.locator('input[type=file]').setInputFiles(file);
+      const timeline = page.getByTestId('timeline');
+      await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]')?.dataset.reconcileCount) > 0, null, { timeout: 120_000 });
+      // The helper parsed the tail and the worker joined its piece on.
+      assert.ok(steps.some((s) => /reconscope app: helper: kamaji-manager\.log: \d+ records parsed/.test(s)), steps.join('\n'));
+      assert.ok(steps.some((s) => /reconscope worker: part of kamaji-manager\.log: copy and check/.test(s)), steps.join('\n'));
+      assert.ok(!steps.some((s) => /parsing it here/.test(s)), steps.join('\n'));
+      // The same analysis as the CLI's, which parses the file in one piece.
+      assert.equal(await timeline.getAttribute('data-reconcile-count'), String(cli.reconciles.length));
+      assert.equal(await timeline.getAttribute('data-election-count'), String(cli.elections.length));
+      const kinds = {};
+      for (const f of cli.findings) kinds[f.kind] = (kinds[f.kind] ?? 0) + 1;
+      assert.ok(Object.keys(kinds).length > 0, 'the generated log has findings');
+      for (const [kind, n] of Object.entries(kinds)) {
+        assert.equal(await page.locator(`[data-testid=findings] [data-finding-kind=${kind}]`).count(), n, kind);
+      }
+      // The Markdown report's tables (findings, slowest reconciles,
+      // elections, counts) are the CLI's, row for row.
+      await page.getByTestId('copy-markdown').click();
+      await page.waitForFunction(() => /Markdown|report/.test(document.querySelector('[data-testid=share-notice]')?.textContent ?? ''));
+      const md =
+        (await page.getByTestId('share-field').count()) > 0
+          ? await page.getByTestId('share-field').inputValue()
+          : await page.evaluate(() => navigator.clipboard.readText());
+      const rows = (text) => text.split('\n').filter((l) => l.startsWith('|'));
+      assert.ok(rows(cliMarkdown).length > 10);
+      assert.deepEqual(rows(md), rows(cliMarkdown));
+      // The inspector reads the lines of a reconcile from the tail: the
+      // last one a finding links to.
+      const buttons = page.locator('[data-testid=findings] [data-testid=inspect-reconcile]');
+      const indexes = (await buttons.evaluateAll((bs) => bs.map((b) => Number(b.dataset.reconcile)))).filter((i) => i >= 0);
+      const last = Math.max(...indexes);
+      await page.locator(`[data-testid=findings] [data-testid=inspect-reconcile][data-reconcile="${last}"]`).first().click();
+      const inspector = page.getByTestId('inspector');
+      await inspector.waitFor({ state: 'attached' });
+      assert.equal(await inspector.getAttribute('data-reconcile-id'), cli.reconciles[last].reconcile_id);
+      await inspector.locator('.line .loc').first().waitFor({ state: 'attached', timeout: 30_000 });
+      const lineNumbers = (await inspector.locator('.line.own .loc').allInnerTexts()).map((l) => Number(l.split(':').pop()));
+      const fileLines = readFileSync(file, 'utf8').split('\n').length - 1;
+      assert.ok(Math.max(...lineNumbers) > fileLines / 2, `line ${Math.max(...lineNumbers)} of ${fileLines}: in the helper's half`);
       await assertClean(page, seen);
     } finally {
       await context.close();

@@ -24,6 +24,17 @@ const SLICE_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
 const SLICES_AHEAD: f64 = 4.0;
 /// Slices being read at once.
 const READS_IN_FLIGHT: usize = 2;
+/// Plain logs at least this big are parsed by two workers at once: the
+/// main worker parses the head, a helper the tail.
+const SPLIT_MIN_BYTES: f64 = 32.0 * 1024.0 * 1024.0;
+/// ... on a machine with at least this many logical cores: the page, the
+/// browser's file reading and both workers each need one. (With two, the
+/// second worker only slows the first down: measured on a 2-vCPU machine,
+/// a 1 GiB load took 17 s split against 9.5 s not.)
+const SPLIT_MIN_CORES: f64 = 4.0;
+/// The share of a split file the helper parses. The main worker also
+/// copies the tail in and joins the helper's piece on, so it takes less.
+const HELPER_SHARE: f64 = 0.5;
 /// A task of the page spends at most about this long decoding before it
 /// gives the thread back (the browser draws and handles input between).
 const TASK_BUDGET_MS: f64 = 30.0;
@@ -36,8 +47,15 @@ pub struct WorkerClient {
     worker: Worker,
     ready: Rc<Cell<bool>>,
     queue: Rc<RefCell<Vec<(Object, Array)>>>,
-    /// Input bytes the worker has taken in (from its progress messages).
+    /// File slices posted to the worker, and taken in by it (from its
+    /// progress messages).
+    posted: Cell<u64>,
     acked: Rc<Cell<u64>>,
+    /// The worker failed (it crashed, or said a request failed): a helper
+    /// is given no more work.
+    gave_up: Rc<Cell<bool>>,
+    /// A helper's parsed pieces ([`FromWorker::Part`]), by file name.
+    parts: Rc<RefCell<Vec<(String, Uint8Array)>>>,
     /// Resolvers of promises waiting for `acked` to move.
     ack_waiters: Rc<RefCell<Vec<js_sys::Function>>>,
     /// False once dropped: the read loop and a finished load's decoding stop.
@@ -62,9 +80,12 @@ impl WorkerClient {
         let acked = Rc::new(Cell::new(0u64));
         let ack_waiters: Rc<RefCell<Vec<js_sys::Function>>> = Rc::default();
         let alive = Rc::new(Cell::new(true));
+        let gave_up = Rc::new(Cell::new(false));
+        let parts: Rc<RefCell<Vec<(String, Uint8Array)>>> = Rc::default();
         let onmessage = {
             let (worker, ready, queue) = (worker.clone(), ready.clone(), queue.clone());
             let (acked, ack_waiters, alive) = (acked.clone(), ack_waiters.clone(), alive.clone());
+            let (gave_up, parts) = (gave_up.clone(), parts.clone());
             let on_error = on_error.clone();
             Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
                 let bytes = Reflect::get(&ev.data(), &JsValue::from_str("msg"))
@@ -88,9 +109,28 @@ impl WorkerClient {
                         }
                     }
                     Ok(FromWorker::Progress(p)) => {
-                        acked.set(acked.get().max(p.done_bytes));
+                        acked.set(acked.get().max(p.slices));
                         wake(&ack_waiters);
                         on_message.emit(FromWorker::Progress(p));
+                    }
+                    // A helper's piece: kept for the read loop to pass on.
+                    Ok(FromWorker::Part { name, records }) => {
+                        let piece = Reflect::get(&ev.data(), &JsValue::from_str("piece"))
+                            .ok()
+                            .and_then(|p| p.dyn_into::<Uint8Array>().ok());
+                        match piece {
+                            Some(piece) => {
+                                debug(&format!("helper: {name}: {records} records parsed"));
+                                parts.borrow_mut().push((name, piece));
+                            }
+                            None => gave_up.set(true),
+                        }
+                        wake(&ack_waiters);
+                    }
+                    Ok(FromWorker::Failed { message }) => {
+                        gave_up.set(true);
+                        wake(&ack_waiters);
+                        on_message.emit(FromWorker::Failed { message });
                     }
                     // A finished load's reconciles and timeline come beside
                     // the message; they are decoded in short tasks.
@@ -119,22 +159,30 @@ impl WorkerClient {
                 }
             })
         };
-        let onerror = Closure::<dyn FnMut(Event)>::new(move |ev: Event| {
+        let onerror = {
+            let (gave_up, ack_waiters) = (gave_up.clone(), ack_waiters.clone());
+            Closure::<dyn FnMut(Event)>::new(move |ev: Event| {
             ev.prevent_default();
+            gave_up.set(true);
+            wake(&ack_waiters);
             let detail = ev.dyn_ref::<ErrorEvent>().map(|e| e.message()).unwrap_or_default();
             on_error.emit(if detail.is_empty() {
                 "the worker could not be started or stopped unexpectedly".to_string()
             } else {
                 format!("the worker failed: {detail}")
             });
-        });
+        })
+        };
         worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
         worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
         Ok(WorkerClient {
             worker,
             ready,
             queue,
+            posted: Cell::new(0),
             acked,
+            gave_up,
+            parts,
             ack_waiters,
             alive,
             _onmessage: onmessage,
@@ -146,75 +194,89 @@ impl WorkerClient {
     /// them to the worker as [`ToWorker::FileSlice`]s, at most
     /// [`SLICES_AHEAD`] slices ahead of what the worker has taken in, then
     /// sends `finish`. The worker parses one slice while the browser reads
-    /// the next. A file that cannot be read is sent as
-    /// [`ToWorker::Unreadable`] and the others go on. Stops when the client
-    /// is dropped (Cancel).
+    /// the next. A plain log of at least [`SPLIT_MIN_BYTES`] is parsed by
+    /// two workers at once on a machine with [`SPLIT_MIN_CORES`] (see
+    /// [`send_split`]). A file that cannot be
+    /// read is sent as [`ToWorker::Unreadable`] and the others go on.
+    /// Stops when the client is dropped (Cancel).
     pub fn send_inputs(self: &Rc<Self>, inputs: Vec<(String, Blob)>, finish: ToWorker) {
         let me = Rc::downgrade(self);
+        // The second worker, only when some input may be split. It is
+        // stopped (its memory freed) once every input is sent.
+        let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
+        let helper = (cores >= SPLIT_MIN_CORES && inputs.iter().any(|(_, b)| b.size() >= SPLIT_MIN_BYTES))
+            .then(spawn_helper)
+            .flatten();
         spawn_local(async move {
-            let (mut read_ms, mut wait_ms, t0) = (0.0, 0.0, js_sys::Date::now());
-            // Bytes handed over (a file that failed counts whole).
-            let mut sent = 0.0f64;
+            let t0 = js_sys::Date::now();
+            let times = Rc::new(ReadTimes::default());
             for (name, blob) in inputs {
                 let size = blob.size();
-                // Two reads in flight: the browser reads the next slice
-                // while this one is handed over (reading is the slow part).
-                let mut pending: VecDeque<(f64, f64, Result<JsFuture, String>)> = VecDeque::new();
-                let (mut next_at, mut started_any) = (0.0f64, false);
-                loop {
-                    // (An empty file is one empty slice.)
-                    while pending.len() < READS_IN_FLIGHT && (next_at < size || !started_any) {
-                        let end = (next_at + SLICE_BYTES).min(size);
-                        pending.push_back((next_at, end, start_slice(&blob, next_at, end)));
-                        (next_at, started_any) = (end, true);
+                // The first slice alone: it tells a plain log from an archive.
+                let first_end = SLICE_BYTES.min(size);
+                if !wait_for_room(&me, SLICES_AHEAD).await {
+                    return;
+                }
+                let first = match start_slice(&blob, 0.0, first_end) {
+                    Ok(fut) => finish_slice(fut, 0.0, first_end).await,
+                    Err(e) => Err(e),
+                };
+                let Some(client) = me.upgrade().filter(|c| c.alive.get()) else { return };
+                let first = match first {
+                    Ok(buf) => buf,
+                    Err(message) => {
+                        client.send(&ToWorker::Unreadable { name, size: size as u64, message });
+                        continue;
                     }
-                    let Some((at, end, started)) = pending.pop_front() else { break };
-                    let tw = js_sys::Date::now();
-                    if !wait_for_room(&me, sent).await {
-                        return;
+                };
+                let file = Rc::new(FileToSend { name, blob, size, failed: Cell::new(false) });
+                let tail_from = helper.as_ref().filter(|h| h.usable()).and_then(|_| split_point(&file, &first));
+                let going = match (tail_from, &helper) {
+                    (Some(tail_from), Some(helper)) => {
+                        send_split(&me, helper, &file, first, tail_from, &times).await
                     }
-                    let tr = js_sys::Date::now();
-                    wait_ms += tr - tw;
-                    let read = match started {
-                        Ok(fut) => finish_slice(fut, at, end).await,
-                        Err(e) => Err(e),
-                    };
-                    read_ms += js_sys::Date::now() - tr;
-                    let Some(client) = me.upgrade().filter(|c| c.alive.get()) else { return };
-                    match read {
-                        Ok(buf) => {
-                            let last = end >= size;
-                            let msg = ToWorker::FileSlice { name: name.clone(), offset: at as u64, size: size as u64, last };
-                            client.post_slice(&msg, &buf);
-                            sent += end - at;
-                            if last {
-                                break;
-                            }
-                        }
-                        Err(message) => {
-                            client.send(&ToWorker::Unreadable { name: name.clone(), size: size as u64, message });
-                            sent += size - at;
-                            break;
-                        }
+                    _ => {
+                        let last = first_end >= size;
+                        let msg = ToWorker::FileSlice { name: file.name.clone(), offset: 0, size: size as u64, last };
+                        client.post_slice(&msg, &first);
+                        drop(client);
+                        last || send_range(me.clone(), None, file.clone(), first_end, size, times.clone()).await
                     }
+                };
+                if !going {
+                    return;
                 }
             }
             debug(&format!(
-                "read inputs {:.0} ms (reading {read_ms:.0} ms, waiting for the worker {wait_ms:.0} ms)",
-                js_sys::Date::now() - t0
+                "read inputs {:.0} ms (reading {:.0} ms, waiting for the worker {:.0} ms)",
+                js_sys::Date::now() - t0,
+                times.read_ms.get(),
+                times.wait_ms.get()
             ));
             if let Some(me) = me.upgrade().filter(|c| c.alive.get()) {
                 me.send(&finish);
             }
+            drop(helper);
         });
+    }
+
+    /// Whether this worker can take work (it started and has not failed).
+    fn usable(&self) -> bool {
+        self.alive.get() && !self.gave_up.get()
     }
 
     /// Posts a slice, its buffer transferred.
     fn post_slice(&self, msg: &ToWorker, data: &ArrayBuffer) {
+        self.posted.set(self.posted.get() + 1);
+        self.post_with(msg, "data", data);
+    }
+
+    /// Posts a message with `data` beside it as `name`, transferred.
+    fn post_with(&self, msg: &ToWorker, name: &str, data: &ArrayBuffer) {
         let bytes = Uint8Array::from(encode(msg).as_slice());
         let obj = Object::new();
         let _ = Reflect::set(&obj, &JsValue::from_str("msg"), &bytes);
-        let _ = Reflect::set(&obj, &JsValue::from_str("data"), data);
+        let _ = Reflect::set(&obj, &JsValue::from_str(name), data);
         let transfer = Array::of2(&bytes.buffer(), data);
         if self.ready.get() {
             let _ = self.worker.post_message_with_transfer(&obj, &transfer);
@@ -260,19 +322,194 @@ fn wake(waiters: &RefCell<Vec<js_sys::Function>>) {
     }
 }
 
-/// Waits until fewer than [`SLICES_AHEAD`] slices' worth of `sent` bytes
-/// are waiting in the worker. False: the client is gone.
-async fn wait_for_room(me: &Weak<WorkerClient>, sent: f64) -> bool {
+/// Waits until fewer than `limit` of the slices posted to the worker are
+/// waiting there. False: the client is gone (or, a helper, it failed).
+async fn wait_for_room(me: &Weak<WorkerClient>, limit: f64) -> bool {
     loop {
         let wait = {
             let Some(c) = me.upgrade().filter(|c| c.alive.get()) else { return false };
-            if sent - c.acked.get() as f64 <= (SLICES_AHEAD - 1.0) * SLICE_BYTES {
+            if c.gave_up.get() {
+                return false;
+            }
+            if (c.posted.get().saturating_sub(c.acked.get()) as f64) < limit {
                 return true;
             }
             let waiters = c.ack_waiters.clone();
             js_sys::Promise::new(&mut |resolve, _| waiters.borrow_mut().push(resolve))
         };
         let _ = JsFuture::from(wait).await;
+    }
+}
+
+/// The helper worker for split files; `None` if it cannot start (the
+/// main worker then parses everything, as it would anyway).
+fn spawn_helper() -> Option<Rc<WorkerClient>> {
+    let on_error = Callback::from(|e: String| debug(&format!("helper: {e}")));
+    match WorkerClient::spawn(Callback::noop(), on_error) {
+        Ok(h) => Some(Rc::new(h)),
+        Err(e) => {
+            debug(&format!("no helper: {e}"));
+            None
+        }
+    }
+}
+
+/// One input file being sent.
+struct FileToSend {
+    name: String,
+    blob: Blob,
+    size: f64,
+    /// A slice could not be read: the worker was told, and the file's
+    /// other stream sends nothing more.
+    failed: Cell<bool>,
+}
+
+/// Where the page's reading time went (for scripts/browser-bench.sh).
+#[derive(Default)]
+struct ReadTimes {
+    read_ms: Cell<f64>,
+    wait_ms: Cell<f64>,
+}
+
+/// Where to split `file` between the workers (the helper parses from
+/// there on), if it is a plain log big enough to be worth it. `first` is
+/// its first slice.
+fn split_point(file: &FileToSend, first: &ArrayBuffer) -> Option<u64> {
+    if file.size < SPLIT_MIN_BYTES || file.size > reconscope::parse::MAX_FILE_BYTES as f64 {
+        return None;
+    }
+    let head = Uint8Array::new(first).to_vec();
+    reconscope::pipeline::streamable(&file.name, &head).then(|| (file.size * (1.0 - HELPER_SHARE)).round() as u64)
+}
+
+/// Sends a big plain log to two workers: the main worker gets the whole
+/// file (its head from 0 and its tail from `tail_from`, read side by side)
+/// and parses the head; the helper gets a copy of the tail and parses it;
+/// its piece is then passed on to the main worker, which joins it on (or,
+/// if the helper failed, parses the tail itself). False: stopped.
+async fn send_split(
+    me: &Weak<WorkerClient>,
+    helper: &Rc<WorkerClient>,
+    file: &Rc<FileToSend>,
+    first: ArrayBuffer,
+    tail_from: u64,
+    times: &Rc<ReadTimes>,
+) -> bool {
+    let Some(client) = me.upgrade().filter(|c| c.alive.get()) else { return false };
+    let (name, size) = (file.name.clone(), file.size as u64);
+    client.send(&ToWorker::Split { name: name.clone(), size, tail_from });
+    helper.send(&ToWorker::BeginPart { name: name.clone(), size, from: tail_from });
+    let first_end = first.byte_length() as f64;
+    client.post_slice(&ToWorker::FileSlice { name: name.clone(), offset: 0, size, last: false }, &first);
+    drop(client);
+    let head = send_range(me.clone(), None, file.clone(), first_end, tail_from as f64, times.clone());
+    let tail = send_range(me.clone(), Some(helper.clone()), file.clone(), tail_from as f64, file.size, times.clone());
+    if !both(head, tail).await {
+        return false;
+    }
+    let piece = wait_for_part(helper, &name).await;
+    let Some(client) = me.upgrade().filter(|c| c.alive.get()) else { return false };
+    match piece {
+        Some(piece) => client.post_with(&ToWorker::Part { name }, "piece", &piece.buffer()),
+        // The main worker parses the tail itself.
+        None => client.send(&ToWorker::Part { name }),
+    }
+    true
+}
+
+/// Waits for the helper's piece of the file `name`; `None` if the helper
+/// failed (or the file failed, and the helper was given no more of it).
+async fn wait_for_part(helper: &Rc<WorkerClient>, name: &str) -> Option<Uint8Array> {
+    loop {
+        let wait = {
+            let mut parts = helper.parts.borrow_mut();
+            if let Some(i) = parts.iter().position(|(n, _)| n == name) {
+                return Some(parts.remove(i).1);
+            }
+            if !helper.usable() {
+                return None;
+            }
+            let waiters = helper.ack_waiters.clone();
+            js_sys::Promise::new(&mut |resolve, _| waiters.borrow_mut().push(resolve))
+        };
+        let _ = JsFuture::from(wait).await;
+    }
+}
+
+/// Sends `file[from..to]` to the worker in slices, two reads in flight
+/// (the browser reads the next slice while this one is handed over), at
+/// most [`SLICES_AHEAD`] slices ahead of the worker. With a `helper` (a
+/// split file's tail) each slice also goes to the helper, as a copy, and
+/// the helper sets the pace. False: stopped (the client is gone).
+async fn send_range(
+    me: Weak<WorkerClient>,
+    helper: Option<Rc<WorkerClient>>,
+    file: Rc<FileToSend>,
+    from: f64,
+    to: f64,
+    times: Rc<ReadTimes>,
+) -> bool {
+    let helper_weak = helper.as_ref().map(Rc::downgrade);
+    // The main worker takes a tail's slices in quickly (it only copies
+    // them) but behind the head's: allow it more of them.
+    let main_limit = if helper.is_some() { 2.0 * SLICES_AHEAD } else { SLICES_AHEAD };
+    let mut pending: VecDeque<(f64, f64, Result<JsFuture, String>)> = VecDeque::new();
+    let mut next_at = from;
+    loop {
+        while pending.len() < READS_IN_FLIGHT && next_at < to {
+            let end = (next_at + SLICE_BYTES).min(to);
+            pending.push_back((next_at, end, start_slice(&file.blob, next_at, end)));
+            next_at = end;
+        }
+        let Some((at, end, started)) = pending.pop_front() else { return true };
+        let tw = js_sys::Date::now();
+        if !wait_for_room(&me, main_limit).await {
+            return false;
+        }
+        // A helper that failed is given nothing more: the main worker
+        // parses the tail.
+        let helping = match &helper_weak {
+            Some(h) => wait_for_room(h, SLICES_AHEAD).await,
+            None => false,
+        };
+        let tr = js_sys::Date::now();
+        times.wait_ms.set(times.wait_ms.get() + tr - tw);
+        let read = match started {
+            Ok(fut) => finish_slice(fut, at, end).await,
+            Err(e) => Err(e),
+        };
+        times.read_ms.set(times.read_ms.get() + js_sys::Date::now() - tr);
+        let Some(client) = me.upgrade().filter(|c| c.alive.get()) else { return false };
+        if file.failed.get() {
+            // The other stream of this file failed, and said so.
+            return true;
+        }
+        let size = file.size as u64;
+        match read {
+            Ok(buf) => {
+                let last = end >= file.size;
+                let msg = ToWorker::FileSlice { name: file.name.clone(), offset: at as u64, size, last };
+                if let Some(h) = helper.as_ref().filter(|_| helping) {
+                    h.post_slice(&msg, &buf.slice(0));
+                }
+                client.post_slice(&msg, &buf);
+            }
+            Err(message) => {
+                file.failed.set(true);
+                client.send(&ToWorker::Unreadable { name: file.name.clone(), size, message });
+                return true;
+            }
+        }
+    }
+}
+
+/// Runs two sends side by side; true if both went on to their end.
+async fn both(a: impl std::future::Future<Output = bool> + 'static, b: impl std::future::Future<Output = bool> + 'static) -> bool {
+    let a = wasm_bindgen_futures::future_to_promise(async move { Ok(JsValue::from_bool(a.await)) });
+    let b = wasm_bindgen_futures::future_to_promise(async move { Ok(JsValue::from_bool(b.await)) });
+    match JsFuture::from(js_sys::Promise::all(&Array::of2(&a, &b))).await {
+        Ok(v) => Array::from(&v).iter().all(|x| x.as_bool() == Some(true)),
+        Err(_) => false,
     }
 }
 

@@ -319,6 +319,7 @@ mod ui {
                     files_done: 0,
                     files,
                     current: inputs[0].name.clone(),
+                    slices: 0,
                 },
             });
             // This thread reads the files in slices and sends them to the
@@ -510,6 +511,8 @@ mod ui {
                 Msg::DragLeave => self.dragging = false,
                 Msg::Worker(m) => match m {
                     FromWorker::Ready => return false,
+                    // (Only a helper sends pieces; the client passes them on.)
+                    FromWorker::Part { .. } => return false,
                     FromWorker::Progress(p) => match &mut self.loading {
                         Some(l) => l.progress = p,
                         None => return false,
@@ -620,6 +623,7 @@ mod ui {
                             files_done: l.files.len() as u32,
                             files: l.files.len() as u32,
                             current: String::new(),
+                            slices: 0,
                         },
                     });
                 }
