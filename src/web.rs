@@ -76,6 +76,11 @@ pub enum ToWorker {
         #[serde(default)]
         layout: Option<LayoutOptions>,
     },
+    /// Parse, analyze and lay out a small generated log once, and forget
+    /// it ([`warm_up`]): the page starts its worker as it opens and has it
+    /// do this, so the browser has compiled the hot code before a real
+    /// load. Answered with [`FromWorker::WarmedUp`].
+    WarmUp,
     /// The lines of one reconcile (an index into `Analysis::reconciles`).
     Inspect { reconcile: u32 },
     /// Which reconciles have a record matching `filter`; answered with
@@ -123,6 +128,8 @@ pub enum FromWorker {
     Matched(Matched),
     /// A request could not be answered (e.g. an inspect before any load).
     Failed { message: String },
+    /// [`ToWorker::WarmUp`] is done.
+    WarmedUp,
     /// From a helper worker: the tail of the file `name` parsed
     /// ([`ToWorker::BeginPart`]), beside as `piece` ([`Piece::encode`]),
     /// holding `records` records.
@@ -491,6 +498,45 @@ impl Session {
     /// parsed as it arrives or opened whole at the end. A slice out of
     /// order drops the file, noted as unreadable.
     pub fn receive(&mut self, name: &str, offset: u64, size: u64, data: &[u8], last: bool) -> Received {
+        self.receive_with(name, offset, size, data.len(), last, |room| room.copy_from_slice(&data[..room.len()]))
+    }
+
+    /// [`Session::receive`] for a caller that writes the slice's `len`
+    /// bytes in place: `fill` writes them into the room they take (the
+    /// browser worker copies a slice from JavaScript straight into the
+    /// file's buffer, not through another). `fill` is not called for a
+    /// slice that is dropped.
+    pub fn receive_with(
+        &mut self,
+        name: &str,
+        offset: u64,
+        size: u64,
+        len: usize,
+        last: bool,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Received {
+        if offset == 0 {
+            // The first bytes tell a plain log from an archive.
+            let mut first = vec![0; len];
+            fill(&mut first);
+            return self.take_in(name, offset, size, len, Some(&first), last, |room| room.copy_from_slice(&first[..room.len()]));
+        }
+        self.take_in(name, offset, size, len, None, last, fill)
+    }
+
+    /// [`Session::receive_with`], with the file's first bytes, `head`, when
+    /// `offset` is 0.
+    #[allow(clippy::too_many_arguments)]
+    fn take_in(
+        &mut self,
+        name: &str,
+        offset: u64,
+        size: u64,
+        len: usize,
+        head: Option<&[u8]>,
+        last: bool,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Received {
         self.slices += 1;
         if offset == 0 {
             if let Some(prev) = self.incoming.take() {
@@ -499,7 +545,7 @@ impl Session {
                 }
             }
             let tail_from = self.split.take().filter(|(n, s, _)| n == name && *s == size).map(|(_, _, from)| from);
-            let body = if crate::pipeline::streamable(name, data) {
+            let body = if crate::pipeline::streamable(name, head.unwrap_or_default()) {
                 let opts = Default::default();
                 let parser = match tail_from {
                     Some(from) => StreamParser::split(name, size as usize, from as usize, &opts),
@@ -522,7 +568,7 @@ impl Session {
         }
         self.current = name.to_string();
         let in_order = self.incoming.as_ref().is_some_and(|i| {
-            let end = offset + data.len() as u64;
+            let end = offset + len as u64;
             i.name == name
                 && i.size == size
                 && match &i.tail {
@@ -555,14 +601,24 @@ impl Session {
         // the head is whole then.)
         let to_tail = inc.tail.as_ref().is_some_and(|t| offset == t.at);
         let failed = match &mut inc.body {
-            Body::Stream(p) => p.write(offset as usize, data).is_err(),
+            Body::Stream(p) => match p.room(offset as usize, len) {
+                Ok(room) => {
+                    let n = room.len();
+                    fill(room);
+                    p.filled(offset as usize, n);
+                    false
+                }
+                Err(_) => true,
+            },
             Body::Whole(w) if inc.tail.is_some() => {
-                w[offset as usize..offset as usize + data.len()].copy_from_slice(data);
+                fill(&mut w[offset as usize..offset as usize + len]);
                 false
             }
             Body::Whole(w) => {
-                if w.try_reserve(data.len()).is_ok() {
-                    w.extend_from_slice(data);
+                if w.try_reserve(len).is_ok() {
+                    let at = w.len();
+                    w.resize(at + len, 0);
+                    fill(&mut w[at..]);
                     false
                 } else {
                     true
@@ -576,8 +632,8 @@ impl Session {
             }
         };
         match (&mut inc.tail, to_tail) {
-            (Some(t), true) => t.at += data.len() as u64,
-            _ => inc.at += data.len() as u64,
+            (Some(t), true) => t.at += len as u64,
+            _ => inc.at += len as u64,
         }
         if failed {
             inc.body = Body::Failed;
@@ -695,6 +751,59 @@ impl Session {
         let refs = self.record_refs.get(range.start as usize..range.end as usize)?;
         Some(reconcile_lines(&self.loaded.files, refs, reconcile, id, MAX_CONTEXT_LINES))
     }
+}
+
+/// Parses, analyzes, lays out and encodes (as for the page) a small
+/// generated controller-runtime log, and forgets it: after this, a browser
+/// that compiles hot code on the fly ("tiering up") has the parser's and
+/// the analysis' hot code compiled. Returns how many reconciles it found.
+pub fn warm_up() -> usize {
+    let log = warm_up_log(2 << 20);
+    let size = log.len() as u64;
+    let mut s = Session::new(1, size);
+    let slice = 256 << 10;
+    for (i, piece) in log.chunks(slice).enumerate() {
+        let offset = (i * slice) as u64;
+        if s.receive("warm-up.log", offset, size, piece, offset + piece.len() as u64 == size) == Received::Complete {
+            s.complete();
+        }
+    }
+    let mut r = s.finish();
+    let reconciles = r.analysis.reconciles.len();
+    r.lay_out(LayoutOptions::default());
+    r.detach();
+    let _ = s.lines(0);
+    reconciles
+}
+
+/// About `bytes` bytes of a kamaji-like manager log in controller-runtime's
+/// zap console form: reconciles of a few controllers and objects (some
+/// ending in an error with a stack), etcd client warnings in JSON.
+fn warm_up_log(bytes: usize) -> Vec<u8> {
+    const MESSAGES: [&str; 4] =
+        ["Reconciling", "resource has been configured", "deployment has been configured", "has been reconciled"];
+    let mut out = Vec::with_capacity(bytes + 1024);
+    let mut i = 0u64;
+    while out.len() < bytes {
+        let secs = i / 4;
+        let ts = |ms: u64| format!("2026-05-26T{:02}:{:02}:{:02}.{ms:03}Z", 10 + secs / 3600 % 10, secs / 60 % 60, secs % 60);
+        let (ns, name) = (format!("tenant-{}", i % 7), format!("tcp-{}", i % 41));
+        let ctx = format!(
+            "{{\"controller\": \"tenantcontrolplane\", \"controllerGroup\": \"kamaji.clastix.io\", \"controllerKind\": \"TenantControlPlane\", \"TenantControlPlane\": {{\"name\":\"{name}\",\"namespace\":\"{ns}\"}}, \"namespace\": \"{ns}\", \"name\": \"{name}\", \"reconcileID\": \"{:08x}-0000-4000-8000-{:012x}\"}}",
+            i, i * 7919
+        );
+        for (k, msg) in MESSAGES.iter().enumerate() {
+            out.extend_from_slice(format!("{}\tINFO\t{msg}\t{ctx}\n", ts(k as u64 * 90)).as_bytes());
+        }
+        if i.is_multiple_of(13) {
+            out.extend_from_slice(format!("{}\tERROR\tReconciler error\t{ctx}\nsigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).reconcileHandler\n\t/go/pkg/mod/sigs.k8s.io/controller-runtime@v0.21.0/pkg/internal/controller/controller.go:353\n", ts(400)).as_bytes());
+        }
+        if i.is_multiple_of(5) {
+            out.extend_from_slice(format!("{{\"level\":\"warn\",\"ts\":\"{}\",\"logger\":\"etcd-client\",\"msg\":\"retrying of unary invoker failed\",\"attempt\":0,\"error\":\"rpc error: code = DeadlineExceeded desc = context deadline exceeded\"}}\n", ts(500)).as_bytes());
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Room for a file of `size` bytes, or `None` if the tab has no memory
@@ -1222,6 +1331,44 @@ mod tests {
         assert_eq!(job.receive("a.log", 1000, &log[1000..1100]), Ok(false));
         assert!(job.receive("a.log", 1100, &log[1100..]).unwrap());
         assert!(job.receive("a.log", size, b"x").is_err());
+    }
+
+    #[test]
+    fn slices_written_in_place_are_the_same_and_dropped_ones_are_not_written() {
+        let log = b"2026-05-26T16:21:07Z\tINFO\tReconciling\t{\"reconcileID\": \"r1\"}\n".repeat(1000);
+        let size = log.len() as u64;
+        let mut s = Session::new(2, 2 * size);
+        let mut fills = 0;
+        let mut offset = 0;
+        for piece in log.chunks(4096) {
+            let last = offset + piece.len() == log.len();
+            let r = s.receive_with("a.log", offset as u64, size, piece.len(), last, |room| {
+                fills += 1;
+                room.copy_from_slice(piece);
+            });
+            if r == Received::Complete {
+                s.complete();
+            }
+            offset += piece.len();
+        }
+        assert_eq!(fills, log.len().div_ceil(4096));
+        // Out of order: dropped, never written.
+        assert_eq!(s.receive_with("b.log", 0, size, 100, false, |room| room.copy_from_slice(&log[..100])), Received::More);
+        let r = s.receive_with("b.log", 4000, size, 100, false, |_| panic!("a dropped slice is not written"));
+        assert_eq!(r, Received::Dropped);
+        let r = s.finish();
+        assert_eq!(summary(&r), [("a.log".to_string(), 1000)]);
+    }
+
+    #[test]
+    fn the_warm_up_runs_the_whole_load() {
+        let log = warm_up_log(1 << 20);
+        assert!(log.len() >= 1 << 20);
+        let pf = crate::parse::parse_file("w.log", log, &Default::default());
+        assert_eq!(pf.counts.unparsed(), 0);
+        assert!(pf.counts.continuation_lines > 0, "stacks join their ERROR line");
+        let reconciles = warm_up();
+        assert!(reconciles > 1000, "{reconciles} reconciles");
     }
 
     #[test]

@@ -75,7 +75,7 @@ mod imp {
     }
 
     thread_local! {
-        /// Where a slice is copied into wasm memory (reused).
+        /// Where a helper copies a slice into wasm memory (reused).
         static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
         /// Times of the slices taken in so far (see [`take_slice`]).
         static SLICE_TIMES: RefCell<SliceTimes> = const { RefCell::new(SliceTimes::new()) };
@@ -98,20 +98,14 @@ mod imp {
     }
 
     /// Runs `f` on a slice's bytes copied into wasm memory (a buffer
-    /// reused between slices); gives the copy's time in ms too.
-    fn with_copy<T>(data: &Uint8Array, last: bool, f: impl FnOnce(&[u8]) -> T) -> (T, f64) {
+    /// reused between slices).
+    fn with_copy<T>(data: &Uint8Array, f: impl FnOnce(&[u8]) -> T) -> T {
         SCRATCH.with(|scratch| {
-            let t0 = js_sys::Date::now();
             let mut scratch = scratch.borrow_mut();
             scratch.clear();
             scratch.resize(data.length() as usize, 0);
             data.copy_to(&mut scratch[..]);
-            let copy_ms = js_sys::Date::now() - t0;
-            let r = f(&scratch);
-            if last && scratch.capacity() > 64 << 20 {
-                *scratch = Vec::new();
-            }
-            (r, copy_ms)
+            f(&scratch)
         })
     }
 
@@ -119,7 +113,7 @@ mod imp {
     /// and sends the parsed piece after the last.
     fn take_part_slice(name: &str, offset: u64, data: &Uint8Array) {
         let t0 = js_sys::Date::now();
-        let (received, _) = with_copy(data, false, |bytes| {
+        let received = with_copy(data, |bytes| {
             PART.with(|p| p.borrow_mut().as_mut().map(|job| job.receive(name, offset, bytes)))
         });
         PART.with(|p| {
@@ -132,6 +126,7 @@ mod imp {
             Some(Ok(false)) | None => {}
             Some(Ok(true)) => {
                 let Some(job) = PART.with(|p| p.borrow_mut().take()) else { return };
+                SCRATCH.with(|s| *s.borrow_mut() = Vec::new());
                 let name = job.name().to_string();
                 let piece = timed(&format!("part of {name}: finish"), || job.finish());
                 let bytes = timed("part: encode", || piece.encode());
@@ -155,7 +150,17 @@ mod imp {
     /// acknowledgement), and parses or opens the file after its last slice.
     fn take_slice(name: &str, offset: u64, size: u64, last: bool, data: &Uint8Array) {
         let t0 = js_sys::Date::now();
-        let (received, copy_ms) = with_copy(data, last, |bytes| with_session(|s| s.receive(name, offset, size, bytes, last)));
+        // The slice is copied from JavaScript straight into the file's
+        // buffer in wasm memory.
+        let mut copy_ms = 0.0;
+        let len = data.length() as usize;
+        let received = with_session(|s| {
+            s.receive_with(name, offset, size, len, last, |room| {
+                let t = js_sys::Date::now();
+                data.subarray(0, room.len() as u32).copy_to(room);
+                copy_ms = js_sys::Date::now() - t;
+            })
+        });
         SLICE_TIMES.with(|t| {
             let mut t = t.borrow_mut();
             if t.last_end > 0.0 && offset > 0 {
@@ -282,6 +287,11 @@ mod imp {
                     let beside = std::mem::take(&mut result.beside);
                     post_with(&FromWorker::Loaded(Box::new(result)), &beside.parts());
                 });
+            }
+            ToWorker::WarmUp => {
+                let reconciles = timed("warm up", reconscope::web::warm_up);
+                debug(&format!("warmed up on {reconciles} reconciles"));
+                post(&FromWorker::WarmedUp);
             }
             ToWorker::Inspect { reconcile } => {
                 let lines = SESSION.with(|s| s.borrow().as_ref().and_then(|s| s.lines(reconcile)));

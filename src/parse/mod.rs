@@ -250,26 +250,63 @@ impl StreamParser {
         self.tail.is_none_or(|t| self.head_len == t.from && t.at == self.bytes.len())
     }
 
-    /// Appends the next bytes of the file's head and parses what is complete.
+    /// Appends the next bytes of the file's head and parses what is
+    /// complete (bytes past a split file's head are dropped).
     pub fn push(&mut self, data: &[u8]) {
+        let n = self.tail.map_or(data.len(), |t| data.len().min(t.from - self.head_len));
+        let _ = self.write(self.head_len, &data[..n]);
+    }
+
+    /// Takes bytes at `offset` of the file: the next of its head (as
+    /// [`StreamParser::push`]) or, for a split file, the next of its tail.
+    pub fn write(&mut self, offset: usize, data: &[u8]) -> Result<(), OutOfOrder> {
+        let room = self.room(offset, data.len())?;
+        let n = room.len();
+        room.copy_from_slice(&data[..n]);
+        self.filled(offset, n);
+        Ok(())
+    }
+
+    /// Where the `len` bytes at `offset` of the file go, for a caller that
+    /// writes them in place (the browser worker copies a slice from
+    /// JavaScript straight there); then call [`StreamParser::filled`].
+    /// Shorter than `len` when the file would pass [`MAX_FILE_BYTES`] (the
+    /// rest is dropped, and a diagnostic says so).
+    pub fn room(&mut self, offset: usize, len: usize) -> Result<&mut [u8], OutOfOrder> {
+        let out_of_order = OutOfOrder { offset: offset as u64 };
+        let end = offset.checked_add(len).ok_or(out_of_order)?;
         match self.tail {
-            Some(t) => {
-                let n = data.len().min(t.from - self.head_len);
-                self.bytes[self.head_len..self.head_len + n].copy_from_slice(&data[..n]);
-                self.head_len += n;
-            }
-            None => {
+            // (Where the head ends and the tail begins, once the head is
+            // whole, bytes are the tail's.)
+            Some(t) if offset == t.at && end <= self.bytes.len() => Ok(&mut self.bytes[offset..end]),
+            Some(t) if offset == self.head_len && end <= t.from => Ok(&mut self.bytes[offset..end]),
+            None if offset == self.head_len => {
                 let room = MAX_FILE_BYTES - self.bytes.len();
-                if data.len() > room && self.diagnostics.is_empty() {
+                if len > room && self.diagnostics.is_empty() {
                     self.diagnostics.push(Diagnostic {
                         path: self.path.clone(),
                         line: None,
                         message: format!("file is over {MAX_FILE_BYTES} bytes; only the first {MAX_FILE_BYTES} are read"),
                     });
                 }
-                self.bytes.extend_from_slice(&data[..data.len().min(room)]);
-                self.head_len = self.bytes.len();
+                let end = offset + len.min(room);
+                self.bytes.resize(end, 0);
+                Ok(&mut self.bytes[offset..end])
             }
+            _ => Err(out_of_order),
+        }
+    }
+
+    /// The `len` bytes at `offset` that [`StreamParser::room`] gave are
+    /// written: takes them in, and parses what is complete.
+    pub fn filled(&mut self, offset: usize, len: usize) {
+        match &mut self.tail {
+            Some(t) if offset == t.at => {
+                t.at += len;
+                return;
+            }
+            Some(_) => self.head_len = offset + len,
+            None => self.head_len = self.bytes.len(),
         }
         if self.head_len - self.parsed_to < 2 * STREAM_PIECE_BYTES {
             return;
@@ -281,31 +318,6 @@ impl StreamParser {
                 self.parsed_to = cut;
                 self.pieces += 1;
             }
-        }
-    }
-
-    /// Takes bytes at `offset` of the file: the next of its head (as
-    /// [`StreamParser::push`]) or, for a split file, the next of its tail.
-    pub fn write(&mut self, offset: usize, data: &[u8]) -> Result<(), OutOfOrder> {
-        let out_of_order = OutOfOrder { offset: offset as u64 };
-        match &mut self.tail {
-            // (Where the head ends and the tail begins, once the head is
-            // whole, bytes are the tail's.)
-            Some(t) if offset == t.at => {
-                let end = offset.checked_add(data.len()).filter(|&e| e <= self.bytes.len()).ok_or(out_of_order)?;
-                self.bytes[offset..end].copy_from_slice(data);
-                t.at = end;
-                Ok(())
-            }
-            Some(t) if offset == self.head_len && offset + data.len() <= t.from => {
-                self.push(data);
-                Ok(())
-            }
-            None if offset == self.head_len => {
-                self.push(data);
-                Ok(())
-            }
-            _ => Err(out_of_order),
         }
     }
 

@@ -84,9 +84,13 @@ describe('landing page', { timeout: 120_000 }, () => {
       assert.equal(await page.locator('input[type=file]').count(), 1);
       assert.equal(await page.locator('input[type=file]').evaluate((el) => el.multiple), true);
       assert.equal(await page.getByTestId('drop-zone').count(), 1);
+      // The page starts its worker as it opens and warms it up (parsing
+      // and analyzing a small generated log), from this origin only.
+      await page.waitForSelector('[data-worker=warm]', { state: 'attached', timeout: 30_000 });
 
       await page.screenshot({ path: join(SCREENSHOTS, 'landing.png'), fullPage: true });
       await assertClean(page, seen);
+      assert.ok(seen.requests.some((url) => url.endsWith('/worker_bg.wasm')), 'the worker was started');
     } finally {
       await context.close();
     }
@@ -169,9 +173,21 @@ async function assertIncidentLoaded(page) {
 describe('loading and the timeline', { timeout: 180_000 }, () => {
   test('the example artifact (zip holding a tgz) through the file input: findings, timeline, inspector', async () => {
     const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    const steps = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'debug') steps.push(msg.text());
+    });
     try {
+      await page.waitForSelector('[data-worker=warm]', { state: 'attached', timeout: 30_000 });
+      const warmUps = () => steps.filter((s) => s.startsWith('reconscope worker: warm up ')).length;
+      const before = warmUps();
       await page.locator('input[type=file]').setInputFiles(EXAMPLE_ZIP);
       await assertIncidentLoaded(page);
+      // The load took the warm worker (no warm-up of its own); a second
+      // later a new one is warm for the next load.
+      assert.equal(warmUps(), before, steps.join('\n'));
+      await page.waitForSelector('[data-worker=warm]', { state: 'attached', timeout: 30_000 });
+      assert.equal(warmUps(), before + 1, steps.join('\n'));
       assert.match(await page.getByTestId('summary').innerText(), new RegExp(` ${incidentAnalysis().reconciles.length} reconciles `));
 
       // The chart, as a person sees it at 1280×800.

@@ -261,7 +261,7 @@ impl WorkerClient {
     }
 
     /// Whether this worker can take work (it started and has not failed).
-    fn usable(&self) -> bool {
+    pub fn usable(&self) -> bool {
         self.alive.get() && !self.gave_up.get()
     }
 

@@ -57,6 +57,8 @@ mod ui {
         DragLeave,
         Worker(FromWorker),
         Cancel,
+        /// Start (and warm up) a spare worker, if there is none.
+        SpawnSpare,
         Focus(u32),
         Inspect(u32),
         CloseInspector,
@@ -121,6 +123,13 @@ mod ui {
     pub struct App {
         ready: bool,
         client: Option<Rc<WorkerClient>>,
+        /// A worker started before it is needed and warmed up
+        /// ([`ToWorker::WarmUp`]), taken by the next load.
+        spare: Option<Rc<WorkerClient>>,
+        /// The spare has warmed up.
+        spare_warm: bool,
+        /// Starts the next spare a moment after a load (not during it).
+        spare_timer: Option<Timeout>,
         names: Vec<String>,
         dragging: bool,
         loading: Option<Loading>,
@@ -297,11 +306,12 @@ mod ui {
             if inputs.is_empty() {
                 return;
             }
-            let client = match WorkerClient::spawn(
-                ctx.link().callback(Msg::Worker),
-                ctx.link().callback(Msg::Failed),
-            ) {
-                Ok(c) => Rc::new(c),
+            // The spare worker, warmed up as the page opened, if it is
+            // still well; else a new one.
+            let spare = self.spare.take().filter(|c| c.usable());
+            self.spare_warm = false;
+            let client = match spare.map_or_else(|| self.spawn_worker(ctx), Ok) {
+                Ok(c) => c,
                 Err(e) => {
                     self.status = Some(e);
                     return;
@@ -343,6 +353,16 @@ mod ui {
                 self.timeline = Rc::new(layout(&l.analysis, &self.layout_opts));
                 self.chart_stale = Some(keep_view);
             }
+        }
+
+        fn spawn_worker(&self, ctx: &Context<Self>) -> Result<Rc<WorkerClient>, String> {
+            WorkerClient::spawn(ctx.link().callback(Msg::Worker), ctx.link().callback(Msg::Failed)).map(Rc::new)
+        }
+
+        /// Starts the next spare worker a second from now.
+        fn spare_later(&mut self, ctx: &Context<Self>) {
+            let link = ctx.link().clone();
+            self.spare_timer = Some(Timeout::new(1_000, move || link.send_message(Msg::SpawnSpare)));
         }
 
         fn on_loaded(&mut self, r: reconscope::web::LoadResult) {
@@ -419,9 +439,13 @@ mod ui {
                     });
                 }));
             }
+            ctx.link().send_message(Msg::SpawnSpare);
             App {
                 ready: false,
                 client: None,
+                spare: None,
+                spare_warm: false,
+                spare_timer: None,
                 names: Vec::new(),
                 dragging: false,
                 loading: None,
@@ -463,6 +487,17 @@ mod ui {
         fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
             match msg {
                 Msg::Ready => self.ready = true,
+                Msg::SpawnSpare => {
+                    self.spare_timer = None;
+                    if self.spare.as_ref().is_some_and(|c| c.usable()) || self.loading.is_some() {
+                        return false;
+                    }
+                    self.spare_warm = false;
+                    self.spare = self.spawn_worker(ctx).ok();
+                    if let Some(c) = &self.spare {
+                        c.send(&ToWorker::WarmUp);
+                    }
+                }
                 Msg::Chosen(inputs) => self.start_load(ctx, inputs),
                 Msg::PickFolder => {
                     // A second <input type=file> made on the fly, never in
@@ -499,6 +534,7 @@ mod ui {
                     if self.loading.is_some() {
                         self.client = None;
                         self.loading = None;
+                        self.spare_later(ctx);
                     }
                     self.status = Some(e);
                 }
@@ -511,6 +547,7 @@ mod ui {
                 Msg::DragLeave => self.dragging = false,
                 Msg::Worker(m) => match m {
                     FromWorker::Ready => return false,
+                    FromWorker::WarmedUp => self.spare_warm = true,
                     // (Only a helper sends pieces; the client passes them on.)
                     FromWorker::Part { .. } => return false,
                     FromWorker::Progress(p) => match &mut self.loading {
@@ -520,6 +557,7 @@ mod ui {
                     FromWorker::Loaded(r) => {
                         let t0 = now_ms();
                         self.on_loaded(*r);
+                        self.spare_later(ctx);
                         web_sys::console::debug_1(&format!("reconscope app: on_loaded {:.0} ms", now_ms() - t0).into());
                     }
                     FromWorker::Lines(lines) => match &mut self.inspector {
@@ -547,6 +585,7 @@ mod ui {
                 Msg::Cancel => {
                     self.reset();
                     self.status = Some("Cancelled.".into());
+                    self.spare_later(ctx);
                 }
                 Msg::Focus(f) => {
                     self.focus = Some(f);
@@ -805,7 +844,7 @@ mod ui {
             let compact = self.loaded.is_some() || self.loading.is_some();
             let drop_class = classes!("drop-zone", self.dragging.then_some("dragging"), compact.then_some("compact"));
             html! {
-                <main class="app" data-testid={self.ready.then_some("app-ready")}>
+                <main class="app" data-testid={self.ready.then_some("app-ready")} data-worker={self.spare_warm.then_some("warm")}>
                     <header class="top">
                         <h1>{ "reconscope" }</h1>
                         <p class="privacy" data-testid="privacy">
