@@ -1172,21 +1172,29 @@ mod tests {
         r.files.iter().map(|f| (f.path.clone(), f.records)).collect()
     }
 
-    #[test]
-    fn slices_give_what_whole_files_give() {
+    /// 3000 lines of 1000 reconciles, each line `line` (a format string
+    /// with the time's `{s}` seconds and `{i}` micros and the reconcile's
+    /// `{r}`), and the example artifact; and the two as one session loads
+    /// them whole.
+    fn log_and_zip(line: impl Fn(usize, usize, usize) -> String) -> (Vec<u8>, Vec<u8>, LoadResult) {
         let mut log = Vec::new();
         for i in 0..3000 {
-            log.extend_from_slice(
-                format!("2026-05-26T16:21:{:02}.{i:06}Z\tINFO\tctrl\tReconciling\t{{\"reconcileID\": \"r{}\"}}\n", i % 60, i / 3)
-                    .as_bytes(),
-            );
+            log.extend_from_slice(line(i % 60, i, i / 3).as_bytes());
         }
         let zip = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/example/cozyreport.zip")).unwrap();
-        let total = (log.len() + zip.len()) as u64;
-        let mut whole = Session::new(2, total);
+        let mut whole = Session::new(2, (log.len() + zip.len()) as u64);
         whole.add("a.log", log.clone());
         whole.add("c.zip", zip.clone());
         let whole = whole.finish();
+        (log, zip, whole)
+    }
+
+    #[test]
+    fn slices_give_what_whole_files_give() {
+        let (log, zip, whole) = log_and_zip(|s, i, r| {
+            format!("2026-05-26T16:21:{s:02}.{i:06}Z\tINFO\tctrl\tReconciling\t{{\"reconcileID\": \"r{r}\"}}\n")
+        });
+        let total = (log.len() + zip.len()) as u64;
         for slice in [1000, 7777, 1 << 20] {
             let mut s = Session::new(2, total);
             let r = send(&mut s, "a.log", &log, slice);
@@ -1251,19 +1259,10 @@ mod tests {
 
     #[test]
     fn split_files_give_what_whole_files_give() {
-        let mut log = Vec::new();
-        for i in 0..3000 {
-            log.extend_from_slice(
-                format!("2026-05-26T16:21:{:02}.{i:06}Z\tERROR\tctrl\tReconciler error\t{{\"reconcileID\": \"r{}\"}}\nmain.f()\n\t/m.go:1 +0x1\n", i % 60, i / 3)
-                    .as_bytes(),
-            );
-        }
-        let zip = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/example/cozyreport.zip")).unwrap();
+        let (log, zip, whole) = log_and_zip(|s, i, r| {
+            format!("2026-05-26T16:21:{s:02}.{i:06}Z\tERROR\tctrl\tReconciler error\t{{\"reconcileID\": \"r{r}\"}}\nmain.f()\n\t/m.go:1 +0x1\n")
+        });
         let total = (log.len() + zip.len()) as u64;
-        let mut whole = Session::new(2, total);
-        whole.add("a.log", log.clone());
-        whole.add("c.zip", zip.clone());
-        let whole = whole.finish();
         for (tail_from, slice, helper_fails) in [(log.len() / 2, 7777, false), (1, 1 << 20, false), (log.len() - 1, 1000, false), (log.len() / 3, 5000, true)] {
             let mut s = Session::new(2, total);
             let r = send_split(&mut s, "a.log", &log, tail_from, slice, helper_fails);

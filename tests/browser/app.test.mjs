@@ -374,6 +374,18 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
   });
 });
 
+/**
+ * Presses Copy Markdown and returns the report: from the clipboard, or from
+ * the field the page shows when the clipboard is not allowed.
+ */
+async function copyMarkdown(page) {
+  await page.getByTestId('copy-markdown').click();
+  await page.waitForFunction(() => /Markdown|report/.test(document.querySelector('[data-testid=share-notice]')?.textContent ?? ''));
+  return (await page.getByTestId('share-field').count()) > 0
+    ? page.getByTestId('share-field').inputValue()
+    : page.evaluate(() => navigator.clipboard.readText());
+}
+
 /** Drops the example artifact on the page, as a person would. */
 async function dropExample(page) {
   await page.locator('h1').evaluate(async (h1) => {
@@ -500,12 +512,7 @@ describe('sharing and export', { timeout: 180_000 }, () => {
       const png = readFileSync(await dl.path());
       assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-      await page.getByTestId('copy-markdown').click();
-      await page.waitForFunction(() => /Markdown|report/.test(document.querySelector('[data-testid=share-notice]')?.textContent ?? ''));
-      const md =
-        (await page.getByTestId('share-field').count()) > 0
-          ? await page.getByTestId('share-field').inputValue()
-          : await page.evaluate(() => navigator.clipboard.readText());
+      const md = await copyMarkdown(page);
       assert.ok(md.includes('| stalled-worker |'), md.slice(0, 400));
       await assertClean(page, seen);
     } finally {
@@ -752,12 +759,7 @@ describe('big logs', { timeout: 300_000 }, () => {
       }
       // The Markdown report's tables (findings, slowest reconciles,
       // elections, counts) are the CLI's, row for row.
-      await page.getByTestId('copy-markdown').click();
-      await page.waitForFunction(() => /Markdown|report/.test(document.querySelector('[data-testid=share-notice]')?.textContent ?? ''));
-      const md =
-        (await page.getByTestId('share-field').count()) > 0
-          ? await page.getByTestId('share-field').inputValue()
-          : await page.evaluate(() => navigator.clipboard.readText());
+      const md = await copyMarkdown(page);
       const rows = (text) => text.split('\n').filter((l) => l.startsWith('|'));
       assert.ok(rows(cliMarkdown).length > 10);
       assert.deepEqual(rows(md), rows(cliMarkdown));
