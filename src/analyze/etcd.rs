@@ -2,6 +2,7 @@
 //! etcd client warnings.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use crate::analyze::model::{ClientWarning, Election, RecordRef};
 use crate::analyze::reconciles::time_of;
@@ -99,37 +100,39 @@ fn cluster_of(path: &str) -> String {
     }
 }
 
-/// Finds every cluster's elections and every etcd client warning.
-pub fn analyze(files: &[ParsedFile]) -> (Vec<Election>, Vec<ClientWarning>) {
+/// Whether a record whose raw message is `raw` may be a raft or etcd
+/// client line: the cheap look that picks the records [`analyze`] reads.
+pub fn may_matter(raw: &[u8]) -> bool {
+    static TERM: LazyLock<memchr::memmem::Finder<'static>> = LazyLock::new(|| memchr::memmem::Finder::new(b" term"));
+    TERM.find(raw).is_some() || raw.starts_with(b"leadership transfer") || raw == b"retrying of unary invoker failed"
+}
+
+/// Finds every cluster's elections and every etcd client warning among
+/// `records`: every timed record whose message [`may_matter`], in file
+/// order. (The analysis picks them out in its one pass over every record,
+/// [`crate::analyze::reconciles::build`]: a pass of its own over a big
+/// log's messages cost more than all the rest of this.)
+pub fn analyze(files: &[ParsedFile], records: &[RecordRef]) -> (Vec<Election>, Vec<ClientWarning>) {
     let mut by_cluster: BTreeMap<String, Vec<Event>> = BTreeMap::new();
     let mut warnings = Vec::new();
-    let term = memchr::memmem::Finder::new(b" term");
-    for (fi, f) in files.iter().enumerate() {
-        let cluster = cluster_of(&f.path);
-        for (ri, r) in f.records.iter().enumerate() {
-            let raw = f.span_bytes(r.message);
-            // Only raft and client lines matter: a cheap look first.
-            let relevant = term.find(raw).is_some()
-                || raw.starts_with(b"leadership transfer")
-                || raw == b"retrying of unary invoker failed";
-            if !relevant {
-                continue;
-            }
-            let Some(t) = time_of(r) else { continue };
-            let msg = f.message(r);
-            if msg == "retrying of unary invoker failed" {
-                warnings.push(ClientWarning {
-                    time: t,
-                    target: f.field(r, "target").map(|s| s.into_owned()),
-                    attempt: f.field(r, "attempt").and_then(|s| s.parse().ok()),
-                    error: f.field(r, "error").map(|s| s.into_owned()),
-                    record: RecordRef { file: fi as u32, record: ri as u32 },
-                });
-                continue;
-            }
-            if let Some((member, kind, term, other)) = classify(&msg) {
-                by_cluster.entry(cluster.clone()).or_default().push(Event { time: t, member, kind, term, other });
-            }
+    let clusters: Vec<String> = files.iter().map(|f| cluster_of(&f.path)).collect();
+    for &rr in records {
+        let f = &files[rr.file as usize];
+        let r = &f.records[rr.record as usize];
+        let Some(t) = time_of(r) else { continue };
+        let msg = f.message(r);
+        if msg == "retrying of unary invoker failed" {
+            warnings.push(ClientWarning {
+                time: t,
+                target: f.field(r, "target").map(|s| s.into_owned()),
+                attempt: f.field(r, "attempt").and_then(|s| s.parse().ok()),
+                error: f.field(r, "error").map(|s| s.into_owned()),
+                record: rr,
+            });
+            continue;
+        }
+        if let Some((member, kind, term, other)) = classify(&msg) {
+            by_cluster.entry(clusters[rr.file as usize].clone()).or_default().push(Event { time: t, member, kind, term, other });
         }
     }
     let by_cluster = merge_by_members(by_cluster);

@@ -1,10 +1,13 @@
 //! Where reconciles, elections and lifecycles become findings: each with
 //! one sentence a person can paste into an issue.
 
+use std::sync::LazyLock;
 
-use crate::analyze::model::{Analysis, Finding, FindingKind, Outcome, Reconcile, Severity};
+use memchr::memmem;
+
+use crate::analyze::model::{Analysis, Finding, FindingKind, Outcome, Severity};
 use crate::analyze::AnalyzeOptions;
-use crate::model::{ParsedFile, Timestamp};
+use crate::model::{Field, ParsedFile, Record, Timestamp, ValueKind};
 use crate::time::NANOS_PER_SEC;
 
 pub use crate::time::human_duration;
@@ -45,14 +48,50 @@ fn election_clause(a: &Analysis, els: &[usize]) -> String {
     format!("; it overlaps {}", describe_elections(a, els))
 }
 
+/// The reconciles sorted out in one pass for the finders, which each made
+/// passes of their own over all of them (one per controller instance,
+/// even): on a big log a pass cost more than a finder's own work.
+struct Index {
+    /// Each instance's reconciles, in index order.
+    by_controller: Vec<Vec<Ends>>,
+    /// Failed reconciles, in index order.
+    failed: Vec<usize>,
+}
+
+/// What the stall search reads of every reconcile, together: sorts and
+/// searches that look it up in the reconciles read far away in memory.
+/// Ordered by end, then start, then index.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Ends {
+    last: Timestamp,
+    first: Timestamp,
+    i: usize,
+    lane: u32,
+}
+
+impl Index {
+    fn of(a: &Analysis) -> Index {
+        let mut by_controller = vec![Vec::new(); a.controllers.len()];
+        let mut failed = Vec::new();
+        for (i, r) in a.reconciles.iter().enumerate() {
+            by_controller[r.controller].push(Ends { last: r.last, first: r.first, i, lane: r.lane });
+            if r.outcome == Outcome::Error {
+                failed.push(i);
+            }
+        }
+        Index { by_controller, failed }
+    }
+}
+
 pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
     let mut out = Vec::new();
-    stalled_workers(a, opts, &mut out);
-    expired_contexts(a, files, opts, &mut out);
+    let Index { by_controller, failed } = Index::of(a);
+    stalled_workers(a, by_controller, opts, &mut out);
+    expired_contexts(a, &failed, files, opts, &mut out);
     stuck_deletions(a, opts, &mut out);
     slow_reconciles(a, opts, &mut out);
     hot_loops(a, opts, &mut out);
-    error_bursts(a, &mut out);
+    error_bursts(a, &failed, &mut out);
     // Any other finding whose window overlaps an election gets an
     // election-overlap finding of its own, naming both.
     let mut extra = Vec::new();
@@ -79,26 +118,33 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
 
 /// A worker lane that ended no reconcile for far longer than usual and than
 /// the reconcile timeout, while work was pending.
-fn stalled_workers(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
-    for (ci, c) in a.controllers.iter().enumerate() {
-        let mut mine: Vec<usize> = (0..a.reconciles.len()).filter(|&i| a.reconciles[i].controller == ci).collect();
-        mine.sort_by_key(|&i| (a.reconciles[i].last, a.reconciles[i].first));
-        if mine.len() < 3 {
+/// `by_controller`: each instance's reconciles (see [`Index`]).
+fn stalled_workers(a: &Analysis, by_controller: Vec<Vec<Ends>>, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
+    for ((ci, c), mut by_end) in a.controllers.iter().enumerate().zip(by_controller) {
+        // By end, then start (the index breaks ties as a stable sort would
+        // of reconciles in index order). Nearly sorted already, which the
+        // stable sort makes use of.
+        by_end.sort();
+        if by_end.len() < 3 {
             continue;
         }
-        // The instance's normal gap between reconcile ends.
-        let mut gaps: Vec<i64> = mine.windows(2).map(|w| a.reconciles[w[1]].last.nanos - a.reconciles[w[0]].last.nanos).collect();
-        gaps.sort_unstable();
-        let normal = gaps[gaps.len() / 2].max(NANOS_PER_SEC);
+        // The instance's normal gap between reconcile ends: the median.
+        let mut gaps: Vec<i64> = by_end.windows(2).map(|w| w[1].last.nanos - w[0].last.nanos).collect();
+        let mid = gaps.len() / 2;
+        let normal = (*gaps.select_nth_unstable(mid).1).max(NANOS_PER_SEC);
         let threshold = (normal * 20).max(opts.reconcile_timeout_nanos * 2);
-        for lane in 0..c.workers {
-            let lane_rs: Vec<usize> = mine.iter().copied().filter(|&i| a.reconciles[i].lane == lane).collect();
+        // Each lane's reconciles in that order (every lane is below `workers`).
+        let mut by_lane: Vec<Vec<Ends>> = vec![Vec::new(); c.workers as usize];
+        for e in &by_end {
+            by_lane[e.lane as usize].push(*e);
+        }
+        for (lane, lane_rs) in by_lane.iter().enumerate() {
             for w in lane_rs.windows(2) {
-                let (prev, next) = (&a.reconciles[w[0]], &a.reconciles[w[1]]);
-                let gap = next.last.nanos - prev.last.nanos;
+                let gap = w[1].last.nanos - w[0].last.nanos;
                 if gap <= threshold {
                     continue;
                 }
+                let (prev, next) = (&a.reconciles[w[0].i], &a.reconciles[w[1].i]);
                 // The reconcile that ends the gap must have been in flight
                 // during it: its first line came late, or it ran long.
                 // Otherwise the worker was idle, not stuck.
@@ -106,20 +152,13 @@ fn stalled_workers(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
                 if !held_long {
                     continue;
                 }
-                // Work was pending: regular reconciles before, or a burst after.
-                let before = mine.iter().filter(|&&i| {
-                    let t = a.reconciles[i].last.nanos;
-                    t <= prev.last.nanos && prev.last.nanos - t <= 10 * 60 * NANOS_PER_SEC
-                });
-                let before = before.count();
-                let after: Vec<usize> = mine
-                    .iter()
-                    .copied()
-                    .filter(|&i| {
-                        let r = &a.reconciles[i];
-                        r.last > next.last && r.last.nanos - next.last.nanos <= 60 * NANOS_PER_SEC
-                    })
-                    .collect();
+                // Work was pending: regular reconciles before (ending in the
+                // 10 minutes up to `prev`'s end), or a burst after (ending
+                // after `next`, within a minute): stretches of `by_end`.
+                let ends_by = |t: i64| by_end.partition_point(|e| e.last.nanos <= t);
+                let before = ends_by(prev.last.nanos) - by_end.partition_point(|e| e.last.nanos < prev.last.nanos - 10 * 60 * NANOS_PER_SEC);
+                let after_from = by_end.partition_point(|e| e.last <= next.last);
+                let after: Vec<usize> = by_end[after_from..ends_by(next.last.nanos + 60 * NANOS_PER_SEC).max(after_from)].iter().map(|e| e.i).collect();
                 if before < 3 && after.len() < 3 {
                     continue;
                 }
@@ -165,7 +204,7 @@ fn stalled_workers(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
                     object: next.object.as_deref().cloned(),
                     start,
                     end,
-                    reconciles: std::iter::once(w[1]).chain(after.iter().copied()).collect(),
+                    reconciles: std::iter::once(w[1].i).chain(after.iter().copied()).collect(),
                     elections: els,
                     message,
                 });
@@ -174,13 +213,40 @@ fn stalled_workers(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
     }
 }
 
+/// Whether text says a deadline passed.
 fn is_deadline(s: &str) -> bool {
-    s.contains("context deadline exceeded") || s.contains("DeadlineExceeded")
+    has_deadline_words(s.as_bytes())
+}
+
+/// `context deadline exceeded` or `DeadlineExceeded` in bytes (searchers
+/// made once: `str::contains` makes one a call).
+fn has_deadline_words(b: &[u8]) -> bool {
+    static WORDS: LazyLock<[memmem::Finder<'static>; 2]> =
+        LazyLock::new(|| [memmem::Finder::new("context deadline exceeded"), memmem::Finder::new("DeadlineExceeded")]);
+    WORDS.iter().any(|w| w.find(b).is_some())
+}
+
+/// [`is_deadline`] of a message's or field value's text, searched in its
+/// bytes: decoding them (a UTF-8 check, a copy for escapes) cost more than
+/// the search, for every record of every failed reconcile. The words are
+/// ASCII, which lossy decoding neither makes nor breaks; a JSON escape can,
+/// so escaped text is decoded.
+fn deadline_in(raw: &[u8], kind: ValueKind) -> bool {
+    if kind == ValueKind::JsonString && memchr::memchr(b'\\', raw).is_some() {
+        return is_deadline(&crate::parse::json::unescape(raw));
+    }
+    has_deadline_words(raw)
+}
+
+/// Whether a record's message or `error` field says a deadline passed.
+fn says_deadline(f: &ParsedFile, r: &Record) -> bool {
+    let error = || f.fields(r).iter().find(|fl| f.span_bytes(fl.key) == b"error");
+    deadline_in(f.span_bytes(r.message), r.message_kind) || error().is_some_and(|fl: &Field| deadline_in(f.span_bytes(fl.value), fl.kind))
 }
 
 /// A reconcile that failed on a deadline far sooner than the timeout: its
 /// context had already expired when it started.
-fn expired_contexts(a: &Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
+fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
     // Client warnings that report a deadline, by where they are in the files.
     let mut deadline_warnings: Vec<(crate::analyze::RecordRef, usize)> = a
         .client_warnings
@@ -190,10 +256,8 @@ fn expired_contexts(a: &Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, o
         .map(|(i, w)| (w.record, i))
         .collect();
     deadline_warnings.sort_unstable();
-    for (i, r) in a.reconciles.iter().enumerate() {
-        if r.outcome != Outcome::Error {
-            continue;
-        }
+    for &i in failed {
+        let r = &a.reconciles[i];
         // Ran long (its latent start says so): a real timeout, not this.
         if let Some(ls) = r.latent_start {
             if r.first.nanos - ls.nanos > opts.reconcile_timeout_nanos / 10 {
@@ -206,8 +270,7 @@ fn expired_contexts(a: &Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, o
         for rr in a.records_of(r) {
             let f = &files[rr.file as usize];
             let rec = &f.records[rr.record as usize];
-            let hit = is_deadline(&f.message(rec)) || f.field(rec, "error").is_some_and(|e| is_deadline(&e));
-            if hit {
+            if says_deadline(f, rec) {
                 deadline_at = super::reconciles::time_of(rec);
                 break;
             }
@@ -344,41 +407,44 @@ fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
 
 fn hot_loops(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
     // Reconciles share their object: group by its address, then order the
-    // groups by controller and object so findings come out the same way.
-    let mut by_obj: rustc_hash::FxHashMap<(usize, usize), Vec<usize>> = Default::default();
+    // groups by controller and object (and first reconcile, for objects
+    // equal but not shared) so findings come out the same way. Each
+    // reconcile's start is kept beside it, for the sort and the windows.
+    let mut by_obj: rustc_hash::FxHashMap<(usize, usize), Vec<(Timestamp, usize)>> = Default::default();
     for (i, r) in a.reconciles.iter().enumerate() {
         if let Some(o) = &r.object {
-            by_obj.entry((r.controller, std::sync::Arc::as_ptr(o) as usize)).or_default().push(i);
+            by_obj.entry((r.controller, std::sync::Arc::as_ptr(o) as usize)).or_default().push((r.first, i));
         }
     }
-    let mut groups: Vec<(usize, &crate::analyze::ObjectRef, Vec<usize>)> =
-        by_obj.into_values().filter_map(|rs| Some((a.reconciles[rs[0]].controller, a.reconciles[rs[0]].object.as_deref()?, rs))).collect();
-    groups.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    let mut groups: Vec<_> =
+        by_obj.into_values().filter_map(|rs| Some((a.reconciles[rs[0].1].controller, a.reconciles[rs[0].1].object.as_deref()?, rs))).collect();
+    groups.sort_by(|x, y| (x.0, x.1, x.2[0].1).cmp(&(y.0, y.1, y.2[0].1)));
     for (ci, obj, mut rs) in groups {
-        rs.sort_by_key(|&i| a.reconciles[i].first);
+        // By start (the index breaks ties as a stable sort would).
+        rs.sort_unstable();
         let limit = opts.hot_loop_per_minute as usize;
         let mut j = 0;
         let mut i = 0;
         while i < rs.len() {
-            while a.reconciles[rs[i]].first.nanos - a.reconciles[rs[j]].first.nanos > 60 * NANOS_PER_SEC {
+            while rs[i].0.nanos - rs[j].0.nanos > 60 * NANOS_PER_SEC {
                 j += 1;
             }
             if i - j + 1 > limit {
                 // The whole minute from the window's start.
                 let mut k = i;
-                while k + 1 < rs.len() && a.reconciles[rs[k + 1]].first.nanos - a.reconciles[rs[j]].first.nanos <= 60 * NANOS_PER_SEC {
+                while k + 1 < rs.len() && rs[k + 1].0.nanos - rs[j].0.nanos <= 60 * NANOS_PER_SEC {
                     k += 1;
                 }
-                let (s, e) = (a.reconciles[rs[j]].first, a.reconciles[rs[k]].last);
+                let (s, e) = (rs[j].0, a.reconciles[rs[k].1].last);
                 out.push(Finding {
                     blocked: None,
                     kind: FindingKind::HotLoop,
                     severity: Severity::Warning,
                     controller: Some(ci),
-                    object: a.reconciles[rs[k]].object.as_deref().cloned(),
+                    object: a.reconciles[rs[k].1].object.as_deref().cloned(),
                     start: s,
                     end: e,
-                    reconciles: rs[j..=k].to_vec(),
+                    reconciles: rs[j..=k].iter().map(|&(_, i)| i).collect(),
                     elections: overlapping(a, s, e),
                     message: format!("{obj} was reconciled {} times within a minute from {} (more than {limit} a minute).", k - j + 1, clock(s)),
                 });
@@ -392,23 +458,29 @@ fn hot_loops(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
 }
 
 /// Many failed reconciles of one instance within a minute.
-fn error_bursts(a: &Analysis, out: &mut Vec<Finding>) {
+fn error_bursts(a: &Analysis, failed: &[usize], out: &mut Vec<Finding>) {
     const MIN_ERRORS: usize = 10;
-    for ci in 0..a.controllers.len() {
-        let mut errs: Vec<&Reconcile> = a.reconciles.iter().filter(|r| r.controller == ci && r.outcome == Outcome::Error).collect();
-        errs.sort_by_key(|r| r.last);
+    // Each instance's failed reconciles' ends.
+    let mut ends: Vec<Vec<(Timestamp, usize)>> = vec![Vec::new(); a.controllers.len()];
+    for &i in failed {
+        let r = &a.reconciles[i];
+        ends[r.controller].push((r.last, i));
+    }
+    for (ci, mut errs) in ends.into_iter().enumerate() {
+        // By end (the index breaks ties as a stable sort would).
+        errs.sort_unstable();
         let mut j = 0;
         let mut i = 0;
         while i < errs.len() {
-            while errs[i].last.nanos - errs[j].last.nanos > 60 * NANOS_PER_SEC {
+            while errs[i].0.nanos - errs[j].0.nanos > 60 * NANOS_PER_SEC {
                 j += 1;
             }
             if i - j + 1 >= MIN_ERRORS {
                 let mut k = i;
-                while k + 1 < errs.len() && errs[k + 1].last.nanos - errs[j].last.nanos <= 60 * NANOS_PER_SEC {
+                while k + 1 < errs.len() && errs[k + 1].0.nanos - errs[j].0.nanos <= 60 * NANOS_PER_SEC {
                     k += 1;
                 }
-                let (s, e) = (errs[j].last, errs[k].last);
+                let (s, e) = (errs[j].0, errs[k].0);
                 out.push(Finding {
                     blocked: None,
                     kind: FindingKind::ErrorBurst,

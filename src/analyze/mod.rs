@@ -50,8 +50,10 @@ impl Default for AnalyzeOptions {
 /// diagnostics; the analysis itself never fails.
 pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let (built, (elections, client_warnings)) = both(|| reconciles::build(files, opts), || etcd::analyze(files));
-    let reconciles::Built { controllers, reconciles, record_refs, deletions } = built;
+    // The reconciles' pass over every record also picks out the few that
+    // the etcd analysis reads: one pass over a big log instead of two.
+    let reconciles::Built { controllers, reconciles, record_refs, deletions, etcd_records } = reconciles::build(files, opts);
+    let (elections, client_warnings) = etcd::analyze(files, &etcd_records);
     let objects = objects::build(files, &reconciles, &deletions, &mut diags);
     let mut a = Analysis {
         controllers,
@@ -68,20 +70,4 @@ pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Di
     findings::find(&mut a, files, opts);
     goroutines::link(&mut a);
     (a, diags)
-}
-
-/// Runs two independent parts of the analysis at once (one thread each
-/// natively; one after the other in wasm).
-#[cfg(not(target_arch = "wasm32"))]
-fn both<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
-    std::thread::scope(|s| {
-        let hb = s.spawn(b);
-        let ra = a();
-        (ra, hb.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-    })
-}
-
-#[cfg(target_arch = "wasm32")]
-fn both<A, B>(a: impl FnOnce() -> A, b: impl FnOnce() -> B) -> (A, B) {
-    (a(), b())
 }

@@ -1,14 +1,15 @@
 //! Where records become reconciles, and reconciles find their controller
 //! instance and worker lane.
 
+use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::analyze::model::{ControllerInstance, ObjectRef, Outcome, Reconcile, RecordRef};
-use crate::analyze::AnalyzeOptions;
-use crate::model::{Level, ParsedFile, Record, Timestamp};
+use crate::analyze::{etcd, AnalyzeOptions};
+use crate::model::{Field, Level, ParsedFile, Record, Timestamp};
 
 /// controller-runtime's own messages: they occur in every controller's
 /// reconciles, so they say nothing about which instance a reconcile is.
@@ -25,17 +26,16 @@ fn is_runtime_message(m: &str) -> bool {
     RUNTIME_MESSAGES.iter().any(|p| m.starts_with(p))
 }
 
-/// A reconcile while it is being gathered.
+/// What a reconcile needs while it is gathered, beside its [`Reconcile`]
+/// (which is filled in place as its lines arrive).
 struct Draft {
     controller_name: Arc<str>,
+    /// The interned controller name's number (see [`Gather::strings`]):
+    /// equal names share one.
+    name_id: u32,
     group: Option<Arc<str>>,
-    kind: Option<Arc<str>>,
-    object: Option<Arc<ObjectRef>>,
-    first: Timestamp,
-    last: Timestamp,
-    /// The first error line: where, and its text.
-    error: Option<(RecordRef, String)>,
-    requeue: bool,
+    /// Its first line is an error (see [`lay_out_lanes`]).
+    opens_with_error: bool,
 }
 
 /// Interns normalised messages: each distinct (message, object name) pair
@@ -44,7 +44,7 @@ struct Draft {
 struct Vocab<'a> {
     /// By raw message: the same text is the same word, whichever object's
     /// name it was normalised with first.
-    raw: HashMap<&'a [u8], u32>,
+    raw: HashMap<Bytes<'a>, Raw>,
     ids: HashMap<String, u32>,
     words: Vec<String>,
     /// controller-runtime's own message.
@@ -53,6 +53,34 @@ struct Vocab<'a> {
     requeue: Vec<bool>,
     /// The message is a step of a deletion (see [`Deletion`]).
     deletion: Vec<Option<Deletion>>,
+}
+
+/// Bytes as a hash key (or a field name), compared eight at a time: slice
+/// equality calls `memcmp`, which wasm runs a byte at a time, and every
+/// reconcile line's message is looked up (`memcmp` was a sixth of the
+/// analysis in wasm).
+#[derive(Clone, Copy, Hash)]
+struct Bytes<'a>(&'a [u8]);
+
+impl PartialEq for Bytes<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        if self.0.len() != other.0.len() {
+            return false;
+        }
+        let (a, b) = (self.0.chunks_exact(8), other.0.chunks_exact(8));
+        let word = |c: &[u8]| u64::from_le_bytes(c.try_into().unwrap_or_default());
+        a.remainder().iter().eq(b.remainder()) && a.zip(b).all(|(x, y)| word(x) == word(y))
+    }
+}
+
+impl Eq for Bytes<'_> {}
+
+/// What a distinct raw message is.
+#[derive(Clone, Copy)]
+struct Raw {
+    word: u32,
+    /// The etcd analysis reads it (see [`etcd::may_matter`]).
+    etcd: bool,
 }
 
 /// A log line that marks a step of an object's deletion.
@@ -96,14 +124,16 @@ impl<'a> Vocab<'a> {
         w
     }
 
-    fn word(&mut self, f: &ParsedFile, r: &'a Record, raw: &'a [u8], name: Option<&str>) -> u32 {
-        if let Some(&w) = self.raw.get(raw) {
+    /// The word of a raw message (normalised with the object's `name` when
+    /// its text is new).
+    fn word(&mut self, f: &ParsedFile, r: &'a Record, raw: &'a [u8], name: Option<&str>) -> Raw {
+        if let Some(&w) = self.raw.get(&Bytes(raw)) {
             return w;
         }
         let norm = normalise(&f.message(r), name);
         let requeue = norm.contains("requeue") || norm.contains("enqueuing back");
-        let w = self.add(norm, requeue);
-        self.raw.insert(raw, w);
+        let w = Raw { word: self.add(norm, requeue), etcd: etcd::may_matter(raw) };
+        self.raw.insert(Bytes(raw), w);
         w
     }
 }
@@ -112,28 +142,46 @@ pub fn time_of(r: &Record) -> Option<Timestamp> {
     r.time.or(r.collected)
 }
 
-/// The 128 bits of a UUID written `8-4-4-4-12` in hex, or `None`.
-fn uuid_bits(s: &[u8]) -> Option<u128> {
-    if s.len() != 36 {
+/// Eight ASCII hex digits, the first in the lowest byte, as the number they
+/// write; `None` if any byte is not a hex digit. SWAR: all eight bytes at
+/// once in one 64-bit word (every record of a reconcile is looked up by its
+/// UUID, and a loop over its digits was a large part of the analysis).
+fn hex8(b: [u8; 8]) -> Option<u64> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x80 * ONES;
+    let x = u64::from_le_bytes(b);
+    // The high bit of each byte of `at_least(v, lo)`: that byte of `v` is
+    // `>= lo`. Exact for bytes below 0x80 (no carry crosses a byte), which
+    // is checked first.
+    let at_least = |v: u64, lo: u8| v.wrapping_add(u64::from(0x80 - lo) * ONES) & HIGH;
+    let digit = at_least(x, b'0') & !at_least(x, b'9' + 1);
+    // Lower case folds `A-F` onto `a-f`; it also folds control bytes onto
+    // `0-9`, hence digits are tested on `x` itself.
+    let lower = x | (0x20 * ONES);
+    let letter = at_least(lower, b'a') & !at_least(lower, b'f' + 1);
+    if x & HIGH != 0 || (digit | letter) != HIGH {
         return None;
     }
-    let mut v: u128 = 0;
-    for (i, &b) in s.iter().enumerate() {
-        if matches!(i, 8 | 13 | 18 | 23) {
-            if b != b'-' {
-                return None;
-            }
-            continue;
-        }
-        let d = match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'f' => b - b'a' + 10,
-            b'A'..=b'F' => b - b'A' + 10,
-            _ => return None,
-        };
-        v = v << 4 | d as u128;
+    // Each byte's value (letters: low nibble + 9), then pairs of nibbles,
+    // pairs of bytes and pairs of 16-bit halves put together, first digit
+    // most significant.
+    let v = (x & (0x0f * ONES)) + (letter >> 7) * 9;
+    let v = (v << 4 | v >> 8) & 0x00ff_00ff_00ff_00ff;
+    let v = (v << 8 | v >> 16) & 0x0000_ffff_0000_ffff;
+    Some((v << 16 | v >> 32) & 0xffff_ffff)
+}
+
+/// The 128 bits of a UUID written `8-4-4-4-12` in hex, or `None`.
+fn uuid_bits(s: &[u8]) -> Option<u128> {
+    let s: &[u8; 36] = s.try_into().ok()?;
+    if s[8] != b'-' || s[13] != b'-' || s[18] != b'-' || s[23] != b'-' {
+        return None;
     }
-    Some(v)
+    let join = |a: &[u8], b: &[u8]| -> [u8; 8] { [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]] };
+    let part = |r: std::ops::Range<usize>| -> [u8; 8] { s[r].try_into().unwrap_or_default() };
+    let hi = hex8(part(0..8))? << 32 | hex8(join(&s[9..13], &s[14..18]))?;
+    let lo = hex8(join(&s[19..23], &s[24..28]))? << 32 | hex8(part(28..36))?;
+    Some(u128::from(hi) << 64 | u128::from(lo))
 }
 
 /// Replaces the object's name in a message, so `x has been reconciled`
@@ -146,32 +194,97 @@ fn normalise(msg: &str, name: Option<&str>) -> String {
     m.chars().take(80).collect()
 }
 
-/// One thread's gathering over a share of the records.
-#[derive(Default)]
+/// Slots of [`Gather::recent`] (a power of two).
+const RECENT: usize = 1024;
+
+/// The gathering over every record.
 struct Gather<'a> {
+    reconciles: Vec<Reconcile>,
     drafts: Vec<Draft>,
-    ids: Vec<String>,
-    /// Reconcile ids are UUIDs: keyed as 128-bit numbers (exact, and cheap
-    /// to compare); any other id by its bytes.
-    by_uuid: HashMap<u128, usize>,
-    by_id: HashMap<&'a [u8], usize>,
-    /// Objects and controller strings, made once and shared by reconciles.
-    objects: HashMap<(&'a [u8], &'a [u8]), Arc<ObjectRef>>,
-    strings: HashMap<&'a [u8], Arc<str>>,
+    /// Reconcile ids are UUIDs, keyed as 128-bit numbers (exact, and cheap
+    /// to compare); any other id by its bytes (`by_id`). The reconciles seen
+    /// lately, one per slot: a reconcile's lines come close together, so
+    /// nearly every look-up ends here, in a table that stays in the cache.
+    /// `u32::MAX` marks an empty slot.
+    recent: Box<[(u128, u32)]>,
+    /// Every reconcile with a UUID, by the UUID folded to 32 bits. This
+    /// table misses the cache on almost every access (each new reconcile is
+    /// looked up and added), so it is kept small: a quarter of the size of
+    /// one keyed by the whole UUID. `uuids` tells the reconcile of a fold
+    /// apart from another UUID with the same fold, which goes to `by_clash`.
+    by_fold: HashMap<u32, u32>,
+    by_clash: HashMap<u128, u32>,
+    /// Each reconcile's UUID (0 for other ids).
+    uuids: Vec<u128>,
+    by_id: HashMap<Bytes<'a>, u32>,
+    /// Objects and controller strings, made once and shared by reconciles;
+    /// each string with its number, in order of first use.
+    objects: HashMap<(Bytes<'a>, Bytes<'a>), Arc<ObjectRef>>,
+    strings: HashMap<Bytes<'a>, (Arc<str>, u32)>,
     vocab: Vocab<'a>,
     /// `Starting workers` lines, in order: controller, count.
     starting: Vec<(String, u32)>,
-    /// Deletion steps, by draft index.
+    /// Deletion steps, by reconcile index.
     deletions: Vec<DeletionStep>,
-    /// Every reconcile line in file order: draft index, record, word id.
+    /// Every reconcile line in file order: reconcile index, record, word id.
     lines: Vec<(u32, RecordRef, u32)>,
+    /// The records the etcd analysis reads, in file order.
+    etcd: Vec<RecordRef>,
 }
 
 impl<'a> Gather<'a> {
-    fn records(&mut self, fi: usize, f: &'a ParsedFile, range: std::ops::Range<usize>) {
-        let mut last: Option<(&[u8], usize)> = None;
-        for ri in range {
-            let r = &f.records[ri];
+    fn new() -> Self {
+        Gather {
+            reconciles: Vec::new(),
+            drafts: Vec::new(),
+            recent: vec![(0, u32::MAX); RECENT].into_boxed_slice(),
+            by_fold: HashMap::default(),
+            by_clash: HashMap::default(),
+            uuids: Vec::new(),
+            by_id: HashMap::default(),
+            objects: HashMap::default(),
+            strings: HashMap::default(),
+            vocab: Vocab::default(),
+            starting: Vec::new(),
+            deletions: Vec::new(),
+            lines: Vec::new(),
+            etcd: Vec::new(),
+        }
+    }
+
+    fn fold(u: u128) -> u32 {
+        let x = u as u64 ^ (u >> 64) as u64;
+        (x ^ x >> 32) as u32
+    }
+
+    /// The recent slot of a UUID: its bits are mostly random, but not all
+    /// of them in every UUID version, so they are mixed.
+    fn slot(u: u128) -> usize {
+        (u64::from(Self::fold(u)).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT.trailing_zeros())) as usize
+    }
+
+    /// The reconcile of an id seen before.
+    fn find(&mut self, rid: &[u8], uuid: Option<u128>) -> Option<usize> {
+        let Some(u) = uuid else { return self.by_id.get(&Bytes(rid)).map(|&i| i as usize) };
+        let slot = &mut self.recent[Self::slot(u)];
+        if slot.1 != u32::MAX && slot.0 == u {
+            return Some(slot.1 as usize);
+        }
+        let i = match self.by_fold.get(&Self::fold(u)) {
+            Some(&i) if self.uuids[i as usize] == u => i,
+            Some(_) => *self.by_clash.get(&u)?,
+            None => return None,
+        };
+        *slot = (u, i);
+        Some(i as usize)
+    }
+
+    /// The one pass over every record: reconcile lines, `Starting workers`
+    /// lines, and the records the etcd analysis reads (a message is looked
+    /// at once here, rather than once for each). `cover`: the file's first
+    /// and last record with a time (see [`coverage`]).
+    fn records(&mut self, fi: usize, f: &'a ParsedFile, cover: (u32, u32)) {
+        for (ri, r) in f.records.iter().enumerate() {
             let raw_msg = f.span_bytes(r.message);
             let rref = RecordRef { file: fi as u32, record: ri as u32 };
             let Some(rid) = f.reconcile_id(r) else {
@@ -182,45 +295,43 @@ impl<'a> Gather<'a> {
                         }
                     }
                 }
+                if time_of(r).is_some() && etcd::may_matter(raw_msg) {
+                    self.etcd.push(rref);
+                }
                 continue;
             };
             let Some(t) = time_of(r) else { continue };
-            // Lines of one reconcile mostly come together: try the last one first.
-            let cached = last.filter(|&(prev, _)| prev == rid).map(|(_, i)| i);
-            let uuid = if cached.is_some() { None } else { uuid_bits(rid) };
-            let found = cached.or_else(|| match uuid {
-                Some(u) => self.by_uuid.get(&u).copied(),
-                None => self.by_id.get(rid).copied(),
-            });
-            let idx = match found {
+            // The message's word when its text was seen before, looked up
+            // before the reconcile: reading the message and reading the id
+            // (both far away in memory) then overlap. A third faster in wasm.
+            let known = self.vocab.raw.get(&Bytes(raw_msg)).copied();
+            let uuid = uuid_bits(rid);
+            let idx = match self.find(rid, uuid) {
                 Some(i) => i,
-                None => {
-                    let d = self.draft(f, r, t);
-                    self.drafts.push(d);
-                    self.ids.push(String::from_utf8_lossy(rid).into_owned());
-                    let i = self.drafts.len() - 1;
-                    match uuid {
-                        Some(u) => self.by_uuid.insert(u, i),
-                        None => self.by_id.insert(rid, i),
-                    };
-                    i
-                }
+                None => self.open(f, r, t, rid, uuid),
             };
-            last = Some((rid, idx));
-            let d = &mut self.drafts[idx];
-            d.first = d.first.min(t);
-            d.last = d.last.max(t);
-            let w = self.vocab.word(f, r, raw_msg, d.object.as_ref().map(|o| o.name.as_str()));
+            let rec = &mut self.reconciles[idx];
+            rec.first = rec.first.min(t);
+            rec.last = rec.last.max(t);
+            // The file's first or last timed record belongs to this reconcile.
+            if rref.record == cover.0 || rref.record == cover.1 {
+                rec.truncated = true;
+            }
+            let Raw { word: w, etcd } = known.unwrap_or_else(|| self.vocab.word(f, r, raw_msg, rec.object.as_ref().map(|o| o.name.as_str())));
             self.lines.push((idx as u32, rref, w));
-            if (r.level >= Level::Error || raw_msg == b"Reconciler error") && d.error.is_none() {
+            if etcd {
+                self.etcd.push(rref);
+            }
+            if (r.level >= Level::Error || raw_msg == b"Reconciler error") && rec.error.is_none() {
                 let msg = f.message(r);
                 let e = f.field(r, "error").map(|s| s.into_owned()).unwrap_or_else(|| msg.to_string());
-                d.error = Some((rref, format!("{msg}: {e}")));
+                rec.error = Some(format!("{msg}: {e}"));
+                rec.outcome = Outcome::Error;
             }
             // controller-runtime and operators say so in the message:
             // `Reconcile done, requeueing after`, `enqueuing back`.
-            if self.vocab.requeue[w as usize] {
-                d.requeue = true;
+            if self.vocab.requeue[w as usize] && rec.outcome == Outcome::Success {
+                rec.outcome = Outcome::Requeue;
             }
             if let Some(step) = self.vocab.deletion[w as usize] {
                 self.deletions.push((idx, t, step));
@@ -228,113 +339,111 @@ impl<'a> Gather<'a> {
         }
     }
 
-    /// A new reconcile, from its first record.
-    fn draft(&mut self, f: &'a ParsedFile, r: &Record, t: Timestamp) -> Draft {
+    /// A new reconcile, from its first record; returns its index.
+    fn open(&mut self, f: &'a ParsedFile, r: &Record, t: Timestamp, rid: &'a [u8], uuid: Option<u128>) -> usize {
+        let i = self.reconciles.len();
+        match uuid {
+            Some(u) => {
+                match self.by_fold.entry(Self::fold(u)) {
+                    Entry::Vacant(e) => {
+                        e.insert(i as u32);
+                    }
+                    Entry::Occupied(_) => {
+                        self.by_clash.insert(u, i as u32);
+                    }
+                }
+                self.recent[Self::slot(u)] = (u, i as u32);
+            }
+            None => {
+                self.by_id.insert(Bytes(rid), i as u32);
+            }
+        }
+        self.uuids.push(uuid.unwrap_or(0));
         // One pass over the fields for what a new reconcile needs.
-        let mut k = [None::<&crate::model::Field>; 5];
+        const KEYS: [&[u8]; 5] = [b"name", b"namespace", b"controller", b"controllerGroup", b"controllerKind"];
+        let mut k = [None::<&Field>; 5];
         for fl in f.fields(r) {
-            let slot = match f.span_bytes(fl.key) {
-                b"name" => 0,
-                b"namespace" => 1,
-                b"controller" => 2,
-                b"controllerGroup" => 3,
-                b"controllerKind" => 4,
-                _ => continue,
-            };
-            k[slot].get_or_insert(fl);
+            let key = Bytes(f.span_bytes(fl.key));
+            if let Some(slot) = KEYS.iter().position(|&w| Bytes(w) == key) {
+                k[slot].get_or_insert(fl);
+            }
         }
         let object = k[0].map(|name| {
             let ns = k[1].map_or(&b""[..], |fl| f.span_bytes(fl.value));
             self.objects
-                .entry((ns, f.span_bytes(name.value)))
+                .entry((Bytes(ns), Bytes(f.span_bytes(name.value))))
                 .or_insert_with(|| {
                     let namespace = k[1].map(|fl| f.value(fl).into_owned()).filter(|n| !n.is_empty());
                     Arc::new(ObjectRef { namespace, name: f.value(name).into_owned() })
                 })
                 .clone()
         });
-        let mut text = |i: usize| -> Option<Arc<str>> {
-            let fl = k[i]?;
-            Some(self.strings.entry(f.span_bytes(fl.value)).or_insert_with(|| Arc::from(f.value(fl).as_ref())).clone())
-        };
+        let mut text = |i: usize| k[i].map(|fl| intern(&mut self.strings, f.span_bytes(fl.value), || Arc::from(f.value(fl).as_ref())));
         let (controller, group, kind) = (text(2), text(3), text(4));
-        Draft {
-            controller_name: controller.unwrap_or_else(|| self.strings.entry(b"").or_insert_with(|| Arc::from("unknown")).clone()),
-            group,
-            kind,
+        let (controller_name, name_id) = controller.unwrap_or_else(|| intern(&mut self.strings, b"", || Arc::from("unknown")));
+        self.drafts.push(Draft { controller_name, name_id, group: group.map(|g| g.0), opens_with_error: r.level >= Level::Error });
+        self.reconciles.push(Reconcile {
+            // Valid UTF-8 (a UUID always is) is taken as it is: the lossy
+            // decoding is far slower on it.
+            reconcile_id: std::str::from_utf8(rid).map_or_else(|_| String::from_utf8_lossy(rid).into_owned(), str::to_owned),
+            controller: 0,
             object,
+            kind: kind.map(|k| k.0),
             first: t,
             last: t,
+            latent_start: None,
+            lines: 0,
+            outcome: Outcome::Success,
             error: None,
-            requeue: false,
-        }
+            truncated: false,
+            lane: 0,
+            records: 0..0,
+        });
+        i
     }
 }
 
-/// Gathers every record with a `reconcileID` into drafts, in file order.
-fn gather(files: &[ParsedFile]) -> Gather<'_> {
-    let mut g = Gather::default();
-    for (fi, f) in files.iter().enumerate() {
-        g.records(fi, f, 0..f.records.len());
-    }
-    g
+/// The interned string of `key`, and its number; `text` makes it when new.
+fn intern<'a>(strings: &mut HashMap<Bytes<'a>, (Arc<str>, u32)>, key: &'a [u8], text: impl FnOnce() -> Arc<str>) -> (Arc<str>, u32) {
+    let next = strings.len() as u32;
+    strings.entry(Bytes(key)).or_insert_with(|| (text(), next)).clone()
 }
 
 /// Groups every record with a `reconcileID` into reconciles, splits each
 /// controller name into instances, and lays reconciles out in worker lanes.
 /// Also returns the deletion steps seen, by reconcile index.
 pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> Built {
-    let Gather { drafts, ids, vocab, starting: start_lines, deletions, lines, .. } = gather(files);
+    let coverage = coverage(files);
+    let mut g = Gather::new();
+    // At most one line per record: room for them all up front, rather
+    // than copies as the list grows.
+    g.lines.reserve(files.iter().map(|f| f.records.len()).sum());
+    for (fi, f) in files.iter().enumerate() {
+        g.records(fi, f, coverage[fi]);
+    }
+    // The list grew by doubling: the analysis is kept as long as its
+    // inputs are, so the room it will not use is given back.
+    g.reconciles.shrink_to_fit();
+    let Gather { mut reconciles, drafts, vocab, starting: start_lines, deletions, lines, strings, etcd, .. } = g;
     let mut starting: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for (c, n) in start_lines {
         starting.entry(c).or_default().push(n);
     }
     let lines = Lines::group(drafts.len(), lines);
-    let coverage = coverage(files);
-    let instance_of = split_instances(&drafts, &lines, &vocab);
-    let mut controllers = name_instances(&drafts, &instance_of, &lines, &vocab);
-    let mut reconciles: Vec<Reconcile> = drafts
-        .into_iter()
-        .zip(ids)
-        .enumerate()
-        .map(|(i, (d, id))| {
-            // The file's first or last timed record belongs to this reconcile.
-            let truncated = lines.refs(i).iter().any(|x| {
-                let (lo, hi) = coverage[x.file as usize];
-                x.record == lo || x.record == hi
-            });
-            Reconcile {
-                reconcile_id: id,
-                controller: instance_of[i],
-                object: d.object,
-                kind: d.kind,
-                first: d.first,
-                last: d.last,
-                latent_start: None,
-                lines: lines.refs(i).len() as u32,
-                outcome: if d.error.is_some() {
-                    Outcome::Error
-                } else if d.requeue {
-                    Outcome::Requeue
-                } else {
-                    Outcome::Success
-                },
-                error: d.error.map(|(_, e)| e),
-                truncated,
-                lane: 0,
-                records: lines.range(i),
-            }
-        })
-        .collect();
-    assign_workers(&mut controllers, &reconciles, &starting, opts);
-    lay_out_lanes(&controllers, &mut reconciles, &lines, files);
-    for c in controllers.iter_mut() {
-        c.reconciles = 0;
+    let instance_of = split_instances(&drafts, strings.len(), &lines, &vocab);
+    let mut controllers = name_instances(&drafts, &reconciles, &instance_of, &lines, &vocab);
+    // One pass over the reconciles for the rest: each is big, and there
+    // may be a million of them.
+    let mut runs: Vec<Vec<Run>> = vec![Vec::new(); controllers.len()];
+    for (i, r) in reconciles.iter_mut().enumerate() {
+        r.controller = instance_of[i];
+        r.records = lines.range(i);
+        r.lines = r.records.len() as u32;
+        runs[r.controller].push(Run { first: r.first, first_record: lines.refs(i).first().copied(), i, last: r.last });
     }
-    for r in &reconciles {
-        controllers[r.controller].reconciles += 1;
-    }
-    Built { controllers, reconciles, record_refs: lines.refs, deletions }
+    assign_workers(&mut controllers, &runs, &starting, opts);
+    lay_out_lanes(&controllers, runs, &mut reconciles, &lines, &drafts);
+    Built { controllers, reconciles, record_refs: lines.refs, deletions, etcd_records: etcd }
 }
 
 /// What [`build`] makes.
@@ -344,6 +453,9 @@ pub struct Built {
     /// Every reconcile's records, reconcile after reconcile.
     pub record_refs: Vec<RecordRef>,
     pub deletions: Vec<DeletionStep>,
+    /// The records [`etcd::analyze`] reads (see [`etcd::may_matter`]),
+    /// picked out in the same pass.
+    pub etcd_records: Vec<RecordRef>,
 }
 
 /// Reconcile lines grouped by reconcile: each reconcile's records (in file
@@ -405,8 +517,9 @@ fn coverage(files: &[ParsedFile]) -> Vec<(u32, u32)> {
 /// Union-find over reconciles of one controller name: two reconciles that
 /// share a message belong to the same instance. Small groups that share
 /// nothing with anyone (an error-only reconcile) join the largest group.
-/// Returns, per draft, its instance number (global, dense).
-fn split_instances(drafts: &[Draft], lines: &Lines, vocab: &Vocab<'_>) -> Vec<usize> {
+/// Returns, per draft, its instance number (global, dense). `names`: how
+/// many numbers the interned strings have (see [`Draft::name_id`]).
+fn split_instances(drafts: &[Draft], names: usize, lines: &Lines, vocab: &Vocab<'_>) -> Vec<usize> {
     let words = &vocab.words;
     let mut parent: Vec<usize> = (0..drafts.len()).collect();
     fn find(p: &mut [usize], mut x: usize) -> usize {
@@ -416,32 +529,41 @@ fn split_instances(drafts: &[Draft], lines: &Lines, vocab: &Vocab<'_>) -> Vec<us
         }
         x
     }
-    // Keyed by the interned controller name's address: equal names share one.
-    let mut owner: HashMap<(usize, u32), usize> = HashMap::default();
+    // The first reconcile that logged each word, per controller name (a
+    // table per name, by word id: a look-up for every line).
+    let mut owner: Vec<Vec<u32>> = vec![Vec::new(); names];
     for (i, d) in drafts.iter().enumerate() {
+        let owner = &mut owner[d.name_id as usize];
+        if owner.is_empty() {
+            owner.resize(words.len(), u32::MAX);
+        }
         for w in lines.vocabulary(i, vocab) {
-            match owner.get(&(Arc::as_ptr(&d.controller_name) as *const u8 as usize, w)) {
-                Some(&j) => {
-                    let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+            match owner[w as usize] {
+                u32::MAX => owner[w as usize] = i as u32,
+                j => {
+                    let (a, b) = (find(&mut parent, i), find(&mut parent, j as usize));
                     if a != b {
                         parent[a] = b;
                     }
                 }
-                None => {
-                    owner.insert((Arc::as_ptr(&d.controller_name) as *const u8 as usize, w), i);
-                }
             }
         }
     }
-    // Group sizes per controller name.
-    let mut groups: HashMap<(&str, usize), Vec<usize>> = HashMap::default();
-    for (i, d) in drafts.iter().enumerate() {
-        let root = find(&mut parent, i);
-        groups.entry((&*d.controller_name, root)).or_default().push(i);
+    // The groups, each of one controller name (reconciles are only joined
+    // with reconciles of their own name), in order of first member.
+    let mut group_of_root = vec![u32::MAX; drafts.len()];
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for i in 0..drafts.len() {
+        let g = &mut group_of_root[find(&mut parent, i)];
+        if *g == u32::MAX {
+            *g = groups.len() as u32;
+            groups.push(Vec::new());
+        }
+        groups[*g as usize].push(i);
     }
     let mut by_name: BTreeMap<&str, Vec<Vec<usize>>> = BTreeMap::new();
-    for ((name, _), members) in groups {
-        by_name.entry(name).or_default().push(members);
+    for members in groups {
+        by_name.entry(&drafts[members[0]].controller_name).or_default().push(members);
     }
     let roles: Vec<Option<&'static str>> = words.iter().map(|w| role_of(w)).collect();
     let mut out = vec![0usize; drafts.len()];
@@ -491,7 +613,7 @@ fn role_of(message: &str) -> Option<&'static str> {
 }
 
 /// Builds the instance list with readable names.
-fn name_instances(drafts: &[Draft], instance_of: &[usize], lines: &Lines, vocab: &Vocab<'_>) -> Vec<ControllerInstance> {
+fn name_instances(drafts: &[Draft], reconciles: &[Reconcile], instance_of: &[usize], lines: &Lines, vocab: &Vocab<'_>) -> Vec<ControllerInstance> {
     let n = instance_of.iter().copied().max().map_or(0, |m| m + 1);
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, &c) in instance_of.iter().enumerate() {
@@ -511,7 +633,7 @@ fn name_instances(drafts: &[Draft], instance_of: &[usize], lines: &Lines, vocab:
             name,
             controller: d0.controller_name.to_string(),
             group: d0.group.as_deref().map(str::to_string),
-            kind: d0.kind.as_deref().map(str::to_string),
+            kind: reconciles[ms[0]].kind.as_deref().map(str::to_string),
             workers: 1,
             workers_source: "inferred".into(),
             reconciles: ms.len(),
@@ -536,15 +658,22 @@ fn signature(members: &[usize], lines: &Lines, vocab: &Vocab<'_>) -> String {
     format!("\u{201c}{}\u{2026}\u{201d}", words.join(" "))
 }
 
+/// What worker counts and lanes read of a reconcile. Ordered by start,
+/// then first record (then index: the order of a stable sort).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Run {
+    first: Timestamp,
+    first_record: Option<RecordRef>,
+    i: usize,
+    last: Timestamp,
+}
+
 /// Worker counts: `--workers` first, then `Starting workers` lines (in
 /// order of the instances' first reconcile), else the most reconciles seen
 /// in flight at once.
-fn assign_workers(controllers: &mut [ControllerInstance], reconciles: &[Reconcile], starting: &BTreeMap<String, Vec<u32>>, opts: &AnalyzeOptions) {
-    let mut first_seen: Vec<Option<Timestamp>> = vec![None; controllers.len()];
-    for r in reconciles {
-        let f = &mut first_seen[r.controller];
-        *f = Some(f.map_or(r.first, |x| x.min(r.first)));
-    }
+/// `runs`: each instance's reconciles.
+fn assign_workers(controllers: &mut [ControllerInstance], runs: &[Vec<Run>], starting: &BTreeMap<String, Vec<u32>>, opts: &AnalyzeOptions) {
+    let first_seen: Vec<Option<Timestamp>> = runs.iter().map(|rs| rs.iter().map(|r| r.first).min()).collect();
     let mut order: Vec<usize> = (0..controllers.len()).collect();
     order.sort_by_key(|&i| (controllers[i].controller.clone(), first_seen[i]));
     let mut used: BTreeMap<String, usize> = BTreeMap::new();
@@ -566,7 +695,7 @@ fn assign_workers(controllers: &mut [ControllerInstance], reconciles: &[Reconcil
         }
         // Inferred: the peak of reconciles in flight.
         let mut ev: Vec<(Timestamp, i32)> = Vec::new();
-        for r in reconciles.iter().filter(|r| r.controller == i) {
+        for r in &runs[i] {
             ev.push((r.first, 1));
             ev.push((r.last, -1));
         }
@@ -585,16 +714,19 @@ fn assign_workers(controllers: &mut [ControllerInstance], reconciles: &[Reconcil
 
 /// Lays each instance's reconciles into at most `workers` lanes, and gives a
 /// latent start to reconciles whose first line came late.
-fn lay_out_lanes(controllers: &[ControllerInstance], reconciles: &mut [Reconcile], lines: &Lines, files: &[ParsedFile]) {
-    for (ci, c) in controllers.iter().enumerate() {
-        let mut idx: Vec<usize> = (0..reconciles.len()).filter(|&i| reconciles[i].controller == ci).collect();
-        idx.sort_by_key(|&i| (reconciles[i].first, lines.refs(i).first().copied()));
+/// `runs`: each instance's reconciles.
+fn lay_out_lanes(controllers: &[ControllerInstance], runs: Vec<Vec<Run>>, reconciles: &mut [Reconcile], lines: &Lines, drafts: &[Draft]) {
+    for (c, mut idx) in controllers.iter().zip(runs) {
+        // In start order, the sort keys beside the indexes (a sort that
+        // looks them up compares far away in memory). Nearly sorted
+        // already: reconciles are numbered as they start.
+        idx.sort();
         // Which messages open reconciles of this instance: a reconcile whose
         // first message is usually not a first line started earlier.
-        let n_words = idx.iter().flat_map(|&i| lines.words(i).iter()).max().map_or(0, |&m| m as usize + 1);
+        let n_words = idx.iter().flat_map(|r| lines.words(r.i).iter()).max().map_or(0, |&m| m as usize + 1);
         let mut opens: Vec<(u32, u32)> = vec![(0, 0); n_words];
-        for &i in &idx {
-            for (k, &w) in lines.words(i).iter().enumerate() {
+        for r in &idx {
+            for (k, &w) in lines.words(r.i).iter().enumerate() {
                 let e = &mut opens[w as usize];
                 e.1 += 1;
                 if k == 0 {
@@ -603,8 +735,7 @@ fn lay_out_lanes(controllers: &[ControllerInstance], reconciles: &mut [Reconcile
             }
         }
         let mut lanes: Vec<Option<Timestamp>> = vec![None; c.workers.max(1) as usize];
-        for &i in &idx {
-            let r = &reconciles[i];
+        for r in idx {
             // Best fit: the free lane that freed up last; else the lane that
             // frees up first.
             let lane = lanes
@@ -615,21 +746,95 @@ fn lay_out_lanes(controllers: &[ControllerInstance], reconciles: &mut [Reconcile
                 .or_else(|| lanes.iter().enumerate().min_by_key(|(_, f)| *f))
                 .map_or(0, |(l, _)| l);
             let prev_end = lanes[lane];
-            let first_rec = lines.refs(i)[0];
-            let f = &files[first_rec.file as usize];
-            let rec = &f.records[first_rec.record as usize];
-            let opens_here = opens.get(lines.words(i)[0] as usize).is_some_and(|(first, total)| first * 2 >= *total && *first > 0);
-            let late = rec.level >= Level::Error || !opens_here;
-            let r = &mut reconciles[i];
-            r.lane = lane as u32;
+            let opens_here = opens.get(lines.words(r.i)[0] as usize).is_some_and(|(first, total)| first * 2 >= *total && *first > 0);
+            let late = drafts[r.i].opens_with_error || !opens_here;
+            let rec = &mut reconciles[r.i];
+            rec.lane = lane as u32;
             if late {
                 if let Some(p) = prev_end {
                     if p < r.first {
-                        r.latent_start = Some(p);
+                        rec.latent_start = Some(p);
                     }
                 }
             }
             lanes[lane] = Some(lanes[lane].map_or(r.last, |t| t.max(r.last)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain reading of a UUID, a digit at a time.
+    fn uuid_reference(s: &[u8]) -> Option<u128> {
+        if s.len() != 36 {
+            return None;
+        }
+        let mut v: u128 = 0;
+        for (i, &b) in s.iter().enumerate() {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                if b != b'-' {
+                    return None;
+                }
+                continue;
+            }
+            let d = (b as char).to_digit(16)?;
+            v = v << 4 | u128::from(d);
+        }
+        Some(v)
+    }
+
+    #[test]
+    fn bytes_are_equal_exactly_when_slices_are() {
+        let text = b"Reconciling tenant control plane 0123456789";
+        for len in 0..text.len() {
+            let (a, copy) = (&text[..len], text[..len].to_vec());
+            assert!(Bytes(a) == Bytes(&copy));
+            assert!(Bytes(a) != Bytes(&text[..len + 1]));
+            for at in 0..len {
+                let mut b = a.to_vec();
+                b[at] ^= 1;
+                assert!(Bytes(a) != Bytes(&b), "{len} {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn uuids_with_the_same_fold_are_two_reconciles() {
+        // Both fold to 3 (and so share a recent slot too).
+        let (a, b) = ("00000000-0000-0001-0000-000000000002", "00000000-0000-0002-0000-000000000001");
+        assert_eq!(uuid_bits(a.as_bytes()).map(Gather::fold), uuid_bits(b.as_bytes()).map(Gather::fold));
+        let text: String = [a, b, a, b, b]
+            .iter()
+            .enumerate()
+            .map(|(i, id)| format!("2026-05-26T20:23:1{i}Z\tINFO\tstep {i}\t{{\"controller\": \"c\", \"reconcileID\": \"{id}\"}}\n"))
+            .collect();
+        let files = [crate::parse::parse_file("m.log", text.into_bytes(), &Default::default())];
+        let built = build(&files, &AnalyzeOptions::default());
+        let got: Vec<(&str, u32)> = built.reconciles.iter().map(|r| (r.reconcile_id.as_str(), r.lines)).collect();
+        assert_eq!(got, [(a, 2), (b, 3)]);
+    }
+
+    #[test]
+    fn uuid_bits_reads_exactly_what_a_digit_loop_reads() {
+        let base = *b"3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+        assert_eq!(uuid_bits(&base), Some(0x3f2504e0_4f89_41d3_9a0c_0305e82c3301));
+        assert_eq!(uuid_bits(b"3F2504E0-4F89-41D3-9A0C-0305E82C3301"), uuid_bits(&base));
+        for id in [*b"00000000-0000-0000-0000-000000000000", *b"ffffffff-ffff-ffff-ffff-ffffffffffff", *b"0123abcd-4567-89ef-ABCD-EF0123456789"] {
+            assert_eq!(uuid_bits(&id), uuid_reference(&id));
+            assert!(uuid_bits(&id).is_some());
+        }
+        // Every byte value at every place.
+        for at in 0..base.len() {
+            for b in 0..=255u8 {
+                let mut s = base;
+                s[at] = b;
+                assert_eq!(uuid_bits(&s), uuid_reference(&s), "{:?}", String::from_utf8_lossy(&s));
+            }
+        }
+        assert_eq!(uuid_bits(&base[..35]), None);
+        assert_eq!(uuid_bits(b"3f2504e0-4f89-41d3-9a0c-0305e82c33010"), None);
+        assert_eq!(uuid_bits(b"3f2504e04f8941d39a0c0305e82c3301"), None);
     }
 }

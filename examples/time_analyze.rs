@@ -1,0 +1,77 @@
+//! Times the analysis of log files on one thread, step by step, as the
+//! browser worker (wasm, one thread) runs it:
+//! `cargo run --release --example time_analyze -- FILE... [--runs N]`.
+//!
+//! The files are parsed first (on two threads: parsing is not what is
+//! timed). Then each run calls the steps of `analyze::analyze` one after
+//! the other, timing each, and then `analyze::analyze` itself.
+
+use std::time::{Duration, Instant};
+
+use reconscope::analyze::{self, etcd, findings, goroutines, objects, reconciles, Analysis, AnalyzeOptions};
+use reconscope::parse::ParseOptions;
+use reconscope::pipeline::{LoadOptions, Loaded};
+
+fn ms(d: Duration) -> String {
+    format!("{:8.1}", d.as_secs_f64() * 1e3)
+}
+
+fn main() -> std::io::Result<()> {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut runs = 3usize;
+    if let Some(i) = args.iter().position(|a| a == "--runs") {
+        runs = args.get(i + 1).and_then(|s| s.parse().ok()).unwrap_or(runs);
+        args.drain(i..(i + 2).min(args.len()));
+    }
+    if args.is_empty() {
+        eprintln!("usage: time_analyze FILE... [--runs N]");
+        std::process::exit(2);
+    }
+    let load = LoadOptions { parse: ParseOptions { threads: 2, ..Default::default() }, ..Default::default() };
+    let mut loaded = Loaded::default();
+    let t = Instant::now();
+    for path in &args {
+        loaded.add(path, std::fs::read(path)?, &load);
+    }
+    loaded.finish();
+    let files = &loaded.files;
+    let records: usize = files.iter().map(|f| f.records.len()).sum();
+    eprintln!("parsed {records} records in {} ms", ms(t.elapsed()).trim());
+    let opts = AnalyzeOptions::default();
+    println!("{:>8} {:>8} {:>8} {:>8} {:>8} {:>8} | {:>8} | {:>8}", "build", "etcd", "objects", "gorout", "findings", "link", "steps", "analyze");
+    // The VM is noisy: the least of each column over the runs is the figure.
+    let mut best = [Duration::MAX; 8];
+    for _ in 0..runs {
+        let mut diags = Vec::new();
+        let t0 = Instant::now();
+        let built = reconciles::build(files, &opts);
+        let t1 = Instant::now();
+        let reconciles::Built { controllers, reconciles, record_refs, deletions, etcd_records } = built;
+        let (elections, client_warnings) = etcd::analyze(files, &etcd_records);
+        let t2 = Instant::now();
+        let objects = objects::build(files, &reconciles, &deletions, &mut diags);
+        let t3 = Instant::now();
+        let mut a = Analysis { controllers, reconciles, record_refs, elections, client_warnings, objects, ..Default::default() };
+        goroutines::read(&mut a, files, &opts);
+        let t4 = Instant::now();
+        findings::find(&mut a, files, &opts);
+        let t5 = Instant::now();
+        goroutines::link(&mut a);
+        let t6 = Instant::now();
+        let n = a.reconciles.len();
+        drop(a);
+        let t7 = Instant::now();
+        let whole = analyze::analyze(files, &opts);
+        let t8 = Instant::now();
+        drop(whole);
+        let row = [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t6 - t0, t8 - t7];
+        for (b, d) in best.iter_mut().zip(row) {
+            *b = (*b).min(d);
+        }
+        let r: Vec<String> = row.iter().map(|&d| ms(d)).collect();
+        println!("{} | {} | {}   ({n} reconciles)", r[..6].join(" "), r[6], r[7]);
+    }
+    let b: Vec<String> = best.iter().map(|&d| ms(d)).collect();
+    println!("{} | {} | {}   (least)", b[..6].join(" "), b[6], b[7]);
+    Ok(())
+}
