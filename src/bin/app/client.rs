@@ -404,6 +404,11 @@ async fn send_split(
     if !both(head, tail).await {
         return false;
     }
+    if file.failed.get() {
+        // The worker was told the file is unreadable and dropped it; the
+        // helper got only part of the tail and sends no piece.
+        return true;
+    }
     let piece = wait_for_part(helper, &name).await;
     let Some(client) = me.upgrade().filter(|c| c.alive.get()) else { return false };
     match piece {
