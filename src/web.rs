@@ -596,9 +596,8 @@ impl Session {
         }
         let Some(inc) = self.incoming.as_mut() else { return Received::Dropped };
         // Which stream the bytes continue: the head (or a file not split)
-        // or a split file's tail.
-        // (Where the head ends and the tail begins, bytes are the tail's:
-        // the head is whole then.)
+        // or a split file's tail. (Where the head ends and the tail
+        // begins, bytes are the tail's: the head is whole then.)
         let to_tail = inc.tail.as_ref().is_some_and(|t| offset == t.at);
         let failed = match &mut inc.body {
             Body::Stream(p) => match p.room(offset as usize, len) {

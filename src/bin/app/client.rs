@@ -159,16 +159,16 @@ impl WorkerClient {
         let onerror = {
             let (gave_up, ack_waiters) = (gave_up.clone(), ack_waiters.clone());
             Closure::<dyn FnMut(Event)>::new(move |ev: Event| {
-            ev.prevent_default();
-            gave_up.set(true);
-            wake(&ack_waiters);
-            let detail = ev.dyn_ref::<ErrorEvent>().map(|e| e.message()).unwrap_or_default();
-            on_error.emit(if detail.is_empty() {
-                "the worker could not be started or stopped unexpectedly".to_string()
-            } else {
-                format!("the worker failed: {detail}")
-            });
-        })
+                ev.prevent_default();
+                gave_up.set(true);
+                wake(&ack_waiters);
+                let detail = ev.dyn_ref::<ErrorEvent>().map(|e| e.message()).unwrap_or_default();
+                on_error.emit(if detail.is_empty() {
+                    "the worker could not be started or stopped unexpectedly".to_string()
+                } else {
+                    format!("the worker failed: {detail}")
+                });
+            })
         };
         worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
         worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
@@ -215,7 +215,7 @@ impl WorkerClient {
                     return;
                 }
                 let first = match SliceReader::new(&blob, 0.0, first_end).next().await {
-                    Some((_, read)) => read,
+                    Some((_, _, read)) => read,
                     None => Err("the browser gave no bytes".into()),
                 };
                 let Some(client) = me.upgrade().filter(|c| c.alive.get()) else { return };
@@ -468,8 +468,7 @@ async fn send_range(
         };
         let tr = js_sys::Date::now();
         times.wait_ms.set(times.wait_ms.get() + tr - tw);
-        let Some((at, read)) = reader.next().await else { return true };
-        let end = at + SLICE_BYTES.min(to - at);
+        let Some((at, end, read)) = reader.next().await else { return true };
         times.read_ms.set(times.read_ms.get() + js_sys::Date::now() - tr);
         let Some(client) = me.upgrade().filter(|c| c.alive.get()) else { return false };
         if file.failed.get() {
@@ -528,8 +527,8 @@ impl SliceReader {
         SliceReader { blob: blob.clone(), at: from, to, byob }
     }
 
-    /// The next slice and where it starts; `None` past the end.
-    async fn next(&mut self) -> Option<(f64, Result<ArrayBuffer, String>)> {
+    /// The next slice and where it starts and ends; `None` past the end.
+    async fn next(&mut self) -> Option<(f64, f64, Result<ArrayBuffer, String>)> {
         if self.at >= self.to && !(self.at == 0.0 && self.to == 0.0) {
             return None;
         }
@@ -550,7 +549,7 @@ impl SliceReader {
             true => Ok(buf),
             false => Err("the file changed while it was read".into()),
         });
-        Some((at, read))
+        Some((at, end, read))
     }
 }
 
