@@ -122,6 +122,9 @@ pub struct Matched {
 pub enum FromWorker {
     /// The worker has started and listens.
     Ready,
+    /// Progress; the acknowledgement of a [`ToWorker::FileSlice`] also has
+    /// the slice's buffer beside it as `spent`, given back to the page for
+    /// reading the next slice into.
     Progress(Progress),
     Loaded(Box<LoadResult>),
     Lines(ReconcileLines),

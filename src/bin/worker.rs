@@ -20,7 +20,7 @@ mod imp {
 
     use js_sys::{Array, Object, Reflect, Uint8Array};
     use reconscope::parse::Piece;
-    use reconscope::web::{decode, encode, FromWorker, Matched, PartJob, Phase, Received, Session, ToWorker};
+    use reconscope::web::{decode, encode, FromWorker, Matched, PartJob, Phase, Progress, Received, Session, ToWorker};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -52,6 +52,22 @@ mod imp {
             let _ = Reflect::set(&obj, &JsValue::from_str(name), &data);
             transfer.push(&data.buffer());
         }
+        if let Err(e) = scope().post_message_with_transfer(&obj, &transfer) {
+            web_sys::console::warn_2(&JsValue::from_str("reconscope worker: postMessage failed"), &e);
+        }
+    }
+
+    /// Posts progress with a slice's buffer beside it as `spent`,
+    /// transferred back to the page, which reads the next slice into it:
+    /// a fresh 8 MiB buffer per slice costs the page's process its page
+    /// faults (about 0.3-0.5 s of CPU per GiB here).
+    fn post_progress_returning(progress: Progress, spent: &Uint8Array) {
+        let bytes = Uint8Array::from(encode(&FromWorker::Progress(progress)).as_slice());
+        let obj = Object::new();
+        let _ = Reflect::set(&obj, &JsValue::from_str("msg"), &bytes);
+        let buffer = spent.buffer();
+        let _ = Reflect::set(&obj, &JsValue::from_str("spent"), &buffer);
+        let transfer = Array::of2(&bytes.buffer(), &buffer);
         if let Err(e) = scope().post_message_with_transfer(&obj, &transfer) {
             web_sys::console::warn_2(&JsValue::from_str("reconscope worker: postMessage failed"), &e);
         }
@@ -118,7 +134,7 @@ mod imp {
         });
         PART.with(|p| {
             if let Some(job) = p.borrow().as_ref() {
-                post(&FromWorker::Progress(job.progress()));
+                post_progress_returning(job.progress(), data);
             }
         });
         SLICE_TIMES.with(|t| t.borrow_mut().take_ms += js_sys::Date::now() - t0);
@@ -171,7 +187,7 @@ mod imp {
             t.slices += 1;
         });
         complete_if(received, name);
-        post(&FromWorker::Progress(with_session(|s| s.receiving())));
+        post_progress_returning(with_session(|s| s.receiving()), data);
         SLICE_TIMES.with(|t| {
             let mut t = t.borrow_mut();
             t.last_end = js_sys::Date::now();

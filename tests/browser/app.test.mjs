@@ -782,6 +782,45 @@ describe('big logs', { timeout: 300_000 }, () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  test('a log of many slices is read into buffers the worker gives back, and loads as the CLI reads it', async () => {
+    // 50 MiB: the page reads 7 slices (6 of 8 MiB), at most 4 ahead of the
+    // worker, so the 5th and 6th wait for the worker to take the 1st and
+    // 2nd in; it gives their buffers back with its progress, and the page
+    // reads into them (a fresh buffer each time costs the page's process
+    // its page faults). The 1st slice comes before any buffer is given
+    // back, and the short 7th gets a buffer of its own.
+    const dir = mkdtempSync(join(tmpdir(), 'reconscope-slices-'));
+    const file = join(dir, 'kamaji-manager.log');
+    const cargo = (args) => execFileSync('cargo', ['run', '--quiet', '--offline', ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 << 20 });
+    cargo(['--example', 'gen_kamaji_log', '--', file, '50', '3']);
+    const cli = JSON.parse(cargo(['--bin', 'reconscope', '--', 'analyze', file, '--json']));
+    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    const steps = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'debug') steps.push(msg.text());
+    });
+    try {
+      await page.locator('input[type=file]').setInputFiles(file);
+      const timeline = page.getByTestId('timeline');
+      await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]')?.dataset.reconcileCount) > 0, null, { timeout: 120_000 });
+      const read = steps.map((s) => /read inputs .*; (\d+) of (\d+) slices read into a buffer given back/.exec(s)).find(Boolean);
+      assert.ok(read, steps.join('\n'));
+      const [reused, slices] = [Number(read[1]), Number(read[2])];
+      assert.equal(slices, 7, read[0]);
+      assert.ok(reused >= 2 && reused <= 5, read[0]);
+      assert.equal(await timeline.getAttribute('data-reconcile-count'), String(cli.reconciles.length));
+      assert.equal(await timeline.getAttribute('data-election-count'), String(cli.elections.length));
+      const kinds = {};
+      for (const f of cli.findings) kinds[f.kind] = (kinds[f.kind] ?? 0) + 1;
+      for (const [kind, n] of Object.entries(kinds)) {
+        assert.equal(await page.locator(`[data-testid=findings] [data-finding-kind=${kind}]`).count(), n, kind);
+      }
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('keyboard', { timeout: 120_000 }, () => {

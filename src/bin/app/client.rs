@@ -36,6 +36,60 @@ const HELPER_SHARE: f64 = 0.5;
 /// gives the thread back (the browser draws and handles input between).
 const TASK_BUDGET_MS: f64 = 30.0;
 
+/// At most this many slice buffers given back by the workers are kept
+/// for the next reads (see [`spare_buffer`]).
+const SPARE_BUFFERS_MAX: usize = 8;
+
+thread_local! {
+    /// Slice buffers the workers gave back (`spent` beside their progress),
+    /// while a read goes on; `None` between reads.
+    static SPARE_BUFFERS: RefCell<Option<Vec<ArrayBuffer>>> = const { RefCell::new(None) };
+}
+
+/// Keeps a buffer a worker gave back, if a read goes on and it is a whole
+/// slice's.
+fn keep_spare(buf: ArrayBuffer) {
+    SPARE_BUFFERS.with(|b| {
+        if let Some(pool) = b.borrow_mut().as_mut() {
+            if buf.byte_length() as f64 == SLICE_BYTES && pool.len() < SPARE_BUFFERS_MAX {
+                pool.push(buf);
+            }
+        }
+    });
+}
+
+/// A buffer for the next slice of `len` bytes: one a worker gave back when
+/// there is one (no new memory for the browser to map and fault in), else
+/// a new one.
+fn spare_buffer(len: u32, times: &ReadTimes) -> ArrayBuffer {
+    let spare = SPARE_BUFFERS.with(|b| b.borrow_mut().as_mut().filter(|_| len as f64 == SLICE_BYTES).and_then(|p| p.pop()));
+    times.slices.set(times.slices.get() + 1);
+    match spare {
+        Some(buf) => {
+            times.reused.set(times.reused.get() + 1);
+            buf
+        }
+        None => ArrayBuffer::new(len),
+    }
+}
+
+/// Spare buffers are kept from its creation to its drop (the end of a
+/// read, or Cancel).
+struct SpareBuffers;
+
+impl SpareBuffers {
+    fn start() -> SpareBuffers {
+        SPARE_BUFFERS.with(|b| *b.borrow_mut() = Some(Vec::new()));
+        SpareBuffers
+    }
+}
+
+impl Drop for SpareBuffers {
+    fn drop(&mut self) {
+        SPARE_BUFFERS.with(|b| *b.borrow_mut() = None);
+    }
+}
+
 /// The worker script, relative to the page, so that the app works when it
 /// is hosted under any sub-path (`/reconscope/`), not only at `/`.
 const WORKER_URL: &str = "./worker_boot.js";
@@ -106,6 +160,12 @@ impl WorkerClient {
                         }
                     }
                     Ok(FromWorker::Progress(p)) => {
+                        if let Some(spent) = Reflect::get(&ev.data(), &JsValue::from_str("spent"))
+                            .ok()
+                            .and_then(|b| b.dyn_into::<ArrayBuffer>().ok())
+                        {
+                            keep_spare(spent);
+                        }
                         acked.set(acked.get().max(p.slices));
                         wake(&ack_waiters);
                         on_message.emit(FromWorker::Progress(p));
@@ -207,6 +267,7 @@ impl WorkerClient {
         spawn_local(async move {
             let t0 = js_sys::Date::now();
             let times = Rc::new(ReadTimes::default());
+            let _spares = SpareBuffers::start();
             for (name, blob) in inputs {
                 let size = blob.size();
                 // The first slice alone: it tells a plain log from an archive.
@@ -214,7 +275,7 @@ impl WorkerClient {
                 if !wait_for_room(&me, SLICES_AHEAD).await {
                     return;
                 }
-                let first = match SliceReader::new(&blob, 0.0, first_end).next().await {
+                let first = match SliceReader::new(&blob, 0.0, first_end, times.clone()).next().await {
                     Some((_, _, read)) => read,
                     None => Err("the browser gave no bytes".into()),
                 };
@@ -245,10 +306,12 @@ impl WorkerClient {
                 }
             }
             debug(&format!(
-                "read inputs {:.0} ms (reading {:.0} ms, waiting for the worker {:.0} ms)",
+                "read inputs {:.0} ms (reading {:.0} ms, waiting for the worker {:.0} ms; {} of {} slices read into a buffer given back)",
                 js_sys::Date::now() - t0,
                 times.read_ms.get(),
-                times.wait_ms.get()
+                times.wait_ms.get(),
+                times.reused.get(),
+                times.slices.get()
             ));
             if let Some(me) = me.upgrade().filter(|c| c.alive.get()) {
                 me.send(&finish);
@@ -366,6 +429,9 @@ struct FileToSend {
 struct ReadTimes {
     read_ms: Cell<f64>,
     wait_ms: Cell<f64>,
+    /// Slices read, and how many of them into a buffer a worker gave back.
+    slices: Cell<u32>,
+    reused: Cell<u32>,
 }
 
 /// Where to split `file` between the workers (the helper parses from
@@ -454,7 +520,7 @@ async fn send_range(
     // The main worker takes a tail's slices in quickly (it only copies
     // them) but behind the head's: allow it more of them.
     let main_limit = if helper.is_some() { 2.0 * SLICES_AHEAD } else { SLICES_AHEAD };
-    let mut reader = SliceReader::new(&file.blob, from, to);
+    let mut reader = SliceReader::new(&file.blob, from, to, times.clone());
     loop {
         let tw = js_sys::Date::now();
         if !wait_for_room(&me, main_limit).await {
@@ -516,15 +582,16 @@ struct SliceReader {
     at: f64,
     to: f64,
     byob: Option<ReadableStreamByobReader>,
+    times: Rc<ReadTimes>,
 }
 
 impl SliceReader {
-    fn new(blob: &Blob, from: f64, to: f64) -> SliceReader {
+    fn new(blob: &Blob, from: f64, to: f64, times: Rc<ReadTimes>) -> SliceReader {
         let byob = blob
             .slice_with_f64_and_f64(from, to)
             .ok()
             .and_then(|part| ReadableStreamByobReader::new(&part.stream()).ok());
-        SliceReader { blob: blob.clone(), at: from, to, byob }
+        SliceReader { blob: blob.clone(), at: from, to, byob, times }
     }
 
     /// The next slice and where it starts and ends; `None` past the end.
@@ -536,7 +603,7 @@ impl SliceReader {
         // (An empty file is one empty slice.)
         self.at = if end > at { end } else { f64::INFINITY };
         let read = match &self.byob {
-            Some(reader) => fill(reader, (end - at) as u32).await,
+            Some(reader) => fill(reader, spare_buffer((end - at) as u32, &self.times)).await,
             None => match self.blob.slice_with_f64_and_f64(at, end) {
                 Ok(part) => JsFuture::from(part.array_buffer())
                     .await
@@ -553,10 +620,10 @@ impl SliceReader {
     }
 }
 
-/// Reads `len` bytes from a BYOB reader into a new `ArrayBuffer` (fewer
-/// if the stream ends first).
-async fn fill(reader: &ReadableStreamByobReader, len: u32) -> Result<ArrayBuffer, String> {
-    let mut buf = ArrayBuffer::new(len);
+/// Fills `buf` from a BYOB reader (less of it if the stream ends first:
+/// the buffer returned is then cut to what was read).
+async fn fill(reader: &ReadableStreamByobReader, mut buf: ArrayBuffer) -> Result<ArrayBuffer, String> {
+    let len = buf.byte_length();
     let mut filled = 0;
     while filled < len {
         let view = Uint8Array::new_with_byte_offset_and_length(&buf, filled, len - filled);
