@@ -241,4 +241,40 @@ mod tests {
         assert_eq!(unescape(br"bad \x"), "bad \\x");
         assert_eq!(unescape(br"end \"), "end \\");
     }
+
+    /// What `scan_string` must give: a byte at a time.
+    fn scan_string_reference(s: &[u8], i: usize) -> Option<(usize, bool)> {
+        let (mut j, mut escaped) = (i + 1, false);
+        loop {
+            match s.get(j)? {
+                b'"' => return Some((j + 1, escaped)),
+                b'\\' => {
+                    escaped = true;
+                    j += 2;
+                }
+                _ => j += 1,
+            }
+        }
+    }
+
+    #[test]
+    fn scan_string_is_the_byte_loop() {
+        // Strings of up to 70 bytes, mostly `a`, with quotes, backslashes
+        // and high bytes scattered over them.
+        let alphabet = [b'a', b'"', b'\\', 0xC3, 0x22 ^ 0x80, 0x5C ^ 0x01];
+        for len in 0..70usize {
+            for seed in 0..40u64 {
+                let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ len as u64;
+                let mut s = vec![b'"'];
+                for k in 0..len {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    // Mostly plain bytes, so long strings occur.
+                    s.push(if x % 7 == 0 || k == len - 1 { alphabet[(x >> 8) as usize % alphabet.len()] } else { b'a' });
+                }
+                assert_eq!(scan_string(&s, 0), scan_string_reference(&s, 0), "{:?}", String::from_utf8_lossy(&s));
+            }
+        }
+    }
 }
