@@ -104,7 +104,15 @@ mod ui {
     struct Loading {
         started_ms: f64,
         progress: Progress,
+        /// When the progress was last drawn (see [`PROGRESS_REDRAW_MS`]).
+        drawn_ms: f64,
     }
+
+    /// Progress is drawn at most this often while a phase goes on: the
+    /// worker acknowledges every 8 MiB slice (30 times a second and more),
+    /// and each drawing is a render of the whole page that takes the CPU
+    /// from the worker on a small machine.
+    const PROGRESS_REDRAW_MS: f64 = 150.0;
 
     /// A finished load.
     pub struct Loaded {
@@ -322,6 +330,7 @@ mod ui {
             client.send(&ToWorker::Begin { files, total_bytes: total });
             self.loading = Some(Loading {
                 started_ms: now_ms(),
+                drawn_ms: 0.0,
                 progress: Progress {
                     phase: Phase::Reading,
                     done_bytes: 0,
@@ -551,7 +560,15 @@ mod ui {
                     // (Only a helper sends pieces; the client passes them on.)
                     FromWorker::Part { .. } => return false,
                     FromWorker::Progress(p) => match &mut self.loading {
-                        Some(l) => l.progress = p,
+                        Some(l) => {
+                            let now = now_ms();
+                            let same = p.phase == l.progress.phase && p.files_done == l.progress.files_done;
+                            l.progress = p;
+                            if same && now - l.drawn_ms < PROGRESS_REDRAW_MS {
+                                return false;
+                            }
+                            l.drawn_ms = now;
+                        }
                         None => return false,
                     },
                     FromWorker::Loaded(r) => {
@@ -655,6 +672,7 @@ mod ui {
                     client.send(&ToWorker::Reanalyze { dump_time_nanos: Some(t), layout: Some(self.layout_opts.clone()) });
                     self.loading = Some(Loading {
                         started_ms: now_ms(),
+                        drawn_ms: 0.0,
                         progress: Progress {
                             phase: Phase::Analyzing,
                             done_bytes: l.input_bytes,
