@@ -742,21 +742,13 @@ describe('big logs', { timeout: 300_000 }, () => {
       assert.equal(await page.evaluate(() => navigator.hardwareConcurrency), 8);
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(BASE_URL).origin });
       await page.locator('input[type=file]').setInputFiles(file);
-      const timeline = page.getByTestId('timeline');
       await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]')?.dataset.reconcileCount) > 0, null, { timeout: 120_000 });
       // The helper parsed the tail and the worker joined its piece on.
       assert.ok(steps.some((s) => /reconscope app: helper: kamaji-manager\.log: \d+ records parsed/.test(s)), steps.join('\n'));
       assert.ok(steps.some((s) => /reconscope worker: part of kamaji-manager\.log: copy and check/.test(s)), steps.join('\n'));
       assert.ok(!steps.some((s) => /parsing it here/.test(s)), steps.join('\n'));
       // The same analysis as the CLI's, which parses the file in one piece.
-      assert.equal(await timeline.getAttribute('data-reconcile-count'), String(cli.reconciles.length));
-      assert.equal(await timeline.getAttribute('data-election-count'), String(cli.elections.length));
-      const kinds = {};
-      for (const f of cli.findings) kinds[f.kind] = (kinds[f.kind] ?? 0) + 1;
-      assert.ok(Object.keys(kinds).length > 0, 'the generated log has findings');
-      for (const [kind, n] of Object.entries(kinds)) {
-        assert.equal(await page.locator(`[data-testid=findings] [data-finding-kind=${kind}]`).count(), n, kind);
-      }
+      await assertLoadedAsCli(page, cli);
       // The Markdown report's tables (findings, slowest reconciles,
       // elections, counts) are the CLI's, row for row.
       const md = await copyMarkdown(page);
@@ -782,6 +774,35 @@ describe('big logs', { timeout: 300_000 }, () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  // A generated kamaji manager log of 50 MiB, made once for the tests
+  // below that need a log of many slices, with the CLI's analysis of it.
+  let sliced = null;
+  const slicedLog = () => {
+    if (!sliced) {
+      const dir = mkdtempSync(join(tmpdir(), 'reconscope-slices-'));
+      const file = join(dir, 'kamaji-manager.log');
+      const cargo = (args) => execFileSync('cargo', ['run', '--quiet', '--offline', ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 << 20 });
+      cargo(['--example', 'gen_kamaji_log', '--', file, '50', '3']);
+      sliced = { dir, file, cli: JSON.parse(cargo(['--bin', 'reconscope', '--', 'analyze', file, '--json'])) };
+    }
+    return sliced;
+  };
+  after(() => sliced && rmSync(sliced.dir, { recursive: true, force: true }));
+
+  /** Asserts the loaded page shows the CLI's reconcile, election and finding counts. */
+  async function assertLoadedAsCli(page, cli) {
+    const timeline = page.getByTestId('timeline');
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]')?.dataset.reconcileCount) > 0, null, { timeout: 120_000 });
+    assert.equal(await timeline.getAttribute('data-reconcile-count'), String(cli.reconciles.length));
+    assert.equal(await timeline.getAttribute('data-election-count'), String(cli.elections.length));
+    const kinds = {};
+    for (const f of cli.findings) kinds[f.kind] = (kinds[f.kind] ?? 0) + 1;
+    assert.ok(Object.keys(kinds).length > 0, 'the generated log has findings');
+    for (const [kind, n] of Object.entries(kinds)) {
+      assert.equal(await page.locator(`[data-testid=findings] [data-finding-kind=${kind}]`).count(), n, kind);
+    }
+  }
+
   test('a log of many slices is read into buffers the worker gives back, and loads as the CLI reads it', async () => {
     // 50 MiB: the page reads 7 slices (6 of 8 MiB), at most 4 ahead of the
     // worker, so the 5th and 6th wait for the worker to take the 1st and
@@ -789,11 +810,7 @@ describe('big logs', { timeout: 300_000 }, () => {
     // reads into them (a fresh buffer each time costs the page's process
     // its page faults). The 1st slice comes before any buffer is given
     // back, and the short 7th gets a buffer of its own.
-    const dir = mkdtempSync(join(tmpdir(), 'reconscope-slices-'));
-    const file = join(dir, 'kamaji-manager.log');
-    const cargo = (args) => execFileSync('cargo', ['run', '--quiet', '--offline', ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 << 20 });
-    cargo(['--example', 'gen_kamaji_log', '--', file, '50', '3']);
-    const cli = JSON.parse(cargo(['--bin', 'reconscope', '--', 'analyze', file, '--json']));
+    const { file, cli } = slicedLog();
     const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
     const steps = [];
     page.on('console', (msg) => {
@@ -801,24 +818,45 @@ describe('big logs', { timeout: 300_000 }, () => {
     });
     try {
       await page.locator('input[type=file]').setInputFiles(file);
-      const timeline = page.getByTestId('timeline');
-      await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]')?.dataset.reconcileCount) > 0, null, { timeout: 120_000 });
+      await assertLoadedAsCli(page, cli);
       const read = steps.map((s) => /read inputs .*; (\d+) of (\d+) slices read into a buffer given back/.exec(s)).find(Boolean);
       assert.ok(read, steps.join('\n'));
       const [reused, slices] = [Number(read[1]), Number(read[2])];
       assert.equal(slices, 7, read[0]);
       assert.ok(reused >= 2 && reused <= 5, read[0]);
-      assert.equal(await timeline.getAttribute('data-reconcile-count'), String(cli.reconciles.length));
-      assert.equal(await timeline.getAttribute('data-election-count'), String(cli.elections.length));
-      const kinds = {};
-      for (const f of cli.findings) kinds[f.kind] = (kinds[f.kind] ?? 0) + 1;
-      for (const [kind, n] of Object.entries(kinds)) {
-        assert.equal(await page.locator(`[data-testid=findings] [data-finding-kind=${kind}]`).count(), n, kind);
-      }
       await assertClean(page, seen);
     } finally {
       await context.close();
-      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a request the worker cannot answer during a load is reported, and the load goes on', async () => {
+    // Before the first slice the page also posts the worker a message it
+    // cannot read; the worker answers that it failed before it
+    // acknowledges the slice, and the 5th slice waits for that
+    // acknowledgement. (The page used to stop reading then: the load
+    // never ended.)
+    const { file, cli } = slicedLog();
+    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } }, BASE_URL, {
+      initScript: () => {
+        const post = Worker.prototype.postMessage;
+        let sent = false;
+        Worker.prototype.postMessage = function (message, transfer) {
+          if (!sent && message?.data instanceof ArrayBuffer) {
+            sent = true;
+            post.call(this, { junk: true });
+          }
+          return post.call(this, message, transfer);
+        };
+      },
+    });
+    try {
+      await page.locator('input[type=file]').setInputFiles(file);
+      await page.getByTestId('status').filter({ hasText: 'message without `msg`' }).waitFor({ timeout: 60_000 });
+      await assertLoadedAsCli(page, cli);
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
     }
   });
 });

@@ -34,7 +34,7 @@ const SPLIT_MIN_CORES: f64 = 4.0;
 const HELPER_SHARE: f64 = 0.5;
 /// A task of the page spends at most about this long decoding before it
 /// gives the thread back (the browser draws and handles input between).
-const TASK_BUDGET_MS: f64 = 30.0;
+const TASK_BUDGET_MS: f64 = 20.0;
 
 /// At most this many slice buffers given back by the workers are kept
 /// for the next reads (see [`spare_buffer`]).
@@ -94,6 +94,17 @@ impl Drop for SpareBuffers {
 /// is hosted under any sub-path (`/reconscope/`), not only at `/`.
 const WORKER_URL: &str = "./worker_boot.js";
 
+/// What a worker is for, which decides what a failed request means.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The load's worker: a request it could not answer is reported, and
+    /// it goes on with the load.
+    Main,
+    /// A helper parsing a split file's tail: any failure and it is given
+    /// nothing more (the main worker parses the tail itself).
+    Helper,
+}
+
 pub struct WorkerClient {
     worker: Worker,
     ready: Rc<Cell<bool>>,
@@ -102,8 +113,8 @@ pub struct WorkerClient {
     /// progress messages).
     posted: Cell<u64>,
     acked: Rc<Cell<u64>>,
-    /// The worker failed (it crashed, or said a request failed): a helper
-    /// is given no more work.
+    /// The worker failed (it crashed; or, for a [`Role::Helper`], said a
+    /// request failed): it is given no more work.
     gave_up: Rc<Cell<bool>>,
     /// A helper's parsed pieces ([`FromWorker::Part`]), by file name.
     parts: Rc<RefCell<Vec<(String, Uint8Array)>>>,
@@ -118,7 +129,7 @@ pub struct WorkerClient {
 impl WorkerClient {
     /// Starts a worker. `on_message` gets every answer; `on_error` gets a
     /// failure of the worker itself (it could not load, or it crashed).
-    pub fn spawn(on_message: Callback<FromWorker>, on_error: Callback<String>) -> Result<WorkerClient, String> {
+    pub fn spawn(role: Role, on_message: Callback<FromWorker>, on_error: Callback<String>) -> Result<WorkerClient, String> {
         // A self-contained HTML report (`reconscope analyze --html`) starts
         // the worker from a Blob URL it puts in `RECONSCOPE_WORKER_URL`.
         let url = Reflect::get(&js_sys::global(), &JsValue::from_str("RECONSCOPE_WORKER_URL"))
@@ -185,8 +196,10 @@ impl WorkerClient {
                         wake(&ack_waiters);
                     }
                     Ok(FromWorker::Failed { message }) => {
-                        gave_up.set(true);
-                        wake(&ack_waiters);
+                        if role == Role::Helper {
+                            gave_up.set(true);
+                            wake(&ack_waiters);
+                        }
                         on_message.emit(FromWorker::Failed { message });
                     }
                     // A finished load's reconciles and timeline come beside
@@ -405,7 +418,7 @@ async fn wait_for_room(me: &Weak<WorkerClient>, limit: f64) -> bool {
 /// main worker then parses everything, as it would anyway).
 fn spawn_helper() -> Option<Rc<WorkerClient>> {
     let on_error = Callback::from(|e: String| debug(&format!("helper: {e}")));
-    match WorkerClient::spawn(Callback::noop(), on_error) {
+    match WorkerClient::spawn(Role::Helper, Callback::noop(), on_error) {
         Ok(h) => Some(Rc::new(h)),
         Err(e) => {
             debug(&format!("no helper: {e}"));

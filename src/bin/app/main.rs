@@ -41,7 +41,7 @@ mod ui {
     use yew::prelude::*;
 
     use crate::chart::{Chart, ChartEvents};
-    use crate::client::WorkerClient;
+    use crate::client::{Role, WorkerClient};
     use crate::input::{self, Input};
     use crate::panels;
     use crate::share;
@@ -365,7 +365,7 @@ mod ui {
         }
 
         fn spawn_worker(&self, ctx: &Context<Self>) -> Result<Rc<WorkerClient>, String> {
-            WorkerClient::spawn(ctx.link().callback(Msg::Worker), ctx.link().callback(Msg::Failed)).map(Rc::new)
+            WorkerClient::spawn(Role::Main, ctx.link().callback(Msg::Worker), ctx.link().callback(Msg::Failed)).map(Rc::new)
         }
 
         /// Starts the next spare worker a second from now.
