@@ -718,6 +718,56 @@ describe('many findings', { timeout: 120_000 }, () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test('a spare worker that finishes warming up after a load took it does not mark the page warm', async () => {
+    // The page starts a spare worker as it opens and warms it up; a load
+    // takes it, warm or not. Here its "warmed up" answer reaches the page
+    // 3 s late, after the load took it: the page must not count it (the
+    // next spare, started after the load, is what makes it warm).
+    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } }, BASE_URL, {
+      initScript: () => {
+        const log = (window.__warm = { workers: 0, delivered: [], marked: [] });
+        const onmessage = Object.getOwnPropertyDescriptor(Worker.prototype, 'onmessage');
+        Object.defineProperty(Worker.prototype, 'onmessage', {
+          configurable: true,
+          get() {
+            return onmessage.get.call(this);
+          },
+          set(handler) {
+            const n = this.__worker ?? (this.__worker = ++log.workers);
+            const late = (ev) => {
+              const msg = ev.data?.msg;
+              const text = msg instanceof Uint8Array ? new TextDecoder().decode(msg) : '';
+              if (!text.includes('"warmed-up"')) return handler(ev);
+              setTimeout(() => {
+                log.delivered.push({ worker: n, at: performance.now() });
+                handler(ev);
+              }, 3000);
+            };
+            onmessage.set.call(this, handler && late);
+          },
+        });
+        new MutationObserver((records) => {
+          for (const r of records) {
+            if (r.target.dataset.worker === 'warm') log.marked.push(performance.now());
+          }
+        }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-worker'] });
+      },
+    });
+    try {
+      await page.locator('input[type=file]').setInputFiles(EXAMPLE_ZIP);
+      await assertIncidentLoaded(page);
+      // The next spare warms up (its answer also 3 s late).
+      await page.waitForSelector('[data-worker=warm]', { state: 'attached', timeout: 30_000 });
+      const log = await page.evaluate(() => window.__warm);
+      assert.deepEqual(log.delivered.map((d) => d.worker), [1, 2], JSON.stringify(log));
+      assert.equal(log.marked.length, 1, JSON.stringify(log));
+      assert.ok(log.marked[0] >= log.delivered[1].at, JSON.stringify(log));
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+    }
+  });
 });
 
 describe('big logs', { timeout: 300_000 }, () => {

@@ -47,6 +47,11 @@ mod ui {
     use crate::share;
     use crate::timefmt::{self, Zone};
 
+    /// Which of the workers the page started a message came from: a spare
+    /// warming up and the load's worker both talk to the page.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct WorkerId(u32);
+
     pub enum Msg {
         Ready,
         Chosen(Vec<Input>),
@@ -55,7 +60,10 @@ mod ui {
         Failed(String),
         DragOver,
         DragLeave,
-        Worker(FromWorker),
+        /// A message from the worker `WorkerId` (the load's or the spare).
+        Worker(WorkerId, FromWorker),
+        /// The worker `WorkerId` could not start or stopped unexpectedly.
+        WorkerFailed(WorkerId, String),
         Cancel,
         /// Start (and warm up) a spare worker, if there is none.
         SpawnSpare,
@@ -134,6 +142,11 @@ mod ui {
         /// A worker started before it is needed and warmed up
         /// ([`ToWorker::WarmUp`]), taken by the next load.
         spare: Option<Rc<WorkerClient>>,
+        /// The ids of `client` and `spare` (each `Some` when they are).
+        client_id: Option<WorkerId>,
+        spare_id: Option<WorkerId>,
+        /// The id of the next worker started.
+        next_worker: u32,
         /// The spare has warmed up.
         spare_warm: bool,
         /// Starts the next spare a moment after a load (not during it).
@@ -192,6 +205,7 @@ mod ui {
         /// Stops any load and forgets the last result.
         fn reset(&mut self) {
             self.client = None; // terminates the worker
+            self.client_id = None;
             self.loading = None;
             self.loaded = None;
             self.chart = None;
@@ -316,9 +330,9 @@ mod ui {
             }
             // The spare worker, warmed up as the page opened, if it is
             // still well; else a new one.
-            let spare = self.spare.take().filter(|c| c.usable());
+            let spare = self.spare.take().zip(self.spare_id.take()).filter(|(c, _)| c.usable());
             self.spare_warm = false;
-            let client = match spare.map_or_else(|| self.spawn_worker(ctx), Ok) {
+            let (client, id) = match spare.map_or_else(|| self.spawn_worker(ctx), Ok) {
                 Ok(c) => c,
                 Err(e) => {
                     self.status = Some(e);
@@ -355,6 +369,7 @@ mod ui {
             let inputs = inputs.into_iter().map(|i| (i.name, i.blob)).collect();
             client.send_inputs(inputs, ToWorker::Finish { layout: Some(first) });
             self.client = Some(client);
+            self.client_id = Some(id);
         }
 
         fn relayout(&mut self, keep_view: bool) {
@@ -364,8 +379,13 @@ mod ui {
             }
         }
 
-        fn spawn_worker(&self, ctx: &Context<Self>) -> Result<Rc<WorkerClient>, String> {
-            WorkerClient::spawn(Role::Main, ctx.link().callback(Msg::Worker), ctx.link().callback(Msg::Failed)).map(Rc::new)
+        /// Starts a worker, its messages tagged with a new id.
+        fn spawn_worker(&mut self, ctx: &Context<Self>) -> Result<(Rc<WorkerClient>, WorkerId), String> {
+            let id = WorkerId(self.next_worker);
+            self.next_worker += 1;
+            let on_message = ctx.link().callback(move |m| Msg::Worker(id, m));
+            let on_error = ctx.link().callback(move |e| Msg::WorkerFailed(id, e));
+            WorkerClient::spawn(Role::Main, on_message, on_error).map(|c| (Rc::new(c), id))
         }
 
         /// Starts the next spare worker a second from now.
@@ -453,6 +473,9 @@ mod ui {
                 ready: false,
                 client: None,
                 spare: None,
+                client_id: None,
+                spare_id: None,
+                next_worker: 0,
                 spare_warm: false,
                 spare_timer: None,
                 names: Vec::new(),
@@ -502,7 +525,7 @@ mod ui {
                         return false;
                     }
                     self.spare_warm = false;
-                    self.spare = self.spawn_worker(ctx).ok();
+                    (self.spare, self.spare_id) = self.spawn_worker(ctx).ok().unzip();
                     if let Some(c) = &self.spare {
                         c.send(&ToWorker::WarmUp);
                     }
@@ -539,14 +562,27 @@ mod ui {
                     });
                     return false;
                 }
-                Msg::Failed(e) => {
+                // A spare that failed is replaced after the next load (or
+                // never needed); a worker that is gone says nothing more.
+                Msg::WorkerFailed(id, _) if Some(id) != self.client_id => {
+                    if Some(id) == self.spare_id {
+                        (self.spare, self.spare_id, self.spare_warm) = (None, None, false);
+                    }
+                    return false;
+                }
+                // The load's worker: what it held is gone.
+                Msg::WorkerFailed(_, e) => {
                     if self.loading.is_some() {
                         self.client = None;
+                        self.client_id = None;
                         self.loading = None;
                         self.spare_later(ctx);
                     }
                     self.status = Some(e);
                 }
+                // Inputs that could not be taken (a drop, the example): a
+                // load going on goes on.
+                Msg::Failed(e) => self.status = Some(e),
                 Msg::DragOver => {
                     if self.dragging {
                         return false;
@@ -554,9 +590,16 @@ mod ui {
                     self.dragging = true;
                 }
                 Msg::DragLeave => self.dragging = false,
-                Msg::Worker(m) => match m {
-                    FromWorker::Ready => return false,
-                    FromWorker::WarmedUp => self.spare_warm = true,
+                Msg::Worker(id, FromWorker::WarmedUp) => {
+                    if Some(id) != self.spare_id {
+                        return false;
+                    }
+                    self.spare_warm = true;
+                }
+                // Only the load's worker says more (a spare only warms up).
+                Msg::Worker(id, _) if Some(id) != self.client_id => return false,
+                Msg::Worker(_, m) => match m {
+                    FromWorker::Ready | FromWorker::WarmedUp => return false,
                     // (Only a helper sends pieces; the client passes them on.)
                     FromWorker::Part { .. } => return false,
                     FromWorker::Progress(p) => match &mut self.loading {
