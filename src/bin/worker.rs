@@ -91,8 +91,6 @@ mod imp {
     }
 
     thread_local! {
-        /// Where a helper copies a slice into wasm memory (reused).
-        static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
         /// Times of the slices taken in so far (see [`take_slice`]).
         static SLICE_TIMES: RefCell<SliceTimes> = const { RefCell::new(SliceTimes::new()) };
     }
@@ -113,24 +111,14 @@ mod imp {
         }
     }
 
-    /// Runs `f` on a slice's bytes copied into wasm memory (a buffer
-    /// reused between slices).
-    fn with_copy<T>(data: &Uint8Array, f: impl FnOnce(&[u8]) -> T) -> T {
-        SCRATCH.with(|scratch| {
-            let mut scratch = scratch.borrow_mut();
-            scratch.clear();
-            scratch.resize(data.length() as usize, 0);
-            data.copy_to(&mut scratch[..]);
-            f(&scratch)
-        })
-    }
-
     /// As a helper: takes a slice of the tail it parses, acknowledges it,
     /// and sends the parsed piece after the last.
     fn take_part_slice(name: &str, offset: u64, data: &Uint8Array) {
         let t0 = js_sys::Date::now();
-        let received = with_copy(data, |bytes| {
-            PART.with(|p| p.borrow_mut().as_mut().map(|job| job.receive(name, offset, bytes)))
+        // Copied from JavaScript straight into the tail's buffer.
+        let len = data.length() as usize;
+        let received = PART.with(|p| {
+            p.borrow_mut().as_mut().map(|job| job.receive_with(name, offset, len, |room| data.subarray(0, room.len() as u32).copy_to(room)))
         });
         PART.with(|p| {
             if let Some(job) = p.borrow().as_ref() {
@@ -142,7 +130,6 @@ mod imp {
             Some(Ok(false)) | None => {}
             Some(Ok(true)) => {
                 let Some(job) = PART.with(|p| p.borrow_mut().take()) else { return };
-                SCRATCH.with(|s| *s.borrow_mut() = Vec::new());
                 let name = job.name().to_string();
                 let piece = timed(&format!("part of {name}: finish"), || job.finish());
                 let bytes = timed("part: encode", || piece.encode());

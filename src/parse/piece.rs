@@ -112,7 +112,15 @@ impl PieceParser {
 
     /// Takes the next bytes of the tail and parses what is complete.
     pub fn push(&mut self, data: &[u8]) {
-        self.len += data.len() as u64;
+        self.push_with(data.len(), |room| room.copy_from_slice(data));
+    }
+
+    /// As [`PieceParser::push`], for a caller that writes the next `len`
+    /// bytes in place (the browser worker copies a slice from JavaScript
+    /// straight there): `fill` gets where they go, and is not called when
+    /// they are dropped (the tail has no place to cut, or is too long).
+    pub fn push_with(&mut self, len: usize, fill: impl FnOnce(&mut [u8])) {
+        self.len += len as u64;
         if self.cut == Cut::Nowhere {
             return;
         }
@@ -121,7 +129,9 @@ impl PieceParser {
             self.give_up();
             return;
         }
-        self.bytes.extend_from_slice(data);
+        let at = self.bytes.len();
+        self.bytes.resize(at + len, 0);
+        fill(&mut self.bytes[at..]);
         if self.cut == Cut::Looking {
             match find_record_start(&self.bytes, 0, &self.opts) {
                 Search::Found(c) => {
