@@ -271,7 +271,7 @@ mod tests {
                     x ^= x >> 7;
                     x ^= x << 17;
                     // Mostly plain bytes, so long strings occur.
-                    s.push(if x % 7 == 0 || k == len - 1 { alphabet[(x >> 8) as usize % alphabet.len()] } else { b'a' });
+                    s.push(if x.is_multiple_of(7) || k == len - 1 { alphabet[(x >> 8) as usize % alphabet.len()] } else { b'a' });
                 }
                 assert_eq!(scan_string(&s, 0), scan_string_reference(&s, 0), "{:?}", String::from_utf8_lossy(&s));
             }
