@@ -880,6 +880,33 @@ describe('big logs', { timeout: 300_000 }, () => {
     }
   });
 
+  test('the log chosen again while it is read: the new read still reads into buffers given back', async () => {
+    // The first load's read loop ends when its pending read comes back,
+    // after the second load started; it must leave the second's spare
+    // buffers alone.
+    const { file, cli } = slicedLog();
+    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    const steps = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'debug') steps.push(msg.text());
+    });
+    try {
+      const input = page.locator('input[type=file]');
+      await input.setInputFiles(file);
+      await page.getByTestId('progress').waitFor({ state: 'attached' });
+      await input.setInputFiles(file);
+      await assertLoadedAsCli(page, cli);
+      const reads = steps.map((s) => /read inputs .*; (\d+) of (\d+) slices read into a buffer given back/.exec(s)).filter(Boolean);
+      assert.equal(reads.length, 1, 'only the second read got to its end: ' + steps.join('\n'));
+      const [reused, slices] = [Number(reads[0][1]), Number(reads[0][2])];
+      assert.equal(slices, 7, reads[0][0]);
+      assert.ok(reused >= 2 && reused <= 5, reads[0][0]);
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('a request the worker cannot answer during a load is reported, and the load goes on', async () => {
     // Before the first slice the page also posts the worker a message it
     // cannot read; the worker answers that it failed before it

@@ -41,16 +41,17 @@ const TASK_BUDGET_MS: f64 = 20.0;
 const SPARE_BUFFERS_MAX: usize = 8;
 
 thread_local! {
-    /// Slice buffers the workers gave back (`spent` beside their progress),
-    /// while a read goes on; `None` between reads.
-    static SPARE_BUFFERS: RefCell<Option<Vec<ArrayBuffer>>> = const { RefCell::new(None) };
+    /// Slice buffers the workers gave back (`spent` beside their progress)
+    /// while a read goes on (`None` between reads), and the number of the
+    /// read they are kept for (see [`SpareBuffers`]).
+    static SPARE_BUFFERS: RefCell<(u64, Option<Vec<ArrayBuffer>>)> = const { RefCell::new((0, None)) };
 }
 
 /// Keeps a buffer a worker gave back, if a read goes on and it is a whole
 /// slice's.
 fn keep_spare(buf: ArrayBuffer) {
     SPARE_BUFFERS.with(|b| {
-        if let Some(pool) = b.borrow_mut().as_mut() {
+        if let Some(pool) = b.borrow_mut().1.as_mut() {
             if buf.byte_length() as f64 == SLICE_BYTES && pool.len() < SPARE_BUFFERS_MAX {
                 pool.push(buf);
             }
@@ -62,7 +63,7 @@ fn keep_spare(buf: ArrayBuffer) {
 /// there is one (no new memory for the browser to map and fault in), else
 /// a new one.
 fn spare_buffer(len: u32, times: &ReadTimes) -> ArrayBuffer {
-    let spare = SPARE_BUFFERS.with(|b| b.borrow_mut().as_mut().filter(|_| len as f64 == SLICE_BYTES).and_then(|p| p.pop()));
+    let spare = SPARE_BUFFERS.with(|b| b.borrow_mut().1.as_mut().filter(|_| len as f64 == SLICE_BYTES).and_then(|p| p.pop()));
     times.slices.set(times.slices.get() + 1);
     match spare {
         Some(buf) => {
@@ -73,20 +74,29 @@ fn spare_buffer(len: u32, times: &ReadTimes) -> ArrayBuffer {
     }
 }
 
-/// Spare buffers are kept from its creation to its drop (the end of a
-/// read, or Cancel).
-struct SpareBuffers;
+/// While one lives (a read, from its start to its end or Cancel), buffers
+/// given back are kept. A read that ends after the next one started (a
+/// cancelled load's read loop wakes up later) leaves the next one's alone.
+struct SpareBuffers(u64);
 
 impl SpareBuffers {
     fn start() -> SpareBuffers {
-        SPARE_BUFFERS.with(|b| *b.borrow_mut() = Some(Vec::new()));
-        SpareBuffers
+        SPARE_BUFFERS.with(|b| {
+            let mut b = b.borrow_mut();
+            *b = (b.0 + 1, Some(Vec::new()));
+            SpareBuffers(b.0)
+        })
     }
 }
 
 impl Drop for SpareBuffers {
     fn drop(&mut self) {
-        SPARE_BUFFERS.with(|b| *b.borrow_mut() = None);
+        SPARE_BUFFERS.with(|b| {
+            let mut b = b.borrow_mut();
+            if b.0 == self.0 {
+                b.1 = None;
+            }
+        });
     }
 }
 
