@@ -853,6 +853,25 @@ describe('big logs', { timeout: 300_000 }, () => {
     }
   }
 
+  /** Opens the app, collecting its debug lines (the loading steps) into `steps`. */
+  async function openWithSteps() {
+    const opened = await openApp({ viewport: { width: 1280, height: 800 } });
+    const steps = [];
+    opened.page.on('console', (msg) => {
+      if (msg.type() === 'debug') steps.push(msg.text());
+    });
+    return { ...opened, steps };
+  }
+
+  /** Asserts one read got to its end, of the 7 slices of `slicedLog`, 2–5 into buffers given back. */
+  function assertReadIntoGivenBack(steps) {
+    const reads = steps.map((s) => /read inputs .*; (\d+) of (\d+) slices read into a buffer given back/.exec(s)).filter(Boolean);
+    assert.equal(reads.length, 1, steps.join('\n'));
+    const [reused, slices] = [Number(reads[0][1]), Number(reads[0][2])];
+    assert.equal(slices, 7, reads[0][0]);
+    assert.ok(reused >= 2 && reused <= 5, reads[0][0]);
+  }
+
   test('a log of many slices is read into buffers the worker gives back, and loads as the CLI reads it', async () => {
     // 50 MiB: the page reads 7 slices (6 of 8 MiB), at most 4 ahead of the
     // worker, so the 5th and 6th wait for the worker to take the 1st and
@@ -861,19 +880,11 @@ describe('big logs', { timeout: 300_000 }, () => {
     // its page faults). The 1st slice comes before any buffer is given
     // back, and the short 7th gets a buffer of its own.
     const { file, cli } = slicedLog();
-    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
-    const steps = [];
-    page.on('console', (msg) => {
-      if (msg.type() === 'debug') steps.push(msg.text());
-    });
+    const { context, page, seen, steps } = await openWithSteps();
     try {
       await page.locator('input[type=file]').setInputFiles(file);
       await assertLoadedAsCli(page, cli);
-      const read = steps.map((s) => /read inputs .*; (\d+) of (\d+) slices read into a buffer given back/.exec(s)).find(Boolean);
-      assert.ok(read, steps.join('\n'));
-      const [reused, slices] = [Number(read[1]), Number(read[2])];
-      assert.equal(slices, 7, read[0]);
-      assert.ok(reused >= 2 && reused <= 5, read[0]);
+      assertReadIntoGivenBack(steps);
       await assertClean(page, seen);
     } finally {
       await context.close();
@@ -885,22 +896,15 @@ describe('big logs', { timeout: 300_000 }, () => {
     // after the second load started; it must leave the second's spare
     // buffers alone.
     const { file, cli } = slicedLog();
-    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
-    const steps = [];
-    page.on('console', (msg) => {
-      if (msg.type() === 'debug') steps.push(msg.text());
-    });
+    const { context, page, seen, steps } = await openWithSteps();
     try {
       const input = page.locator('input[type=file]');
       await input.setInputFiles(file);
       await page.getByTestId('progress').waitFor({ state: 'attached' });
       await input.setInputFiles(file);
       await assertLoadedAsCli(page, cli);
-      const reads = steps.map((s) => /read inputs .*; (\d+) of (\d+) slices read into a buffer given back/.exec(s)).filter(Boolean);
-      assert.equal(reads.length, 1, 'only the second read got to its end: ' + steps.join('\n'));
-      const [reused, slices] = [Number(reads[0][1]), Number(reads[0][2])];
-      assert.equal(slices, 7, reads[0][0]);
-      assert.ok(reused >= 2 && reused <= 5, reads[0][0]);
+      // (Only the second read got to its end.)
+      assertReadIntoGivenBack(steps);
       await assertClean(page, seen);
     } finally {
       await context.close();
