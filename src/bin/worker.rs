@@ -40,21 +40,11 @@ mod imp {
         post_with(msg, &[]);
     }
 
-    /// Posts a message with buffers beside it, as properties named by
-    /// `beside` (all transferred).
+    /// Posts a message with bytes beside it, copied out of wasm memory, as
+    /// properties named by `beside` (all transferred).
     fn post_with(msg: &FromWorker, beside: &[(&str, &[u8])]) {
-        let bytes = Uint8Array::from(encode(msg).as_slice());
-        let obj = Object::new();
-        let _ = Reflect::set(&obj, &JsValue::from_str("msg"), &bytes);
-        let transfer = Array::of1(&bytes.buffer());
-        for (name, data) in beside {
-            let data = Uint8Array::from(*data);
-            let _ = Reflect::set(&obj, &JsValue::from_str(name), &data);
-            transfer.push(&data.buffer());
-        }
-        if let Err(e) = scope().post_message_with_transfer(&obj, &transfer) {
-            web_sys::console::warn_2(&JsValue::from_str("reconscope worker: postMessage failed"), &e);
-        }
+        let arrays: Vec<(&str, Uint8Array)> = beside.iter().map(|(name, data)| (*name, Uint8Array::from(*data))).collect();
+        post_arrays(msg, &arrays);
     }
 
     /// Posts progress with a slice's buffer beside it as `spent`,
@@ -62,12 +52,20 @@ mod imp {
     /// a fresh 8 MiB buffer per slice costs the page's process its page
     /// faults (about 0.3-0.5 s of CPU per GiB here).
     fn post_progress_returning(progress: Progress, spent: &Uint8Array) {
-        let bytes = Uint8Array::from(encode(&FromWorker::Progress(progress)).as_slice());
+        post_arrays(&FromWorker::Progress(progress), &[("spent", spent.clone())]);
+    }
+
+    /// Posts a message with JavaScript arrays beside it, as properties
+    /// named by `beside`, their buffers transferred (not copied).
+    fn post_arrays(msg: &FromWorker, beside: &[(&str, Uint8Array)]) {
+        let bytes = Uint8Array::from(encode(msg).as_slice());
         let obj = Object::new();
         let _ = Reflect::set(&obj, &JsValue::from_str("msg"), &bytes);
-        let buffer = spent.buffer();
-        let _ = Reflect::set(&obj, &JsValue::from_str("spent"), &buffer);
-        let transfer = Array::of2(&bytes.buffer(), &buffer);
+        let transfer = Array::of1(&bytes.buffer());
+        for (name, data) in beside {
+            let _ = Reflect::set(&obj, &JsValue::from_str(name), data);
+            transfer.push(&data.buffer());
+        }
         if let Err(e) = scope().post_message_with_transfer(&obj, &transfer) {
             web_sys::console::warn_2(&JsValue::from_str("reconscope worker: postMessage failed"), &e);
         }

@@ -64,7 +64,6 @@ fn keep_spare(buf: ArrayBuffer) {
 /// a new one.
 fn spare_buffer(len: u32, times: &ReadTimes) -> ArrayBuffer {
     let spare = SPARE_BUFFERS.with(|b| b.borrow_mut().1.as_mut().filter(|_| len as f64 == SLICE_BYTES).and_then(|p| p.pop()));
-    times.slices.set(times.slices.get() + 1);
     match spare {
         Some(buf) => {
             times.reused.set(times.reused.get() + 1);
@@ -183,9 +182,9 @@ impl WorkerClient {
                     Ok(FromWorker::Progress(p)) => {
                         if let Some(spent) = Reflect::get(&ev.data(), &JsValue::from_str("spent"))
                             .ok()
-                            .and_then(|b| b.dyn_into::<ArrayBuffer>().ok())
+                            .and_then(|b| b.dyn_into::<Uint8Array>().ok())
                         {
-                            keep_spare(spent);
+                            keep_spare(spent.buffer());
                         }
                         acked.set(acked.get().max(p.slices));
                         wake(&ack_waiters);
@@ -625,6 +624,7 @@ impl SliceReader {
         let (at, end) = (self.at, (self.at + SLICE_BYTES).min(self.to));
         // (An empty file is one empty slice.)
         self.at = if end > at { end } else { f64::INFINITY };
+        self.times.slices.set(self.times.slices.get() + 1);
         let read = match &self.byob {
             Some(reader) => fill(reader, spare_buffer((end - at) as u32, &self.times)).await,
             None => match self.blob.slice_with_f64_and_f64(at, end) {
