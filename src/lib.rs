@@ -8,12 +8,14 @@
 pub mod analyze;
 pub mod goroutine;
 pub mod codec;
+pub mod evidence;
 pub mod ingest;
 pub mod htmlreport;
 pub mod layout;
 pub mod model;
 pub mod parse;
 pub mod pipeline;
+pub mod redact;
 pub mod render;
 pub mod report;
 pub mod stats;

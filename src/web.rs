@@ -18,12 +18,13 @@
 //! a transferred `Uint8Array`, never as a JS string).
 
 
-use std::ops::Range;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::analyze::{self, Analysis, AnalyzeOptions, RecordRef};
+use crate::evidence::{self, Evidence, EvidenceMeta, ShareOptions};
+use crate::redact::RedactOptions;
 use crate::layout::{LayoutOptions, Timeline};
 use crate::model::{Level, ParsedFile};
 use crate::parse::{Piece, PieceParser, StreamParser};
@@ -86,6 +87,45 @@ pub enum ToWorker {
     /// Which reconciles have a record matching `filter`; answered with
     /// [`FromWorker::Matched`] carrying the same `seq`.
     Filter { seq: u32, filter: MessageFilter },
+    /// A slice of what is loaded for a link (and a `.reconscope` file when
+    /// the link had to leave context out); answered with
+    /// [`FromWorker::Shared`] carrying the same `seq`.
+    Share { seq: u32, request: ShareRequest },
+}
+
+/// What to share: see [`crate::evidence::ShareOptions`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShareRequest {
+    /// Index into `Analysis::findings`.
+    pub finding: Option<u32>,
+    /// The window shown (absolute ns).
+    pub window: Option<(i64, i64)>,
+    /// Index into `Analysis::reconciles`.
+    pub selected: Option<u32>,
+    /// The page's clock.
+    pub taken_at_nanos: Option<i64>,
+    #[serde(default)]
+    pub redact: RedactOptions,
+    /// Budget of the `ev=` payload.
+    pub max_payload_bytes: u64,
+}
+
+/// The answer to [`ToWorker::Share`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedEvidence {
+    /// `#ev=…&from=…&to=…&sel=…` (none: even the smallest slice was over
+    /// the budget; then only `file` is offered).
+    pub fragment: Option<String>,
+    pub meta: Option<EvidenceMeta>,
+    /// The whole slice as a `.reconscope` file's text, when the link had to
+    /// leave something out.
+    pub file: Option<String>,
+    pub file_meta: Option<EvidenceMeta>,
+}
+
+/// Whether an input named `name` is an evidence file.
+pub fn is_evidence_name(name: &str) -> bool {
+    name.rsplit('/').next().is_some_and(|n| n.to_ascii_lowercase().ends_with(".reconscope"))
 }
 
 /// A filter over records' messages and levels.
@@ -129,6 +169,8 @@ pub enum FromWorker {
     Loaded(Box<LoadResult>),
     Lines(ReconcileLines),
     Matched(Matched),
+    /// The answer to [`ToWorker::Share`].
+    Shared { seq: u32, result: Box<Result<SharedEvidence, String>> },
     /// A request could not be answered (e.g. an inspect before any load).
     Failed { message: String },
     /// [`ToWorker::WarmUp`] is done.
@@ -197,6 +239,10 @@ pub struct LoadResult {
     pub notes: Vec<Note>,
     /// Input bytes, as sent.
     pub input_bytes: u64,
+    /// When what was loaded is a slice of evidence (a link or a
+    /// `.reconscope` file): what it is, for the banner.
+    #[serde(default)]
+    pub evidence: Option<EvidenceMeta>,
 }
 
 /// The parts of a [`LoadResult`] that travel beside its JSON, each a
@@ -307,6 +353,10 @@ pub struct ReconcileLines {
     /// Lines between the reconcile's own that carry no `reconcileID` and
     /// were left out to keep the answer small.
     pub omitted_context: u64,
+    /// Lines of its own that the evidence it came from left out (from its
+    /// middle, to fit a link).
+    #[serde(default)]
+    pub left_out_lines: u64,
 }
 
 /// Lines of one file.
@@ -356,9 +406,14 @@ pub struct Session {
     total_bytes: u64,
     done_bytes: u64,
     current: String,
-    /// After [`Session::finish`]: every reconcile's records, and its id.
-    record_refs: Vec<RecordRef>,
-    reconciles: Vec<(Range<u32>, String)>,
+    /// After [`Session::finish`]: the whole analysis, record references
+    /// included (the inspector, the filters and sharing read it).
+    analysis: Analysis,
+    /// `.reconscope` evidence files among the inputs (name, bytes).
+    evidence_inputs: Vec<(String, Vec<u8>)>,
+    /// The evidence being shown, when the load was one
+    /// ([`Session::from_evidence`]): the analysis it carried.
+    evidence: Option<(EvidenceMeta, Analysis)>,
     /// The input arriving in slices ([`Session::receive`]).
     incoming: Option<Incoming>,
     /// The next input to arrive split ([`Session::split`]): name, size,
@@ -548,7 +603,7 @@ impl Session {
                 }
             }
             let tail_from = self.split.take().filter(|(n, s, _)| n == name && *s == size).map(|(_, _, from)| from);
-            let body = if crate::pipeline::streamable(name, head.unwrap_or_default()) {
+            let body = if !is_evidence_name(name) && crate::pipeline::streamable(name, head.unwrap_or_default()) {
                 let opts = Default::default();
                 let parser = match tail_from {
                     Some(from) => StreamParser::split(name, size as usize, from as usize, &opts),
@@ -704,7 +759,11 @@ impl Session {
     pub fn add(&mut self, name: &str, bytes: Vec<u8>) {
         self.current = name.to_string();
         let n = bytes.len() as u64;
-        self.loaded.add(name, bytes, &self.load);
+        if is_evidence_name(name) {
+            self.evidence_inputs.push((name.to_string(), bytes));
+        } else {
+            self.loaded.add(name, bytes, &self.load);
+        }
         self.files_done += 1;
         self.done_bytes += n;
     }
@@ -713,13 +772,29 @@ impl Session {
     /// [`Session::lines`].
     pub fn finish(&mut self) -> LoadResult {
         if !self.finished {
+            self.open_evidence();
             self.loaded.finish();
             self.finished = true;
         }
-        let (mut analysis, diags) = analyze::analyze(&self.loaded.files, &self.analyze);
-        self.record_refs = std::mem::take(&mut analysis.record_refs);
-        self.reconciles =
-            analysis.reconciles.iter().map(|r| (r.records.clone(), r.reconcile_id.clone())).collect();
+        let (analysis, diags) = match &self.evidence {
+            // Evidence carries its analysis: the chart and sentences are
+            // the sender's.
+            Some((_, a)) => (a.clone(), Vec::new()),
+            None => analyze::analyze(&self.loaded.files, &self.analyze),
+        };
+        self.analysis = analysis;
+        let a = &self.analysis;
+        let analysis = Analysis {
+            controllers: a.controllers.clone(),
+            reconciles: a.reconciles.clone(),
+            record_refs: Vec::new(),
+            elections: a.elections.clone(),
+            client_warnings: a.client_warnings.clone(),
+            objects: a.objects.clone(),
+            findings: a.findings.clone(),
+            dumps: a.dumps.clone(),
+            goroutines: a.goroutines.clone(),
+        };
         let files = self.loaded.files.iter().map(FileStats::of).collect();
         let notes = self.loaded.notes.iter().chain(diags.iter()).cloned().collect();
         LoadResult {
@@ -730,6 +805,122 @@ impl Session {
             files,
             notes,
             input_bytes: self.done_bytes,
+            evidence: self.evidence.as_ref().map(|(m, _)| m.clone()),
+        }
+    }
+
+    /// Opens the `.reconscope` inputs: alone, the first becomes what is
+    /// shown ([`Session::from_evidence`]); beside an artifact they are
+    /// left out with a note (the artifact shows everything).
+    fn open_evidence(&mut self) {
+        let inputs = std::mem::take(&mut self.evidence_inputs);
+        let alone = self.loaded.files.is_empty();
+        for (i, (name, bytes)) in inputs.into_iter().enumerate() {
+            if !alone || i > 0 {
+                self.loaded.notes.push(crate::model::Diagnostic {
+                    path: name,
+                    line: None,
+                    message: "evidence file left out: the other inputs are shown instead".into(),
+                });
+                continue;
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            match evidence::from_payload(&text) {
+                Ok(ev) => self.show_evidence(ev),
+                Err(e) => self.loaded.notes.push(crate::model::Diagnostic { path: name, line: None, message: e.to_string() }),
+            }
+        }
+    }
+
+    /// A session that shows a slice of evidence (from a link or a
+    /// `.reconscope` file): its lines parsed again, and its analysis.
+    pub fn from_evidence(ev: Evidence) -> Session {
+        let mut s = Session::new(1, 0);
+        s.show_evidence(ev);
+        s
+    }
+
+    fn show_evidence(&mut self, ev: Evidence) {
+        let mut files = Vec::new();
+        for (path, text, numbers) in evidence::texts(&ev) {
+            self.done_bytes += text.len() as u64;
+            let mut f = crate::parse::parse_file(path, text, &Default::default());
+            evidence::renumber(&mut f, &numbers);
+            files.push(f);
+        }
+        let mut a = ev.analysis;
+        // Carried references name (file, first line): find the records.
+        let fix = |rr: &mut RecordRef| {
+            rr.record = files
+                .get(rr.file as usize)
+                .and_then(|f| evidence::record_at(f, rr.record))
+                .unwrap_or(u32::MAX);
+        };
+        a.record_refs.iter_mut().for_each(fix);
+        a.client_warnings.iter_mut().for_each(|w| fix(&mut w.record));
+        for f in files {
+            self.loaded.add_parsed(f);
+        }
+        self.files_done = self.files.max(1);
+        self.evidence = Some((ev.meta, a));
+    }
+
+    /// A slice of what is loaded, for a link or a `.reconscope` file (see
+    /// [`crate::evidence`]).
+    pub fn share(&self, req: &ShareRequest) -> Result<SharedEvidence, String> {
+        let mut opts = ShareOptions {
+            finding: req.finding.map(|f| f as usize),
+            window: req.window,
+            selected: req.selected.map(|r| r as usize),
+            artifact: self.artifact_name(),
+            taken_at_nanos: req.taken_at_nanos,
+            redact: req.redact,
+            max_payload_bytes: req.max_payload_bytes as usize,
+        };
+        let link = evidence::share(&self.analysis, &self.loaded.files, &opts);
+        let (link, file) = match link {
+            Ok(l) if l.meta.left_out.is_empty() => (Some(l), None),
+            Ok(l) => {
+                opts.max_payload_bytes = 0;
+                let file = evidence::share(&self.analysis, &self.loaded.files, &opts).map_err(|e| e.to_string())?;
+                (Some(l), Some(file))
+            }
+            Err(evidence::EvidenceError::TooBigForLink(..)) => {
+                opts.max_payload_bytes = 0;
+                let file = evidence::share(&self.analysis, &self.loaded.files, &opts).map_err(|e| e.to_string())?;
+                (None, Some(file))
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        Ok(SharedEvidence {
+            fragment: link.as_ref().map(evidence::fragment),
+            meta: link.as_ref().map(|l| l.meta.clone()),
+            file: file.as_ref().map(|f| f.payload.clone()),
+            file_meta: file.map(|f| f.meta),
+        })
+    }
+
+    /// What the loaded inputs are called, for a banner: the evidence's
+    /// artifact, the single input, or the first and how many more.
+    fn artifact_name(&self) -> String {
+        if let Some((m, _)) = &self.evidence {
+            return m.artifact.clone();
+        }
+        // The inputs' first path parts (an archive's name, a folder's).
+        let mut tops: Vec<&str> = self
+            .loaded
+            .files
+            .iter()
+            .map(|f| {
+                let outer = f.path.split("!/").next().unwrap_or(&f.path);
+                if outer.len() < f.path.len() { outer } else { outer.split('/').next().unwrap_or(outer) }
+            })
+            .collect();
+        tops.dedup();
+        match tops.as_slice() {
+            [] => String::new(),
+            [one] => one.to_string(),
+            [first, rest @ ..] => format!("{first} and {} more", rest.len()),
         }
     }
 
@@ -749,9 +940,19 @@ impl Session {
     /// lines between them (in the same file) that carry no `reconcileID`.
     /// `None` for an unknown index.
     pub fn lines(&self, reconcile: u32) -> Option<ReconcileLines> {
-        let (range, id) = self.reconciles.get(reconcile as usize)?;
-        let refs = self.record_refs.get(range.start as usize..range.end as usize)?;
-        Some(reconcile_lines(&self.loaded.files, refs, reconcile, id, MAX_CONTEXT_LINES))
+        let r = self.analysis.reconciles.get(reconcile as usize)?;
+        let refs = self.analysis.record_refs.get(r.records.start as usize..r.records.end as usize)?;
+        let mut lines = reconcile_lines(&self.loaded.files, refs, reconcile, &r.reconcile_id, MAX_CONTEXT_LINES);
+        if self.evidence.is_some() {
+            // Lines a link left out of a reconcile's middle.
+            let carried: u32 = refs
+                .iter()
+                .filter_map(|rr| self.loaded.files.get(rr.file as usize)?.records.get(rr.record as usize))
+                .map(|x| x.line_count.max(1))
+                .sum();
+            lines.left_out_lines = u64::from(r.lines.saturating_sub(carried));
+        }
+        Some(lines)
     }
 }
 
@@ -884,7 +1085,7 @@ impl Session {
     /// The reconciles with a record matching `filter` (see
     /// [`matching_reconciles`]).
     pub fn matching(&self, filter: &MessageFilter) -> Result<Vec<u32>, String> {
-        matching_reconciles(&self.loaded.files, &self.record_refs, &self.reconciles, filter)
+        matching_reconciles(&self.loaded.files, &self.analysis.record_refs, &self.analysis.reconciles, filter)
     }
 }
 
@@ -894,7 +1095,7 @@ impl Session {
 pub fn matching_reconciles(
     files: &[ParsedFile],
     refs: &[RecordRef],
-    reconciles: &[(Range<u32>, String)],
+    reconciles: &[crate::analyze::Reconcile],
     filter: &MessageFilter,
 ) -> Result<Vec<u32>, String> {
     let re = if filter.pattern.is_empty() {
@@ -917,7 +1118,8 @@ pub fn matching_reconciles(
         _ => Level::Error,
     };
     let mut out = Vec::new();
-    for (i, (range, _)) in reconciles.iter().enumerate() {
+    for (i, r) in reconciles.iter().enumerate() {
+        let range = &r.records;
         let Some(rs) = refs.get(range.start as usize..range.end as usize) else { continue };
         let hit = rs.iter().any(|r| {
             let Some(rec) = files.get(r.file as usize).and_then(|f| f.records.get(r.record as usize).map(|x| (f, x)))
@@ -983,7 +1185,7 @@ pub fn reconcile_lines(
         }
         blocks.push(LineBlock { path: pf.path.clone(), lines });
     }
-    ReconcileLines { reconcile, reconcile_id: reconcile_id.to_string(), blocks, omitted_context: omitted }
+    ReconcileLines { reconcile, reconcile_id: reconcile_id.to_string(), blocks, omitted_context: omitted, left_out_lines: 0 }
 }
 
 #[cfg(test)]

@@ -1,0 +1,336 @@
+//! Redaction: what is removed from log text before it leaves the page (an
+//! evidence link or file, the Markdown report, a picture). On by default.
+//!
+//! Removed: private keys, JWTs, `Authorization`/bearer headers, cloud and
+//! service access keys and tokens (AWS, GCP, GitHub, GitLab, Slack,
+//! Kubernetes bootstrap tokens), credentials inside URLs, and the values of
+//! keys named like secrets (`password`, `token`, `client_secret`, ...), in
+//! JSON, logfmt/klog (`key=value`, `key="value"`), YAML (`key: value`) and
+//! command-line flags (`--password=...`). With [`RedactOptions::mask_hosts`],
+//! IP addresses and host names too.
+//!
+//! Never removed: reconcileIDs, UUIDs, timestamps and object names. A
+//! value that is a UUID or a timestamp is kept whatever its key, and keys
+//! that name objects (`name`, `namespace`, `secretName`, the kind key
+//! `Secret`, ...) are not secret keys.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// What to remove beyond the secrets (which are always removed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RedactOptions {
+    /// Also mask IP addresses and host names.
+    pub mask_hosts: bool,
+}
+
+/// The kinds of text removed, as named in replacements (`[redacted:jwt]`)
+/// and in counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    PrivateKey,
+    Jwt,
+    Authorization,
+    AccessKey,
+    Token,
+    UrlCredentials,
+    SecretValue,
+    Ip,
+    Host,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::PrivateKey => "private-key",
+            Kind::Jwt => "jwt",
+            Kind::Authorization => "authorization",
+            Kind::AccessKey => "access-key",
+            Kind::Token => "token",
+            Kind::UrlCredentials => "url-credentials",
+            Kind::SecretValue => "secret-value",
+            Kind::Ip => "ip",
+            Kind::Host => "host",
+        }
+    }
+
+    /// What a person reads in a preview.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Kind::PrivateKey => "private keys",
+            Kind::Jwt => "JWTs",
+            Kind::Authorization => "Authorization headers and bearer tokens",
+            Kind::AccessKey => "cloud access keys",
+            Kind::Token => "API tokens",
+            Kind::UrlCredentials => "credentials in URLs",
+            Kind::SecretValue => "values of keys named like secrets",
+            Kind::Ip => "IP addresses",
+            Kind::Host => "host names",
+        }
+    }
+
+    fn replacement(self) -> &'static str {
+        match self {
+            Kind::PrivateKey => "[redacted:private-key]",
+            Kind::Jwt => "[redacted:jwt]",
+            Kind::Authorization => "[redacted:authorization]",
+            Kind::AccessKey => "[redacted:access-key]",
+            Kind::Token => "[redacted:token]",
+            Kind::UrlCredentials => "[redacted:url-credentials]",
+            Kind::SecretValue => "[redacted:secret]",
+            Kind::Ip => "[ip]",
+            Kind::Host => "[host]",
+        }
+    }
+}
+
+struct Rule {
+    kind: Kind,
+    re: Regex,
+    /// The capture group replaced (0: the whole match).
+    group: usize,
+    /// Only with `mask_hosts`.
+    hosts: bool,
+}
+
+fn rule(kind: Kind, pattern: &str, group: usize) -> Rule {
+    Rule { kind, re: Regex::new(pattern).expect("redaction pattern"), group, hosts: false }
+}
+
+/// Key names that mark a secret value (matched against the whole key,
+/// case-insensitively, after the exclusions below).
+const SECRET_KEY: &str = r"(?:[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth[_-]?key|session[_-]?key|client[_-]?key|signing[_-]?key|pwd)[A-Za-z0-9_.-]*)";
+
+static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    let mut rules = vec![
+        // A PEM private key, to its END line or the end of the text.
+        rule(
+            Kind::PrivateKey,
+            r"(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)",
+            0,
+        ),
+        rule(Kind::Jwt, r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*", 0),
+        // `Authorization: Bearer x`, `"authorization":"Basic x"`, `authorization=x`.
+        rule(
+            Kind::Authorization,
+            r#"(?i)\b(?:proxy-)?authorization\\?"?\s*[:=]\s*\\?"?((?:(?:bearer|basic|token|digest|negotiate)\s+)?[^\s"\\,;}]+)"#,
+            1,
+        ),
+        rule(Kind::Authorization, r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})", 1),
+        // AWS access key ids, GCP API keys.
+        rule(Kind::AccessKey, r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b", 0),
+        rule(Kind::AccessKey, r"\bAIza[0-9A-Za-z_-]{35}\b", 0),
+        // Azure storage connection strings.
+        rule(Kind::AccessKey, r"(?i)\bAccountKey=([^;\s]+)", 1),
+        // GitHub, GitLab, Slack, npm tokens; Kubernetes bootstrap tokens.
+        rule(Kind::Token, r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})\b", 0),
+        rule(Kind::Token, r"\bglpat-[A-Za-z0-9_-]{20,}\b", 0),
+        rule(Kind::Token, r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b", 0),
+        rule(Kind::Token, r"\bnpm_[A-Za-z0-9]{36}\b", 0),
+        rule(Kind::Token, r"\b[a-z0-9]{6}\.[a-z0-9]{16}\b", 0),
+        // scheme://user:password@host: the userinfo.
+        rule(Kind::UrlCredentials, r"(?i)\b[a-z][a-z0-9+.-]*://([^\s/@:\x22']+:[^\s/@\x22']*)@", 1),
+        // "key": "value" / \"key\":\"value\" (JSON, also escaped inside JSON).
+        rule(Kind::SecretValue, &format!(r#"(?i)\\?"{SECRET_KEY}\\?"\s*:\s*\\?"((?:[^"\\]|\\[^"])*)\\?""#), 1),
+        // key=value, key="value", --key=value, key: value.
+        rule(Kind::SecretValue, &format!(r#"(?i)(?:^|[\s,;{{(&?])-{{0,2}}{SECRET_KEY}\s*=\s*"((?:[^"\\]|\\.)*)""#), 1),
+        rule(Kind::SecretValue, &format!(r#"(?i)(?:^|[\s,;{{(&?])-{{0,2}}{SECRET_KEY}\s*=\s*([^\s"',;&)}}]+)"#), 1),
+        rule(Kind::SecretValue, &format!(r#"(?i)(?:^|\s){SECRET_KEY}:\s+([^\s"',;{{}}\[\]]+)"#), 1),
+    ];
+    let mut host = |kind, pattern: &str| {
+        rules.push(Rule { kind, re: Regex::new(pattern).expect("redaction pattern"), group: 0, hosts: true })
+    };
+    host(Kind::Ip, r"\b(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}\b");
+    host(Kind::Ip, r"(?i)\b(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}\b|(?i)\b(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,5})?\b");
+    // Dotted host names ending in a letter label: not Go import paths
+    // (`go.etcd.io/etcd`, followed by `/`), file names (`x.log`), or
+    // versions.
+    host(
+        Kind::Host,
+        r"(?i)\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|dev|cloud|local|localdomain|internal|lan|svc|cluster\.local|corp|example|test|app|co|info|biz|us|eu|de|uk|fr|cn|ru|jp)\b",
+    );
+    rules
+});
+
+/// Values kept whatever key they sit under.
+static KEEP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d{2}-\d{2}[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?|true|false|null|\[redacted:[a-z-]+\]|)$")
+        .expect("keep pattern")
+});
+
+/// Keys that look secret by name but name objects or ids.
+static NOT_SECRET_KEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)^-*\\?"?(?:secret|secrets|.*(?:name|names|ref|refs|namespace|kind|id|ids|uid|type|path|file|count|expir\w*|ttl|duration|timeout|age|length|len|size|version|hash|sha|resource\w*))\\?"?$"#).expect("key pattern")
+});
+
+/// Removes secrets from text, counting what it removed.
+#[derive(Debug, Default)]
+pub struct Redactor {
+    pub opts: RedactOptions,
+    counts: BTreeMap<Kind, u64>,
+}
+
+impl Redactor {
+    pub fn new(opts: RedactOptions) -> Redactor {
+        Redactor { opts, counts: BTreeMap::new() }
+    }
+
+    /// How many of each kind were removed so far.
+    pub fn counts(&self) -> &BTreeMap<Kind, u64> {
+        &self.counts
+    }
+
+    /// `text` with what is secret replaced by `[redacted:KIND]` (`[ip]`,
+    /// `[host]` when masking hosts). Borrowed when nothing was removed.
+    pub fn redact<'a>(&mut self, text: &'a str) -> Cow<'a, str> {
+        let mut out: Cow<'a, str> = Cow::Borrowed(text);
+        for rule in RULES.iter() {
+            if rule.hosts && !self.opts.mask_hosts {
+                continue;
+            }
+            if !rule.re.is_match(&out) {
+                continue;
+            }
+            let mut n = 0u64;
+            let replaced = replace(&rule.re, rule.group, &out, rule.kind, &mut n);
+            if n > 0 {
+                *self.counts.entry(rule.kind).or_default() += n;
+                out = Cow::Owned(replaced);
+            }
+        }
+        out
+    }
+}
+
+/// Replaces group `group` of every match of `re` in `text`, unless the
+/// value is one that is always kept or the key is not a secret key.
+fn replace(re: &Regex, group: usize, text: &str, kind: Kind, n: &mut u64) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for caps in re.captures_iter(text) {
+        let (Some(whole), Some(m)) = (caps.get(0), caps.get(group)) else { continue };
+        if m.start() < at {
+            continue;
+        }
+        let value = m.as_str();
+        if kind == Kind::SecretValue || kind == Kind::Token {
+            if KEEP.is_match(value) {
+                continue;
+            }
+            if kind == Kind::SecretValue {
+                // The key is the text of the match before the value.
+                let key = whole.as_str()[..m.start() - whole.start()]
+                    .trim_end_matches(|c: char| c == '"' || c == '\\' || c == ':' || c == '=' || c.is_whitespace())
+                    .trim_start_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '"' && c != '\\');
+                if NOT_SECRET_KEY.is_match(key) {
+                    continue;
+                }
+            }
+        }
+        if kind == Kind::Host && is_kept_host(text, m.start(), m.end()) {
+            continue;
+        }
+        out.push_str(&text[at..m.start()]);
+        out.push_str(kind.replacement());
+        at = m.end();
+        *n += 1;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// A dotted name that is a Go import path or package-qualified name, not a
+/// host: followed by `/` or `.` and an identifier, or preceded by `/`.
+fn is_kept_host(text: &str, start: usize, end: usize) -> bool {
+    let after = &text[end..];
+    let before = &text[..start];
+    after.starts_with('/') || before.ends_with('/') && !before.ends_with("//") || after.starts_with('(')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Redacts `input` and compares with `expect`, and the kinds counted.
+    fn check(opts: RedactOptions, input: &str, expect: &str, kinds: &[Kind]) {
+        let mut r = Redactor::new(opts);
+        let got = r.redact(input);
+        assert_eq!(got, expect, "redacting {input:?}");
+        let counted: Vec<Kind> = r.counts().keys().copied().collect();
+        assert_eq!(counted, kinds, "kinds counted for {input:?}");
+    }
+
+    fn secrets(input: &str, expect: &str, kinds: &[Kind]) {
+        check(RedactOptions::default(), input, expect, kinds)
+    }
+
+    #[test]
+    fn each_kind_of_secret_is_removed() {
+        use Kind::*;
+        secrets(
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY----- done",
+            "[redacted:private-key] done",
+            &[PrivateKey],
+        );
+        secrets(r#"{"key":"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg"}"#, r#"{"key":"[redacted:private-key]"#, &[PrivateKey]);
+        secrets(
+            "token eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ.eyJzdWIiOiJzeXN0ZW0ifQ.c2lnbmF0dXJl used",
+            "token [redacted:jwt] used",
+            &[Jwt],
+        );
+        secrets("Authorization: Bearer abc.def-123456", "Authorization: [redacted:authorization]", &[Authorization]);
+        secrets(r#"{"Authorization":"Basic dXNlcjpwYXNz"}"#, r#"{"Authorization":"[redacted:authorization]"}"#, &[Authorization]);
+        secrets("curl -H 'bearer 0123456789abcdef'", "curl -H 'bearer [redacted:authorization]'", &[Authorization]);
+        secrets("key AKIAIOSFODNN7EXAMPLE in use", "key [redacted:access-key] in use", &[AccessKey]);
+        secrets("gcp AIzaSyA-1234567890abcdefghijklmnopqrstu ok", "gcp [redacted:access-key] ok", &[AccessKey]);
+        secrets("DefaultEndpointsProtocol=https;AccountKey=abc+def==;EndpointSuffix", "DefaultEndpointsProtocol=https;AccountKey=[redacted:access-key];EndpointSuffix", &[AccessKey]);
+        secrets("push with ghp_0123456789abcdefghijklmnopqrstuvwxyz", "push with [redacted:token]", &[Token]);
+        secrets("glpat-abcdefghijklmnopqrst12", "[redacted:token]", &[Token]);
+        secrets("slack xoxb-1234567890-abcdefghij", "slack [redacted:token]", &[Token]);
+        secrets("kubeadm join --token abcdef.0123456789abcdef", "kubeadm join --token [redacted:token]", &[Token]);
+        secrets(
+            "dial postgres://admin:hunter2@db.example:5432/x",
+            "dial postgres://[redacted:url-credentials]@db.example:5432/x",
+            &[UrlCredentials],
+        );
+        secrets(r#"{"password":"hunter2","user":"bob"}"#, r#"{"password":"[redacted:secret]","user":"bob"}"#, &[SecretValue]);
+        secrets(r#"{\"clientSecret\":\"s3cr3t\"}"#, r#"{\"clientSecret\":\"[redacted:secret]\"}"#, &[SecretValue]);
+        secrets(r#"msg="login" password="p a s s" user=bob"#, r#"msg="login" password="[redacted:secret]" user=bob"#, &[SecretValue]);
+        secrets("starting --db-password=hunter2 --port=80", "starting --db-password=[redacted:secret] --port=80", &[SecretValue]);
+        secrets("  token: abc123def\n", "  token: [redacted:secret]\n", &[SecretValue]);
+    }
+
+    #[test]
+    fn ids_times_and_object_names_are_kept() {
+        let kept = [
+            r#"{"level":"info","ts":"2026-05-26T16:29:30.123Z","msg":"Reconciling","controller":"secret","controllerKind":"Secret","Secret":{"name":"kubernetes-test-admin-token","namespace":"tenant-test"},"namespace":"tenant-test","name":"kubernetes-test-admin-token","reconcileID":"c853721a-23af-4ffb-917c-6c12cb41287c"}"#,
+            r#"{"secretName":"etcd-root-client-certs","tokenID":"c853721a-23af-4ffb-917c-6c12cb41287c","passwordExpiresAt":"2026-05-26T16:29:30Z"}"#,
+            r#"I0526 16:29:30.123456       1 controller.go:42] "Reconciling" controller="secret" Secret="tenant-test/admin-token" reconcileID="19e80ab0-1cfa-4899-8593-2f0a0dc27014""#,
+            "the secret tenant-test/admin-token was updated",
+            "go.etcd.io/etcd/client/v3.(*authClient).UserGet",
+            "timed out waiting for the condition: tokenTTL=30s",
+        ];
+        for line in kept {
+            secrets(line, line, &[]);
+        }
+    }
+
+    #[test]
+    fn hosts_and_ips_only_when_asked() {
+        let line = "dial tcp 10.96.0.12:2379 and etcd-0.etcd.tenant-root.svc:2379, fe80::1ff:fe23:4567:890a; go.etcd.io/etcd/client/v3.New";
+        secrets(line, line, &[]);
+        check(
+            RedactOptions { mask_hosts: true },
+            line,
+            "dial tcp [ip]:2379 and [host]:2379, [ip]; go.etcd.io/etcd/client/v3.New",
+            &[Kind::Ip, Kind::Host],
+        );
+        // Timestamps and UUIDs are not IPv6 addresses or hosts.
+        let kept = r#"{"ts":"2026-05-26T16:29:30.123Z","reconcileID":"c853721a-23af-4ffb-917c-6c12cb41287c","file":"kamaji-controller.log"}"#;
+        check(RedactOptions { mask_hosts: true }, kept, kept, &[]);
+    }
+}
