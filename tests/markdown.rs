@@ -227,9 +227,9 @@ fn hostile_text_stays_text() {
         let html = check(&a, &ReportOptions { app_url: Some(APP.into()), finding_links: vec![Some(evidence)] });
         let shown = gfm::html_escape(&code_text(evil));
         let in_code = format!("<code>{shown}</code>");
-        // The findings' quotes and the dump's path, the object in each
-        // stalled-worker headline.
-        assert!(html.matches(&in_code).count() >= 3 + 1, "{evil:?} in code: {in_code}\n{html}");
+        // The three findings' quotes and the dump's path; the object in
+        // each stalled-worker headline.
+        assert!(html.matches(&in_code).count() >= 4, "{evil:?} in code: {in_code}\n{html}");
         assert!(html.contains(&format!("<p>Dump {in_code}, line 1:")), "{evil:?} the dump's path: {in_code}\n{html}");
         let object = format!(" · <code>{shown}/{shown}</code> · ");
         assert_eq!(html.matches(&object).count(), 4, "{evil:?} the object in each headline: {object}\n{html}");
