@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::analyze::findings::{clock, human_duration};
-use crate::analyze::{Analysis, Finding, Outcome, Piece};
+use crate::analyze::{Analysis, Finding, FindingKind, Outcome, Piece};
 use crate::model::Timestamp;
 
 /// Options for [`markdown`].
@@ -362,7 +362,13 @@ fn finding_item(a: &Analysis, f: &Finding, n: usize, clk: Clock, link: &str) -> 
         (None, None) => String::new(),
     };
     let window = clk.window(f.start, f.end);
-    let when = if window.starts_with("at ") { window } else { format!("{}, {window}", duration(f.start, f.end)) };
+    // An election overlap's window is its stall's: its length is not the
+    // overlap's.
+    let when = if window.starts_with("at ") || f.kind == FindingKind::ElectionOverlap {
+        window
+    } else {
+        format!("{}, {window}", duration(f.start, f.end))
+    };
     let mut out = format!("{marker}**{}{what} · {when}**{link}\n\n", f.kind.as_str());
     let _ = writeln!(out, "{indent}<details><summary>The finding in full</summary>");
     let _ = writeln!(out);
@@ -555,7 +561,7 @@ fn outcome_word(o: Outcome) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::{FindingKind, ObjectRef, Severity};
+    use crate::analyze::{ObjectRef, Severity};
 
     #[test]
     fn escapes_tables_html_and_links() {
