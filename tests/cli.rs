@@ -53,6 +53,21 @@ fn analyze_json_of_the_incident_folder() {
     assert_eq!(kinds.iter().filter(|k| **k == "stalled-worker").count(), 1, "{kinds:?}");
     assert_eq!(kinds.iter().filter(|k| **k == "expired-context").count(), 2, "{kinds:?}");
     assert_eq!(kinds.iter().filter(|k| **k == "stuck-deletion").count(), 1, "{kinds:?}");
+    // Each message in pieces: code in backticks, as the message has it.
+    for f in v["findings"].as_array().unwrap() {
+        let joined: String = f["pieces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| match p["kind"].as_str().unwrap() {
+                "text" => p["text"].as_str().unwrap().to_string(),
+                _ => format!("`{}`", p["text"].as_str().unwrap().replace('\n', " ")),
+            })
+            .collect();
+        assert_eq!(f["message"], joined.as_str());
+    }
+    let stall = &v["findings"][0]["pieces"];
+    assert_eq!(stall[1], serde_json::json!({"kind": "code", "text": "unable to create the DataStore user: unable to check if user exists: cannot check if user exists: context deadline excee"}));
 }
 
 #[test]
