@@ -1,24 +1,47 @@
 //! The Markdown report: what `reconscope analyze --markdown` writes for a CI
-//! job summary or an issue comment. GitHub-flavoured Markdown; every piece
-//! of log text is escaped so it can neither break a table nor inject HTML
-//! or links.
+//! job summary or an issue comment. GitHub-flavoured Markdown: findings as
+//! a list (a bold headline, its link, the sentence in a `<details>` block),
+//! tables for the tabular rest. Log text is either escaped plain text or a
+//! code span (literal in GFM), so it can neither break a table or a block
+//! nor inject HTML or links; commands to run are code blocks that copy as
+//! they are.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::analyze::findings::{clock, human_duration};
-use crate::analyze::{Analysis, Outcome};
+use crate::analyze::{Analysis, Finding, FindingKind, Outcome, Piece};
 use crate::model::Timestamp;
 
 /// Options for [`markdown`].
 #[derive(Clone, Debug, Default)]
 pub struct ReportOptions {
-    /// Where the app is served; a link to it opens the view of the first finding.
+    /// Where the app is served; links to it open a finding's time window.
     pub app_url: Option<String>,
+    /// An evidence link (`https://host/app/#ev=…`) for each finding, by its
+    /// index in [`Analysis::findings`]; `None` or missing: none, and the
+    /// finding links to its time window in the app (with `app_url`).
+    pub finding_links: Vec<Option<String>>,
 }
 
-/// GitHub's job summary allows 1 MiB; stay well under it.
-pub const MAX_BYTES: usize = 256 * 1024;
+/// GitHub's job summary allows 1 MiB per step; the report stays under this.
+/// A longer report is cut between findings or table rows.
+pub const MAX_BYTES: usize = 1_000_000;
+
+/// What the findings' evidence links may take together; the findings after
+/// the last one that fits link to their time window instead.
+pub const LINK_BUDGET_BYTES: usize = 700 * 1024;
+
+/// Findings listed; the rest are in `analyze --json`.
+const MAX_FINDINGS: usize = 50;
+
+const CUT_NOTE: &str = "\n*(report cut to stay under the job-summary size limit)*\n";
+
+/// Characters that show as nothing (zero-width, bidi controls, soft
+/// hyphen): they would hide inside pasted text or reorder it.
+fn invisible(c: char) -> bool {
+    matches!(c, '\u{ad}' | '\u{34f}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
 
 /// Escapes text for a Markdown table cell or paragraph: table pipes, HTML,
 /// link and emphasis syntax, and line breaks; long text is cut.
@@ -34,18 +57,18 @@ pub fn escape(s: &str, max_chars: usize) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
-            '\n' | '\r' | '\t' => out.push(' '),
+            '\n' | '\r' | '\t' | '\u{2028}' | '\u{2029}' => out.push(' '),
             '\\' | '`' | '*' | '_' | '[' | ']' | '~' => {
                 out.push('\\');
                 out.push(c);
             }
-            c if c.is_control() => {}
+            c if c.is_control() || invisible(c) => {}
             c => out.push(c),
         }
     }
-    // GitHub turns bare URLs into links: a zero-width space after the
-    // scheme or `www` keeps them text.
-    for (from, to) in [("://", "\u{200b}://"), ("www.", "www\u{200b}.")] {
+    // GitHub turns bare URLs and e-mail addresses into links: a zero-width
+    // space after the scheme, in `www.` or before the `@` keeps them text.
+    for (from, to) in [("://", "\u{200b}://"), ("www.", "www\u{200b}."), ("@", "\u{200b}@")] {
         if out.contains(from) {
             out = out.replace(from, to);
         }
@@ -53,38 +76,210 @@ pub fn escape(s: &str, max_chars: usize) -> String {
     out
 }
 
+/// Log text as a GFM code span: literal (no emphasis, links or HTML), in a
+/// backtick fence longer than any backtick run inside. Line breaks become
+/// spaces and control and invisible characters are dropped, so the text
+/// stays on its line and copies as it shows; in a table cell `|` is
+/// escaped (GFM unescapes it before reading the span). Long text is cut.
+pub fn code(s: &str, max_chars: usize, in_table: bool) -> String {
+    let mut body = String::with_capacity(s.len().min(max_chars) + 8);
+    let mut cut = false;
+    for (n, c) in s.chars().enumerate() {
+        if n >= max_chars {
+            cut = true;
+            break;
+        }
+        match c {
+            '\n' | '\r' | '\t' | '\u{2028}' | '\u{2029}' => body.push(' '),
+            c if c.is_control() || invisible(c) => {}
+            '|' if in_table => body.push_str("\\|"),
+            c => body.push(c),
+        }
+    }
+    if body.trim().is_empty() {
+        return "–".to_string();
+    }
+    let fence = "`".repeat(longest_run(&body, '`') + 1);
+    // GFM strips one space from each end when both have one, and a
+    // backtick at an end would join the fence.
+    let pad = if body.starts_with('`') || body.ends_with('`') || (body.starts_with(' ') && body.ends_with(' ')) { " " } else { "" };
+    format!("{fence}{pad}{body}{pad}{fence}{}", if cut { "…" } else { "" })
+}
+
+/// The longest run of `c` in `s`.
+fn longest_run(s: &str, c: char) -> usize {
+    let (mut best, mut run) = (0, 0);
+    for x in s.chars() {
+        run = if x == c { run + 1 } else { 0 };
+        best = best.max(run);
+    }
+    best
+}
+
+/// A fenced code block of a command, each line indented by `indent`: the
+/// fence is longer than any backtick run inside, and control and invisible
+/// characters are dropped, so the block copies and runs as it is.
+fn code_block(cmd: &str, indent: &str) -> String {
+    let lines: Vec<String> = cmd.lines().map(|l| l.chars().filter(|&c| c == '\t' || !(c.is_control() || invisible(c))).collect()).collect();
+    let fence = "`".repeat(lines.iter().map(|l| longest_run(l, '`')).max().unwrap_or(0).max(2) + 1);
+    let mut out = format!("{indent}{fence}\n");
+    for l in &lines {
+        let _ = writeln!(out, "{indent}{l}");
+    }
+    let _ = writeln!(out, "{indent}{fence}");
+    out
+}
+
+/// An escaped paragraph that cannot start a block of its own: a leading
+/// `#`, `+`, `-`, `=` or `1.` (a heading, list or rule) is escaped, and
+/// leading spaces (an indented code block) are dropped.
+fn paragraph(escaped: &str) -> String {
+    let p = escaped.trim_start();
+    let digits = p.bytes().take_while(u8::is_ascii_digit).count();
+    if p.starts_with("```") {
+        // A code span there would open a fenced code block.
+        format!("\u{200b}{p}")
+    } else if p.starts_with(['#', '+', '-', '=']) {
+        format!("\\{p}")
+    } else if digits > 0 && p[digits..].starts_with(['.', ')']) {
+        format!("{}\\{}", &p[..digits], &p[digits..])
+    } else {
+        p.to_string()
+    }
+}
+
+/// A URL put in a link as it is; only the characters that could end or
+/// break the link syntax are left out.
+fn link_url(url: &str) -> String {
+    url.chars().filter(|&c| !c.is_whitespace() && !c.is_control() && !invisible(c) && !matches!(c, '(' | ')' | '<' | '>' | '"' | '\\')).collect()
+}
+
 /// The fragment the app reads to restore a view: a time window.
 pub fn view_fragment(start: Timestamp, end: Timestamp) -> String {
     format!("#from={}&to={}", start, end)
 }
 
-/// Writes the report.
-pub fn markdown(a: &Analysis, opts: &ReportOptions) -> String {
-    let mut s = String::new();
-    let _ = write_report(&mut s, a, opts);
-    if s.len() > MAX_BYTES {
-        let mut cut = MAX_BYTES;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
-        s.push_str("\n\n*(report cut to stay under the job-summary size limit)*\n");
-    }
-    s
+/// How the report writes a time: the UTC clock, with the date in front
+/// when the report spans more than one day.
+#[derive(Clone, Copy, Debug)]
+struct Clock {
+    dated: bool,
 }
 
-fn write_report(s: &mut String, a: &Analysis, opts: &ReportOptions) -> std::fmt::Result {
-    writeln!(s, "## reconscope")?;
-    writeln!(s)?;
-    writeln!(
-        s,
+/// `2026-05-26`.
+fn date(t: Timestamp) -> String {
+    crate::time::format_rfc3339(Timestamp::new(t.nanos, 0))[..10].to_string()
+}
+
+impl Clock {
+    /// The clock for the times the report shows, and the line that states
+    /// their zone and date(s).
+    fn of(a: &Analysis) -> (Clock, Option<String>) {
+        let times = a
+            .findings
+            .iter()
+            .take(MAX_FINDINGS)
+            .flat_map(|f| [f.start, f.end])
+            .chain(a.reconciles.iter().flat_map(|r| [r.start(), r.last]))
+            .chain(a.elections.iter().flat_map(|e| std::iter::once(e.start).chain(e.end)))
+            .chain(a.dumps.iter().filter_map(|d| d.time));
+        let (mut lo, mut hi) = (None::<Timestamp>, None::<Timestamp>);
+        for t in times {
+            lo = Some(lo.map_or(t, |l| l.min(t)));
+            hi = Some(hi.map_or(t, |h| h.max(t)));
+        }
+        let (Some(lo), Some(hi)) = (lo, hi) else { return (Clock { dated: false }, None) };
+        let (first, last) = (date(lo), date(hi));
+        if first == last {
+            (Clock { dated: false }, Some(format!("Times are UTC, on {first}.")))
+        } else {
+            (Clock { dated: true }, Some(format!("Times are UTC, from {first} to {last}.")))
+        }
+    }
+
+    fn at(self, t: Timestamp) -> String {
+        if self.dated {
+            format!("{} {}", date(t), clock(t))
+        } else {
+            clock(t)
+        }
+    }
+
+    /// `16:29:30–16:50:06`, or `at 16:55:13` when both ends show the same.
+    fn window(self, start: Timestamp, end: Timestamp) -> String {
+        let (a, b) = (self.at(start), self.at(end));
+        if a == b {
+            format!("at {a}")
+        } else if self.dated && date(start) == date(end) {
+            format!("{a}–{}", clock(end))
+        } else {
+            format!("{a}–{b}")
+        }
+    }
+}
+
+/// A finding's duration, at the precision of the coarser of its two
+/// timestamps (no finer than the logs wrote them).
+fn duration(start: Timestamp, end: Timestamp) -> String {
+    let tick = 10i64.pow(9 - u32::from(start.digits.min(end.digits).min(9)));
+    let d = (end.nanos - start.nanos).max(0);
+    human_duration((d + tick / 2) / tick * tick)
+}
+
+/// Writes the report, at most [`MAX_BYTES`] long.
+pub fn markdown(a: &Analysis, opts: &ReportOptions) -> String {
+    markdown_within(a, opts, MAX_BYTES)
+}
+
+/// The report as whole blocks (a finding, a line of a table or paragraph)
+/// while they fit in `max_bytes`; then a note that it was cut.
+struct Doc {
+    s: String,
+    max_bytes: usize,
+    cut: bool,
+}
+
+impl Doc {
+    /// Adds `text` whole, if it fits with room for the note.
+    fn block(&mut self, text: &str) {
+        if self.cut {
+            return;
+        }
+        if self.s.len() + text.len() + CUT_NOTE.len() > self.max_bytes {
+            self.cut = true;
+            return;
+        }
+        self.s.push_str(text);
+    }
+
+    /// Adds `text` line by line while the lines fit.
+    fn lines(&mut self, text: &str) {
+        for l in text.split_inclusive('\n') {
+            self.block(l);
+        }
+    }
+}
+
+fn markdown_within(a: &Analysis, opts: &ReportOptions, max_bytes: usize) -> String {
+    let mut doc = Doc { s: String::new(), max_bytes, cut: false };
+    let (clk, times) = Clock::of(a);
+    let app = opts.app_url.as_deref().map(link_url);
+    let mut head = String::new();
+    let _ = writeln!(head, "## reconscope");
+    let _ = writeln!(head);
+    let _ = writeln!(
+        head,
         "{} reconciles in {} controller instances, {} etcd leader elections, {} findings.",
         a.reconciles.len(),
         a.controllers.len(),
         a.elections.len(),
         a.findings.len()
-    )?;
-    if let Some(url) = &opts.app_url {
+    );
+    if let Some(times) = times {
+        let _ = writeln!(head);
+        let _ = writeln!(head, "{times}");
+    }
+    if let Some(url) = &app {
         let (from, to) = match a.findings.first() {
             Some(f) => (f.start, f.end),
             None => {
@@ -96,41 +291,122 @@ fn write_report(s: &mut String, a: &Analysis, opts: &ReportOptions) -> std::fmt:
                 }
             }
         };
-        // The URL is the user's own; only its characters that could break
-        // the link syntax are encoded.
-        let url: String = url.chars().filter(|c| !c.is_whitespace() && !matches!(c, '(' | ')' | '<' | '>' | '"')).collect();
-        writeln!(s)?;
-        writeln!(s, "[Open the timeline]({url}{}) (drop the same artifact on the page).", view_fragment(from, to))?;
+        let _ = writeln!(head);
+        let _ = writeln!(head, "[Open the timeline]({url}{}) (drop the same artifact on the page).", view_fragment(from, to));
     }
+    let _ = writeln!(head);
+    let _ = writeln!(head, "### Findings");
+    let _ = writeln!(head);
+    doc.block(&head);
 
-    writeln!(s)?;
-    writeln!(s, "### Findings")?;
-    writeln!(s)?;
     if a.findings.is_empty() {
-        writeln!(s, "None.")?;
+        doc.block("None.\n\n");
     } else {
-        writeln!(s, "| kind | object | window (UTC) | finding |")?;
-        writeln!(s, "|---|---|---|---|")?;
-        for f in a.findings.iter().take(50) {
-            writeln!(
-                s,
-                "| {} | {} | {}–{} | {} |",
-                f.kind.as_str(),
-                f.object.as_ref().map_or("–".to_string(), |o| escape(&o.to_string(), 120)),
-                clock(f.start),
-                clock(f.end),
-                escape(&f.message, 1200)
-            )?;
+        let mut link_bytes = 0;
+        let mut over_budget: Option<usize> = None;
+        for (i, f) in a.findings.iter().enumerate().take(MAX_FINDINGS) {
+            let evidence = opts.finding_links.get(i).and_then(|l| l.as_deref()).map(link_url).filter(|l| !l.is_empty());
+            let evidence = match evidence {
+                Some(l) if over_budget.is_none() && link_bytes + l.len() <= LINK_BUDGET_BYTES => {
+                    link_bytes += l.len();
+                    Some(l)
+                }
+                Some(_) => {
+                    over_budget.get_or_insert(i);
+                    None
+                }
+                None => None,
+            };
+            let link = match (evidence, &app) {
+                (Some(l), _) => format!(" · [evidence]({l})"),
+                (None, Some(url)) => format!(" · [timeline]({url}{})", view_fragment(f.start, f.end)),
+                (None, None) => String::new(),
+            };
+            doc.block(&finding_item(a, f, i + 1, clk, &link));
         }
-        if a.findings.len() > 50 {
-            writeln!(s, "\n{} more findings are in `analyze --json`.", a.findings.len() - 50)?;
+        if let Some(i) = over_budget {
+            let instead = if app.is_some() { "link to their time window in the app instead" } else { "have no link" };
+            doc.block(&format!(
+                "Findings {} and after {instead}: their evidence links would pass the report's {} KiB budget for links.\n\n",
+                i + 1,
+                LINK_BUDGET_BYTES / 1024
+            ));
+        }
+        if a.findings.len() > MAX_FINDINGS {
+            doc.block(&format!("{} more findings are in `analyze --json`.\n\n", a.findings.len() - MAX_FINDINGS));
         }
     }
 
+    let mut s = String::new();
     if !a.dumps.is_empty() {
-        write_goroutines(s, a)?;
+        let _ = write_goroutines(&mut s, a, clk);
     }
+    let _ = write_tables(&mut s, a, clk);
+    // The findings end with a blank line already.
+    doc.lines(s.strip_prefix('\n').unwrap_or(&s));
+    if doc.cut {
+        doc.s.push_str(CUT_NOTE);
+    }
+    doc.s
+}
 
+/// One finding as an item of an ordered list: a bold headline (kind,
+/// object, duration, window) with its link, then its sentence in a
+/// `<details>` block.
+fn finding_item(a: &Analysis, f: &Finding, n: usize, clk: Clock, link: &str) -> String {
+    let marker = format!("{n}. ");
+    let indent = " ".repeat(marker.len());
+    let what = match (&f.object, f.controller) {
+        (Some(o), _) => format!(" · {}", code(&o.to_string(), 200, false)),
+        (None, Some(c)) => format!(" · {}", escape(&a.controllers[c].name, 80)),
+        (None, None) => String::new(),
+    };
+    let window = clk.window(f.start, f.end);
+    // An election overlap's window is its stall's: its length is not the
+    // overlap's.
+    let when = if window.starts_with("at ") || f.kind == FindingKind::ElectionOverlap {
+        window
+    } else {
+        format!("{}, {window}", duration(f.start, f.end))
+    };
+    let mut out = format!("{marker}**{}{what} · {when}**{link}\n\n", f.kind.as_str());
+    let _ = writeln!(out, "{indent}<details><summary>The finding in full</summary>");
+    let _ = writeln!(out);
+    let fallback;
+    let pieces = if f.pieces.is_empty() {
+        fallback = [Piece::Text(f.message.clone())];
+        &fallback[..]
+    } else {
+        &f.pieces[..]
+    };
+    let mut para = String::new();
+    let flush = |para: &mut String, out: &mut String| {
+        let p = paragraph(para.trim_end());
+        if !p.is_empty() {
+            let _ = writeln!(out, "{indent}{p}");
+            let _ = writeln!(out);
+        }
+        para.clear();
+    };
+    for p in pieces {
+        match p {
+            Piece::Text(t) => para.push_str(&escape(t, 2000)),
+            Piece::Code(c) => para.push_str(&code(c, 400, false)),
+            Piece::Command(c) => {
+                flush(&mut para, &mut out);
+                out.push_str(&code_block(c, &indent));
+                let _ = writeln!(out);
+            }
+        }
+    }
+    flush(&mut para, &mut out);
+    let _ = writeln!(out, "{indent}</details>");
+    let _ = writeln!(out);
+    out
+}
+
+/// The slowest reconciles, elections, frequent errors and counts.
+fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
     writeln!(s)?;
     writeln!(s, "### Slowest reconciles")?;
     writeln!(s)?;
@@ -139,7 +415,7 @@ fn write_report(s: &mut String, a: &Analysis, opts: &ReportOptions) -> std::fmt:
     if slow.is_empty() {
         writeln!(s, "None.")?;
     } else {
-        writeln!(s, "| duration | controller | object | from (UTC) | outcome | reconcileID |")?;
+        writeln!(s, "| duration | controller | object | from | outcome | reconcileID |")?;
         writeln!(s, "|---|---|---|---|---|---|")?;
         for &i in slow.iter().take(10) {
             let r = &a.reconciles[i];
@@ -147,11 +423,11 @@ fn write_report(s: &mut String, a: &Analysis, opts: &ReportOptions) -> std::fmt:
             writeln!(
                 s,
                 "| {}{} | {} | {} | {} | {} | {} |",
-                human_duration(r.last.nanos - r.start().nanos),
+                duration(r.start(), r.last),
                 latent,
                 escape(&a.controllers[r.controller].name, 80),
                 r.object.as_ref().map_or("–".to_string(), |o| escape(&o.to_string(), 120)),
-                clock(r.start()),
+                clk.at(r.start()),
                 outcome_word(r.outcome),
                 escape(&r.reconcile_id, 64)
             )?;
@@ -164,16 +440,15 @@ fn write_report(s: &mut String, a: &Analysis, opts: &ReportOptions) -> std::fmt:
     if a.elections.is_empty() {
         writeln!(s, "None in the input.")?;
     } else {
-        writeln!(s, "| cluster | term | from–to (UTC) | leader | previous | leaderless |")?;
+        writeln!(s, "| cluster | term | from–to | leader | previous | leaderless |")?;
         writeln!(s, "|---|---|---|---|---|---|")?;
         for e in a.elections.iter().take(50) {
             writeln!(
                 s,
-                "| {} | {} | {}–{} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} |",
                 escape(&e.cluster, 80),
                 e.term.map_or("–".to_string(), |t| t.to_string()),
-                clock(e.start),
-                e.end.map_or("open".to_string(), clock),
+                e.end.map_or(format!("{}–open", clk.at(e.start)), |end| clk.window(e.start, end)),
                 e.leader.as_deref().map_or("–".to_string(), |l| escape(l, 40)),
                 e.previous_leader.as_deref().map_or("–".to_string(), |l| escape(l, 40)),
                 e.leaderless_nanos.map_or("–".to_string(), human_duration)
@@ -207,7 +482,7 @@ fn write_report(s: &mut String, a: &Analysis, opts: &ReportOptions) -> std::fmt:
         for (msg, (n, objs)) in errors.iter().take(10) {
             let shown: Vec<String> = objs.iter().take(5).map(|o| escape(o, 80)).collect();
             let more = if objs.len() > 5 { format!(" and {} more", objs.len() - 5) } else { String::new() };
-            writeln!(s, "| {n} | {} | {}{more} |", escape(msg, 300), shown.join(", "))?;
+            writeln!(s, "| {n} | {} | {}{more} |", code(msg, 300, true), shown.join(", "))?;
         }
     }
 
@@ -229,16 +504,16 @@ fn write_report(s: &mut String, a: &Analysis, opts: &ReportOptions) -> std::fmt:
 
 /// Each goroutine dump: when, how many goroutines, and its busy workers and
 /// longest waits with the call each is blocked in.
-fn write_goroutines(s: &mut String, a: &Analysis) -> std::fmt::Result {
+fn write_goroutines(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
     writeln!(s)?;
     writeln!(s, "### Goroutine dumps")?;
     for (di, d) in a.dumps.iter().enumerate().take(10) {
         let when = match (d.time, d.time_source) {
-            (Some(t), Some(src)) => format!("taken {t} ({})", src.describe()),
+            (Some(t), Some(src)) => format!("taken at {} ({})", clk.at(t), src.describe()),
             _ => "time unknown (give it with `--dump-time`)".to_string(),
         };
         writeln!(s)?;
-        writeln!(s, "{} line {}: {} goroutines, {when}.", escape(&d.path, 200), d.first_line, d.goroutines)?;
+        writeln!(s, "Dump {}, line {}: {} goroutines, {when}.", code(&d.path, 200, false), d.first_line, d.goroutines)?;
         let mut groups: Vec<&crate::analyze::GoroutineGroup> = a.goroutines.iter().filter(|g| g.dump == di).collect();
         // Busy workers first, then the longest waits; idle workers are
         // waiting for work, not blocked.
@@ -263,8 +538,8 @@ fn write_goroutines(s: &mut String, a: &Analysis) -> std::fmt::Result {
                 escape(&state, 60),
                 g.role,
                 g.controller.map_or("–".to_string(), |c| escape(&a.controllers[c].name, 80)),
-                g.blocked_in.as_ref().map_or("–".to_string(), |f| escape(&f.func, 200)),
-                g.under.as_ref().map_or("–".to_string(), |f| escape(&f.func, 200)),
+                g.blocked_in.as_ref().map_or("–".to_string(), |f| code(&f.func, 200, true)),
+                g.under.as_ref().map_or("–".to_string(), |f| code(&f.func, 200, true)),
                 g.reconcile.map_or("–".to_string(), |r| escape(&a.reconciles[r].reconcile_id, 64)),
             )?;
         }
@@ -286,12 +561,133 @@ fn outcome_word(o: Outcome) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyze::{ObjectRef, Severity};
 
     #[test]
     fn escapes_tables_html_and_links() {
         assert_eq!(escape("a|b <script>alert(1)</script> [x](http://e)", 200), "a\\|b &lt;script&gt;alert(1)&lt;/script&gt; \\[x\\](http\u{200b}://e)");
         assert_eq!(escape("see www.example.com", 200), "see www\u{200b}.example.com");
+        assert_eq!(escape("mail me@example.com", 200), "mail me\u{200b}@example.com");
         assert_eq!(escape("line\nbreak", 200), "line break");
+        assert_eq!(escape("zero\u{200b}width\u{202e} esc\u{1b}", 200), "zerowidth esc");
         assert_eq!(escape("abcdef", 3), "abc…");
+    }
+
+    #[test]
+    fn code_spans() {
+        let check = |input: &str, in_table: bool, want: &str| assert_eq!(code(input, 40, in_table), want, "{input:?}");
+        check("plain", false, "`plain`");
+        check("a `b` c", false, "``a `b` c``");
+        check("```", false, "```` ``` ````");
+        check("`x", false, "`` `x ``");
+        check(" x ", false, "`  x  `");
+        check("a|b", false, "`a|b`");
+        check("a|b", true, "`a\\|b`");
+        check("line\nbreak\r\ttab", false, "`line break  tab`");
+        check("http://127.0.0.1:6060/x", false, "`http://127.0.0.1:6060/x`");
+        check("zero\u{200b}width\u{1b}[31m", false, "`zerowidth[31m`");
+        check("<script>", false, "`<script>`");
+        check("\n", false, "–");
+        assert_eq!(code("abcdef", 3, false), "`abc`…");
+    }
+
+    #[test]
+    fn paragraphs_start_no_block() {
+        for (p, want) in [("# h", "\\# h"), ("- x", "\\- x"), ("12. x", "12\\. x"), ("3) x", "3\\) x"), ("  x", "x"), ("1999 was", "1999 was"), ("```a``` b", "\u{200b}```a``` b")] {
+            assert_eq!(paragraph(p), want);
+        }
+    }
+
+    #[test]
+    fn code_blocks_fence_longer_than_any_run() {
+        assert_eq!(code_block("a\nb", "  "), "  ```\n  a\n  b\n  ```\n");
+        assert_eq!(code_block("x ```` y\u{200b}", ""), "`````\nx ```` y\n`````\n");
+    }
+
+    fn ts(s: &str) -> Timestamp {
+        crate::time::parse_rfc3339(s.as_bytes(), false, 0).unwrap().ts
+    }
+
+    fn finding(start: &str, end: &str, message: &str) -> Finding {
+        Finding {
+            kind: FindingKind::SlowReconcile,
+            severity: Severity::Warning,
+            controller: None,
+            object: Some(ObjectRef { namespace: Some("ns".into()), name: "o".into() }),
+            start: ts(start),
+            end: ts(end),
+            reconciles: vec![],
+            elections: vec![],
+            message: message.to_string(),
+            blocked: None,
+            pieces: vec![],
+        }
+    }
+
+    #[test]
+    fn times_and_durations() {
+        let check = |findings: Vec<Finding>, want: &[&str]| {
+            let a = Analysis { findings, ..Default::default() };
+            let md = markdown(&a, &ReportOptions::default());
+            for w in want {
+                assert!(md.contains(w), "{w:?} in\n{md}");
+            }
+        };
+        check(vec![finding("2026-05-26T16:55:13Z", "2026-05-26T16:55:13.000071Z", "m")], &["Times are UTC, on 2026-05-26.", "· at 16:55:13**"]);
+        check(vec![finding("2026-05-26T16:29:30Z", "2026-05-26T16:50:06Z", "m")], &["· 20m36s, 16:29:30–16:50:06**"]);
+        // Whole seconds in the logs: no milliseconds in the duration.
+        check(vec![finding("2026-05-26T16:29:30Z", "2026-05-26T16:29:31.400Z", "m")], &["· 1s, 16:29:30–16:29:31**"]);
+        check(vec![finding("2026-05-26T16:29:30.100Z", "2026-05-26T16:29:31.400Z", "m")], &["· 1s, 16:29:30–16:29:31**"]);
+        check(vec![finding("2026-05-26T16:29:30.100Z", "2026-05-26T16:29:30.400Z", "m")], &["· at 16:29:30**"]);
+        check(
+            vec![finding("2026-05-26T23:59:50Z", "2026-05-27T00:00:10Z", "m"), finding("2026-05-27T08:00:00Z", "2026-05-27T08:00:30Z", "n")],
+            &["Times are UTC, from 2026-05-26 to 2026-05-27.", "· 20s, 2026-05-26 23:59:50–2026-05-27 00:00:10**", "· 30s, 2026-05-27 08:00:00–08:00:30**"],
+        );
+    }
+
+    /// A report cut short ends between findings, with every `<details>`
+    /// closed and no link cut, and says it was cut.
+    #[test]
+    fn a_cut_report_ends_at_a_finding() {
+        let findings: Vec<Finding> = (0..40).map(|i| finding("2026-05-26T16:00:00Z", "2026-05-26T16:10:00Z", &format!("finding {i} {}", "x".repeat(500)))).collect();
+        let a = Analysis { findings, ..Default::default() };
+        let links: Vec<Option<String>> = (0..40).map(|i| Some(format!("https://h/app/#ev={i}{}", "A".repeat(300)))).collect();
+        let opts = ReportOptions { app_url: Some("https://h/app/".into()), finding_links: links };
+        let whole = markdown(&a, &opts);
+        assert!(!whole.contains("report cut"));
+        for max in [3000, 7777, 12_345] {
+            let md = markdown_within(&a, &opts, max);
+            assert!(md.len() <= max, "{} > {max}", md.len());
+            assert!(md.ends_with(CUT_NOTE), "{md}");
+            assert!(whole.starts_with(&md[..md.len() - CUT_NOTE.len()]), "a prefix of the whole report");
+            let items = md.matches("<details>").count();
+            assert!(items > 0);
+            assert_eq!(md.matches("</details>").count(), items);
+            assert_eq!(md.matches("](https://h/app/#ev=").count(), items, "one whole link each");
+            assert!(md[..md.len() - CUT_NOTE.len()].ends_with("</details>\n\n"), "{md}");
+        }
+    }
+
+    #[test]
+    fn links_beyond_the_budget_open_the_window_instead() {
+        let findings: Vec<Finding> = (0..5).map(|i| finding("2026-05-26T16:00:00Z", "2026-05-26T16:10:00Z", &format!("finding {i}"))).collect();
+        let a = Analysis { findings, ..Default::default() };
+        let big = |c: char| Some(format!("https://h/app/#ev={}", c.to_string().repeat(300 * 1024)));
+        // The second finding has none; the fourth would pass the budget.
+        let opts = ReportOptions { app_url: Some("https://h/app/".into()), finding_links: vec![big('a'), None, big('c'), big('d'), big('e')] };
+        let md = markdown(&a, &opts);
+        assert!(md.len() < MAX_BYTES);
+        let links: Vec<&str> = md.lines().filter(|l| l.contains("**")).map(|l| l.rsplit(" · ").next().unwrap()).collect();
+        assert_eq!(links.len(), 5);
+        assert!(links[0].starts_with("[evidence](https://h/app/#ev=aaa"));
+        assert!(links[1].starts_with("[timeline](https://h/app/#from=2026-05-26T16:00:00Z&to=2026-05-26T16:10:00Z)"));
+        assert!(links[2].starts_with("[evidence](https://h/app/#ev=ccc"));
+        assert!(links[3].starts_with("[timeline]("), "{:.40}", links[3]);
+        assert!(links[4].starts_with("[timeline]("), "{:.40}", links[4]);
+        assert_eq!(md.matches("evidence links would pass").count(), 1, "said once");
+        assert!(md.contains("Findings 4 and after link to their time window in the app instead"));
+        // Without the app: no link at all, and fewer findings than links is fine.
+        let md = markdown(&a, &ReportOptions { app_url: None, finding_links: vec![Some("https://h/app/#ev=x".into())] });
+        assert_eq!(md.matches("](").count(), 1, "{md}");
     }
 }

@@ -99,8 +99,9 @@ fn the_stall_finding_names_the_call_the_worker_is_blocked_in() {
     // The Markdown report lists the dump and the blocked worker.
     let md = reconscope::report::markdown(&a, &Default::default());
     let section = &md[md.find("### Goroutine dumps").expect("a goroutine section")..];
-    assert!(section.contains("taken 2026-05-26T16:45:00Z (time from the file name)"), "{section}");
-    assert!(section.contains("| 1 | select, 15 minutes | busy-worker | tenantcontrolplane | go.etcd.io/etcd/client/v3.(\\*authClient).UserGet |"), "{section}");
+    assert!(md.contains("Times are UTC, on 2026-05-26."), "{md}");
+    assert!(section.contains("taken at 16:45:00 (time from the file name)"), "{section}");
+    assert!(section.contains("| 1 | select, 15 minutes | busy-worker | tenantcontrolplane | `go.etcd.io/etcd/client/v3.(*authClient).UserGet` |"), "{section}");
 }
 
 #[test]

@@ -91,6 +91,7 @@ fn finding(kind: FindingKind, controller: Option<usize>, object: Option<&str>, s
         reconciles,
         elections: vec![],
         message: String::new(),
+        pieces: vec![],
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 
 use memchr::memmem;
 
-use crate::analyze::model::{Analysis, Finding, FindingKind, Outcome, Severity};
+use crate::analyze::model::{Analysis, Finding, FindingKind, Outcome, Piece, Severity};
 use crate::analyze::AnalyzeOptions;
 use crate::model::{Field, ParsedFile, Record, Timestamp, ValueKind};
 use crate::time::NANOS_PER_SEC;
@@ -16,6 +16,90 @@ pub use crate::time::human_duration;
 pub fn clock(t: Timestamp) -> String {
     let s = crate::time::format_rfc3339(Timestamp::new(t.nanos, 0));
     s[11..19].to_string()
+}
+
+/// A finding's sentence built in pieces: [`Finding::message`] is its plain
+/// form, [`Finding::pieces`] the pieces.
+#[derive(Clone, Debug, Default)]
+pub struct Sentence(pub Vec<Piece>);
+
+impl Sentence {
+    /// The sentence's own words (joined to the text before them).
+    pub fn text(mut self, s: impl AsRef<str>) -> Self {
+        let s = s.as_ref();
+        if s.is_empty() {
+            return self;
+        }
+        match self.0.last_mut() {
+            Some(Piece::Text(t)) => t.push_str(s),
+            _ => self.0.push(Piece::Text(s.to_string())),
+        }
+        self
+    }
+
+    /// Quoted log text.
+    pub fn code(mut self, s: impl Into<String>) -> Self {
+        self.0.push(Piece::Code(s.into()));
+        self
+    }
+
+    /// A command to run (lines separated by `\n`).
+    pub fn command(mut self, s: impl Into<String>) -> Self {
+        self.0.push(Piece::Command(s.into()));
+        self
+    }
+
+    /// Another sentence's pieces after these.
+    pub fn then(mut self, other: Sentence) -> Self {
+        for p in other.0 {
+            self = match p {
+                Piece::Text(t) => self.text(t),
+                p => {
+                    self.0.push(p);
+                    self
+                }
+            };
+        }
+        self
+    }
+
+    /// The plain sentence: code in backticks, a command's lines joined.
+    pub fn plain(&self) -> String {
+        plain(&self.0)
+    }
+}
+
+/// [`Sentence::plain`] of pieces.
+pub fn plain(pieces: &[Piece]) -> String {
+    let mut out = String::new();
+    for p in pieces {
+        match p {
+            Piece::Text(t) => out.push_str(t),
+            Piece::Code(c) => {
+                out.push('`');
+                out.push_str(c);
+                out.push('`');
+            }
+            Piece::Command(c) => {
+                out.push('`');
+                out.push_str(&c.replace('\n', " "));
+                out.push('`');
+            }
+        }
+    }
+    out
+}
+
+/// Adds a sentence to a finding's message and pieces.
+pub fn append(f: &mut Finding, s: Sentence) {
+    f.message.push_str(&s.plain());
+    let pieces = std::mem::take(&mut f.pieces);
+    f.pieces = Sentence(pieces).then(s).0;
+}
+
+/// A finding of a sentence without code.
+fn words(s: String) -> Sentence {
+    Sentence::default().text(s)
 }
 
 /// One tick of a timestamp's precision.
@@ -107,11 +191,20 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
                 end: f.end,
                 reconciles: f.reconciles.clone(),
                 elections: f.elections.clone(),
-                message: format!("The {} window {}–{} overlaps {}.", f.kind.as_str(), clock(f.start), clock(f.end), describe_elections(a, &f.elections)),
+                message: String::new(),
+                pieces: Vec::new(),
             });
+            let e = extra.last_mut().expect("just pushed");
+            append(e, words(format!("The {} window {}–{} overlaps {}.", f.kind.as_str(), clock(f.start), clock(f.end), describe_elections(a, &f.elections))));
         }
     }
     out.extend(extra);
+    // A sentence without code is one piece of text.
+    for f in &mut out {
+        if f.pieces.is_empty() {
+            f.pieces.push(Piece::Text(f.message.clone()));
+        }
+    }
     out.sort_by_key(|f| (f.start, f.kind));
     a.findings = out;
 }
@@ -170,8 +263,8 @@ fn stalled_workers(a: &Analysis, by_controller: Vec<Vec<Ends>>, opts: &AnalyzeOp
                 waited.dedup();
                 let held = next.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string());
                 let outcome = match (&next.outcome, &next.error) {
-                    (Outcome::Error, Some(e)) => format!(" and ended with `{}`", e.chars().take(120).collect::<String>()),
-                    _ => String::new(),
+                    (Outcome::Error, Some(e)) => Sentence::default().text(" and ended with ").code(e.chars().take(120).collect::<String>()),
+                    _ => Sentence::default(),
                 };
                 let waited_clause = if waited.is_empty() {
                     String::new()
@@ -180,8 +273,8 @@ fn stalled_workers(a: &Analysis, by_controller: Vec<Vec<Ends>>, opts: &AnalyzeOp
                     let more = if waited.len() > 5 { format!(" and {} more", waited.len() - 5) } else { String::new() };
                     format!("; {} object(s) waited and were reconciled right after ({}{})", waited.len(), shown.join(", "), more)
                 };
-                let message = format!(
-                    "Worker {} of {} ({} worker{}) ended no reconcile for {} ({} → {}, normally every {}): reconcile {} of {} held it{}{}{}.",
+                let sentence = words(format!(
+                    "Worker {} of {} ({} worker{}) ended no reconcile for {} ({} → {}, normally every {}): reconcile {} of {} held it",
                     lane + 1,
                     c.name,
                     c.workers,
@@ -192,10 +285,9 @@ fn stalled_workers(a: &Analysis, by_controller: Vec<Vec<Ends>>, opts: &AnalyzeOp
                     human_duration(normal),
                     next.reconcile_id,
                     held,
-                    outcome,
-                    waited_clause,
-                    election_clause(a, &els),
-                );
+                ))
+                .then(outcome)
+                .text(format!("{}{}.", waited_clause, election_clause(a, &els)));
                 out.push(Finding {
                     blocked: None,
                     kind: FindingKind::StalledWorker,
@@ -206,7 +298,8 @@ fn stalled_workers(a: &Analysis, by_controller: Vec<Vec<Ends>>, opts: &AnalyzeOp
                     end,
                     reconciles: std::iter::once(w[1].i).chain(after.iter().copied()).collect(),
                     elections: els,
-                    message,
+                    message: sentence.plain(),
+                    pieces: sentence.0,
                 });
             }
         }
@@ -289,25 +382,21 @@ fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: 
         }
         let precise = client.map(|w| (w.time.nanos - r.first.nanos, w.attempt));
         let how = match precise {
-            Some((d, Some(att))) => format!("the etcd client logged DeadlineExceeded on attempt {att} {} after it started", human_duration(d)),
-            Some((d, None)) => format!("the etcd client logged DeadlineExceeded {} after it started", human_duration(d)),
-            None if after <= 0 => "it failed with `context deadline exceeded` in the second it started".to_string(),
-            None => format!("it failed with `context deadline exceeded` {} after it started", human_duration(after)),
+            Some((d, Some(att))) => words(format!("the etcd client logged DeadlineExceeded on attempt {att} {} after it started", human_duration(d))),
+            Some((d, None)) => words(format!("the etcd client logged DeadlineExceeded {} after it started", human_duration(d))),
+            None if after <= 0 => words("it failed with ".into()).code("context deadline exceeded").text(" in the second it started"),
+            None => words("it failed with ".into()).code("context deadline exceeded").text(format!(" {} after it started", human_duration(after))),
         };
         let obj = r.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string());
         let first_msg = {
             let f = &files[first_rec.file as usize];
             f.message(&f.records[first_rec.record as usize]).into_owned()
         };
-        let message = format!(
-            "Reconcile {} of {} at {} (`{}`) reached a deadline far inside the {} reconcile timeout: {}, so its context had already expired.",
-            r.reconcile_id,
-            obj,
-            clock(r.first),
-            first_msg.chars().take(80).collect::<String>(),
-            human_duration(opts.reconcile_timeout_nanos),
-            how
-        );
+        let sentence = words(format!("Reconcile {} of {} at {} (", r.reconcile_id, obj, clock(r.first)))
+            .code(first_msg.chars().take(80).collect::<String>())
+            .text(format!(") reached a deadline far inside the {} reconcile timeout: ", human_duration(opts.reconcile_timeout_nanos)))
+            .then(how)
+            .text(", so its context had already expired.");
         let end = client.map_or(deadline_at, |w| w.time.max(deadline_at));
         out.push(Finding {
             blocked: None,
@@ -319,7 +408,8 @@ fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: 
             end,
             reconciles: vec![i],
             elections: overlapping(a, r.first, end),
-            message,
+            message: sentence.plain(),
+            pieces: sentence.0,
         });
     }
 }
@@ -370,6 +460,7 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
             end,
             elections: overlapping(a, req, end),
             reconciles,
+            pieces: Vec::new(),
             message,
         });
     }
@@ -392,6 +483,7 @@ fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
             end: r.last,
             reconciles: vec![i],
             elections: overlapping(a, r.first, r.last),
+            pieces: Vec::new(),
             message: format!(
                 "Reconcile {} of {} ran {} ({}–{}), longer than the {} reconcile timeout.",
                 r.reconcile_id,
@@ -446,6 +538,7 @@ fn hot_loops(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
                     end: e,
                     reconciles: rs[j..=k].iter().map(|&(_, i)| i).collect(),
                     elections: overlapping(a, s, e),
+                    pieces: Vec::new(),
                     message: format!("{obj} was reconciled {} times within a minute from {} (more than {limit} a minute).", k - j + 1, clock(s)),
                 });
                 i = k + 1;
@@ -491,6 +584,7 @@ fn error_bursts(a: &Analysis, failed: &[usize], out: &mut Vec<Finding>) {
                     end: e,
                     reconciles: Vec::new(),
                     elections: overlapping(a, s, e),
+                    pieces: Vec::new(),
                     message: format!("{} reconciles of {} failed within a minute from {}.", k - j + 1, a.controllers[ci].name, clock(s)),
                 });
                 i = k + 1;

@@ -22,7 +22,7 @@ use crate::goroutine::{self, DumpKind, Frame, Role};
 use crate::model::{Format, ParsedFile, Timestamp};
 use crate::time::{civil_nanos, human_duration, NANOS_PER_SEC};
 
-use super::findings::clock;
+use super::findings::{append, clock, Sentence};
 
 /// Goroutine ids kept per group.
 const MAX_IDS: usize = 50;
@@ -227,6 +227,10 @@ fn civil_at(b: &[u8]) -> Option<i64> {
 /// reconcile they explain, and writes the blocked-in call into the
 /// finding's sentence. A stalled-worker finding with no dump to explain it
 /// says what to collect next time.
+/// What to run to collect a goroutine dump next time (README's goroutine
+/// section): one command a line.
+pub const COLLECT_GOROUTINES: &str = "kubectl port-forward deploy/<manager> 6060 &\ncurl -s 'http://127.0.0.1:6060/debug/pprof/goroutine?debug=2' > goroutines-$(date -u +%Y%m%dT%H%M%SZ).txt";
+
 pub fn link(a: &mut Analysis) {
     for gi in 0..a.goroutines.len() {
         let g = &a.goroutines[gi];
@@ -271,18 +275,23 @@ pub fn link(a: &mut Analysis) {
         let d = &a.dumps[g.dump];
         let source = d.time_source.map_or("", DumpTimeSource::describe);
         let waited = match g.max_wait_minutes {
-            Some(m) if m > 0 => format!(
-                " blocked {m}+ minutes (`[{}, {m} minutes]`: since {} or earlier, as Go counts the wait from the first garbage collection that saw it, up to about 2 minutes late)",
-                g.state,
+            Some(m) if m > 0 => Sentence::default().text(format!(" blocked {m}+ minutes (")).code(format!("[{}, {m} minutes]", g.state)).text(format!(
+                ": since {} or earlier, as Go counts the wait from the first garbage collection that saw it, up to about 2 minutes late)",
                 clock(Timestamp::new(t.nanos - i64::from(m) * 60 * NANOS_PER_SEC, 0)),
-            ),
-            _ => format!(" waiting (`[{}]`)", g.state),
+            )),
+            _ => Sentence::default().text(" waiting (").code(format!("[{}]", g.state)).text(")"),
         };
-        let under_clause = under.as_deref().map_or(String::new(), |u| format!(" under `{u}`"));
+        let under_clause = under.as_deref().map_or(Sentence::default(), |u| Sentence::default().text(" under ").code(u));
         let base = d.path.rsplit(['/', '!', '\\']).next().unwrap_or(&d.path);
-        let sentence = format!(" A goroutine dump at {} ({base}, {source}) shows the worker{waited} in `{call}`{under_clause}.", clock(t));
+        let sentence = Sentence::default()
+            .text(format!(" A goroutine dump at {} ({base}, {source}) shows the worker", clock(t)))
+            .then(waited)
+            .text(" in ")
+            .code(call.clone())
+            .then(under_clause)
+            .text(".");
         let f = &mut a.findings[fi];
-        f.message.push_str(&sentence);
+        append(f, sentence);
         f.blocked = Some(Blocked { goroutine: gi, call, under });
     }
     for f in &mut a.findings {
@@ -291,19 +300,21 @@ pub fn link(a: &mut Analysis) {
         }
         let covering: Vec<String> = a.dumps.iter().filter_map(|d| d.time).map(clock).collect();
         if covering.is_empty() && !a.dumps.is_empty() {
-            f.message.push_str(
-                " A goroutine dump is in the input but nothing dates it (no wrapper time, no time in its file name, no archive time, no log lines around it): give its time (`--dump-time`, or in the app's goroutine panel) to match it to this stall.",
-            );
+            let s = Sentence::default()
+                .text(" A goroutine dump is in the input but nothing dates it (no wrapper time, no time in its file name, no archive time, no log lines around it): give its time (")
+                .code("--dump-time")
+                .text(", or in the app's goroutine panel) to match it to this stall.");
+            append(f, s);
         } else if covering.is_empty() {
-            f.message.push_str(&format!(
-                " No goroutine dump was in the input, so the call it waited in is unknown: next time run the manager with pprof on (kamaji: `--pprof-bind-address=:6060`) and, when the suite fails, save `kubectl port-forward deploy/<manager> 6060 & curl -s 'http://127.0.0.1:6060/debug/pprof/goroutine?debug=2' > goroutines-$(date -u +%Y%m%dT%H%M%SZ).txt` (a stall of {} leaves time for it).",
-                human_duration(f.end.nanos - f.start.nanos)
-            ));
+            let s = Sentence::default()
+                .text(" No goroutine dump was in the input, so the call it waited in is unknown: next time run the manager with pprof on (kamaji: ")
+                .code("--pprof-bind-address=:6060")
+                .text(") and, when the suite fails, save ")
+                .command(COLLECT_GOROUTINES)
+                .text(format!(" (a stall of {} leaves time for it).", human_duration(f.end.nanos - f.start.nanos)));
+            append(f, s);
         } else {
-            f.message.push_str(&format!(
-                " The goroutine dump(s) in the input (at {}) show no busy worker of this controller during the stall.",
-                covering.join(", ")
-            ));
+            append(f, Sentence::default().text(format!(" The goroutine dump(s) in the input (at {}) show no busy worker of this controller during the stall.", covering.join(", "))));
         }
     }
 }

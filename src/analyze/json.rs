@@ -51,6 +51,7 @@ pub fn to_json(inputs: &[FileStats], a: &Analysis) -> Value {
             "reconcile_ids": f.reconciles.iter().map(|&i| a.reconciles[i].reconcile_id.clone()).collect::<Vec<_>>(),
             "elections": f.elections,
             "message": f.message,
+            "pieces": f.pieces,
             "blocked_in": f.blocked.as_ref().map(|b| b.call.clone()),
             "blocked_under": f.blocked.as_ref().and_then(|b| b.under.clone()),
             "goroutine": f.blocked.as_ref().map(|b| b.goroutine),

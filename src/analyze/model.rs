@@ -200,6 +200,24 @@ pub struct Finding {
     /// Where a goroutine dump shows the stalled worker waiting.
     #[serde(default)]
     pub blocked: Option<Blocked>,
+    /// The same sentence in pieces, so a renderer can set log text and
+    /// commands apart without reading backticks out of `message` (log text
+    /// may hold backticks). Empty in analyses made before it existed.
+    #[serde(default)]
+    pub pieces: Vec<Piece>,
+}
+
+/// A piece of a finding's sentence. `message` is the pieces joined, with
+/// `Code` in backticks and a `Command`'s lines joined by spaces.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "text", rename_all = "lowercase")]
+pub enum Piece {
+    /// The sentence's own words, and names (objects, controllers, ids).
+    Text(String),
+    /// Text quoted from the logs or a dump, or a flag: shown as code.
+    Code(String),
+    /// A shell command to run, one line each: shown as a code block.
+    Command(String),
 }
 
 /// The call a stalled worker was blocked in, from a goroutine dump.

@@ -1,0 +1,251 @@
+//! The Markdown report as GitHub shows it: rendered with comrak (GFM), the
+//! HTML must hold every finding in its own `<details>` with its whole
+//! sentence, log text in `<code>`, commands byte for byte in `<pre><code>`,
+//! square tables, and nothing a hostile log could have put there: no
+//! element, link or image of its own.
+
+use std::path::Path;
+
+use reconscope::analyze::findings::plain;
+use reconscope::analyze::{
+    analyze, Analysis, AnalyzeOptions, Finding, FindingKind, GoFrame, GoroutineDump, GoroutineGroup, ObjectRef, Piece, Severity,
+};
+use reconscope::model::ParsedFile;
+use reconscope::parse::{parse_file, resolve_years, ParseOptions};
+use reconscope::report::{markdown, ReportOptions};
+
+#[path = "support/files.rs"]
+mod files;
+#[path = "support/gfm.rs"]
+mod gfm;
+
+const APP: &str = "https://example.org/reconscope/";
+const DUMP: &str = "kamaji/pprof/kamaji-goroutines-20260526T164500Z.txt";
+
+/// The incident fixture, with or without its goroutine dump.
+fn incident(with_dump: bool) -> Analysis {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident/cozyreport");
+    let mut files: Vec<ParsedFile> = files::files_under(&root)
+        .into_iter()
+        .filter(|p| with_dump || !p.ends_with(DUMP))
+        .map(|p| {
+            let rel = p.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
+            parse_file(rel, std::fs::read(&p).unwrap(), &ParseOptions::default())
+        })
+        .collect();
+    resolve_years(&mut files, None);
+    analyze(&files, &AnalyzeOptions::default()).0
+}
+
+/// What a finding's `<details>` must say: its pieces as text.
+fn sentence(f: &Finding) -> String {
+    let words: Vec<String> = f
+        .pieces
+        .iter()
+        .map(|p| match p {
+            // A command is a block of its own, between paragraphs.
+            Piece::Command(t) => format!(" {} ", code_text(t)),
+            Piece::Text(t) | Piece::Code(t) => code_text(t),
+        })
+        .collect();
+    words.concat().split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Renders the report and checks what holds for every report: only our
+/// elements and links, square tables, one `<details>` per finding with
+/// its sentence. Gives the HTML for more checks.
+fn check(a: &Analysis, opts: &ReportOptions) -> String {
+    for f in &a.findings {
+        assert_eq!(f.message, plain(&f.pieces), "the message is its pieces");
+    }
+    let md = markdown(a, opts);
+    let html = gfm::render(&md);
+    let mut links: Vec<&str> = opts.finding_links.iter().flatten().map(String::as_str).collect();
+    let app = opts.app_url.as_ref().map(|u| format!("{u}#from=*"));
+    links.extend(app.as_deref());
+    gfm::assert_inert(&html, &links);
+    gfm::assert_tables_square(&html);
+    let details = gfm::details(&html);
+    assert_eq!(details.len(), a.findings.len().min(50), "one <details> per finding");
+    for (d, f) in details.iter().zip(&a.findings) {
+        assert!(d.starts_with("<summary>The finding in full</summary>\n<p>"), "{d}");
+        let text = gfm::text(d.split_once("</summary>").unwrap().1);
+        assert_eq!(text, sentence(f), "the sentence in <details>, whole");
+    }
+    html
+}
+
+#[test]
+fn the_incident_reads_right() {
+    let a = incident(true);
+    let evidence = format!("{APP}#ev=AAAA-_0123");
+    let opts = ReportOptions { app_url: Some(APP.into()), finding_links: vec![Some(evidence.clone())] };
+    let html = check(&a, &opts);
+    assert!(html.contains("<p>Times are UTC, on 2026-05-26.</p>"), "{html}");
+    let stall = "<li>\n<p><strong>stalled-worker · <code>tenant-test/kubernetes-test-latest-version</code> · 20m36s, 16:29:30–16:50:06</strong>";
+    assert!(html.contains(&format!("{stall} · <a href=\"{evidence}\">evidence</a></p>")), "{html}");
+    // Instants are at a time, not a range of one.
+    assert!(html.contains("<strong>expired-context · <code>tenant-test/kubernetes-test-latest-version</code> · at 16:55:13</strong> · <a href=\"https://example.org/reconscope/#from=2026-05-26T16:55:13Z&amp;to=2026-05-26T16:55:13.000071Z\">timeline</a>"), "{html}");
+    assert!(!html.contains("16:55:13–16:55:13"));
+    // Log text and Go frames are code, with `*` as it is.
+    for c in [
+        "unable to create the DataStore user: unable to check if user exists: cannot check if user exists: context deadline excee",
+        "marked for deletion, performing clean-up",
+        "[select, 15 minutes]",
+        "go.etcd.io/etcd/client/v3.(*authClient).UserGet",
+        DUMP,
+    ] {
+        assert!(html.contains(&format!("<code>{c}</code>")), "{c} in code: {html}");
+    }
+    assert!(html.contains("<td><code>unable to revoke privileges: unable to check if privileges exist: cannot check if grant exists: context deadline exceeded</code></td>"));
+    assert!(!html.contains('\u{200b}'), "no zero-width space needed in the incident");
+}
+
+#[test]
+fn the_command_to_collect_a_dump_copies_as_it_is() {
+    let a = incident(false);
+    let html = check(&a, &ReportOptions { app_url: None, finding_links: vec![] });
+    let command = "kubectl port-forward deploy/<manager> 6060 &\ncurl -s 'http://127.0.0.1:6060/debug/pprof/goroutine?debug=2' > goroutines-$(date -u +%Y%m%dT%H%M%SZ).txt\n";
+    let blocks: Vec<&str> = html.split("<pre><code>").skip(1).map(|b| &b[..b.find("</code></pre>").unwrap()]).collect();
+    assert_eq!(blocks, [gfm::html_escape(command)], "{html}");
+    // The README says the same.
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    assert!(readme.contains(&format!("```\n{command}```\n")));
+    assert!(html.contains("<p>(a stall of 20m36s leaves time for it).</p>"), "{html}");
+    assert!(html.contains("<code>--pprof-bind-address=:6060</code>"));
+}
+
+/// Hostile text everywhere a log or dump can put text.
+const HOSTILE: &[&str] = &[
+    "a|b|c",
+    "<script>alert(1)</script>",
+    "</details><details open><summary>x</summary>",
+    "one `tick`, two ``ticks``",
+    "```",
+    "`leading and trailing`",
+    "[x](http://evil.example/a)",
+    "![i](http://evil.example/p.png)",
+    "http://bare.example www.bare.example me@bare.example",
+    "<img src=x onerror=alert(1)>",
+    "*em* _em_ ~~del~~ **strong**",
+    "line\nbreak\r\n\n# heading\n- item\n\n<details>",
+    "zero\u{200b}width \u{202e}bidi",
+    "esc \u{1b}[31mred\u{1b}[0m",
+    "back\\|slash\\",
+    "&lt;script&gt; &#60;b&#62;",
+    "1. starts a list",
+];
+
+/// A log whose controller, object and errors are `evil`, with findings and
+/// a goroutine dump of it added.
+fn hostile(evil: &str) -> Analysis {
+    let field = |s: &str| serde_json::to_string(s).unwrap();
+    let mut log = String::new();
+    for i in 0..12 {
+        log += &format!(
+            "2026-05-26T10:00:{i:02}Z\tERROR\tReconciler error\t{{\"controller\": {}, \"namespace\": \"ns\", \"name\": {}, \"reconcileID\": \"r{i}\", \"error\": {}}}\n",
+            field(evil),
+            field(evil),
+            field(evil)
+        );
+    }
+    let mut files = vec![parse_file("evil.log", log.into_bytes(), &ParseOptions::default())];
+    resolve_years(&mut files, None);
+    let mut a = analyze(&files, &AnalyzeOptions::default()).0;
+    assert!(!a.reconciles.is_empty(), "{evil:?} parsed");
+    let t = a.reconciles[0].first;
+    let finding = |pieces: Vec<Piece>| Finding {
+        kind: FindingKind::StalledWorker,
+        severity: Severity::Error,
+        controller: Some(0),
+        object: Some(ObjectRef { namespace: Some(evil.into()), name: evil.into() }),
+        start: t,
+        end: a.reconciles[0].last,
+        reconciles: vec![0],
+        elections: vec![],
+        message: plain(&pieces),
+        blocked: None,
+        pieces,
+    };
+    let text = |s: &str| Piece::Text(s.into());
+    let code = |s: &str| Piece::Code(s.into());
+    let found = vec![
+        finding(vec![text("It ended with "), code(evil), text(" after "), text(evil), text(".")]),
+        finding(vec![text(evil), text(" and "), code(evil)]),
+        finding(vec![code(evil), text(" first")]),
+        finding(vec![text("Run "), Piece::Command(format!("echo {evil}")), text(evil)]),
+    ];
+    a.findings.extend(found);
+    let frame = GoFrame { func: evil.into(), file: evil.into(), line: 1 };
+    a.dumps.push(GoroutineDump {
+        path: evil.into(),
+        first_line: 1,
+        last_line: 9,
+        kind: "traceback".into(),
+        preamble: Some(evil.into()),
+        goroutines: 1,
+        time: Some(t),
+        time_source: None,
+        notes: vec![evil.into()],
+    });
+    a.goroutines.push(GoroutineGroup {
+        dump: 0,
+        group: 0,
+        count: 1,
+        ids: vec![1],
+        state: evil.into(),
+        min_wait_minutes: Some(3),
+        max_wait_minutes: Some(3),
+        role: "busy-worker".into(),
+        controller: Some(0),
+        reconciler: Some(evil.into()),
+        blocked_in: Some(frame.clone()),
+        under: Some(frame.clone()),
+        blocked_since_at_most: None,
+        frames: vec![frame],
+        created_by: Some(evil.into()),
+        reconcile: Some(0),
+        finding: Some(0),
+    });
+    a
+}
+
+/// As GitHub shows text of a code span: one line, no control or
+/// invisible characters.
+fn code_text(s: &str) -> String {
+    s.chars()
+        .map(|c| if matches!(c, '\n' | '\r' | '\t') { ' ' } else { c })
+        .filter(|&c| !c.is_control() && !matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'))
+        .collect()
+}
+
+#[test]
+fn hostile_text_stays_text() {
+    for evil in HOSTILE {
+        let a = hostile(evil);
+        let evidence = format!("{APP}#ev=QUJD");
+        let html = check(&a, &ReportOptions { app_url: Some(APP.into()), finding_links: vec![Some(evidence)] });
+        let shown = gfm::html_escape(&code_text(evil));
+        let in_code = format!("<code>{shown}</code>");
+        // The three findings' quotes and the dump's path; the object in
+        // each stalled-worker headline.
+        assert!(html.matches(&in_code).count() >= 4, "{evil:?} in code: {in_code}\n{html}");
+        assert!(html.contains(&format!("<p>Dump {in_code}, line 1:")), "{evil:?} the dump's path: {in_code}\n{html}");
+        let object = format!(" · <code>{shown}/{shown}</code> · ");
+        assert_eq!(html.matches(&object).count(), 4, "{evil:?} the object in each headline: {object}\n{html}");
+        // In table cells: the frames and the error. A `\\` right before a
+        // `|` shows doubled in comrak but not on GitHub (cmark-gfm removes
+        // the backslash of every `\\|` in a cell): there only the cells
+        // are checked, by `check`.
+        if !evil.contains("\\|") {
+            assert_eq!(html.matches(&format!("<td>{in_code}</td>")).count(), 2, "{evil:?} the frames: {in_code}\n{html}");
+            let error = format!("<td><code>Reconciler error: {shown}</code></td>");
+            assert!(html.contains(&error), "{evil:?} the error: {error}\n{html}");
+        }
+        // The command block holds the command's lines as they are, less
+        // control and invisible characters.
+        let lines: Vec<String> = format!("echo {evil}").lines().map(|l| l.chars().filter(|&c| c == '\t' || code_text(&c.to_string()) == c.to_string()).collect()).collect();
+        let command = format!("<pre><code>{}\n</code></pre>", gfm::html_escape(&lines.join("\n")));
+        assert!(html.contains(&command), "{evil:?} command: {command}\n{html}");
+    }
+}
