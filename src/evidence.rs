@@ -108,6 +108,34 @@ impl LeftOut {
     pub fn is_empty(&self) -> bool {
         *self == LeftOut::default()
     }
+
+    /// "12 neighbouring reconciles, 40 lines from the middle of long
+    /// reconciles" (empty when nothing was left out).
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.reconciles > 0 {
+            parts.push(format!("{} neighbouring reconciles", self.reconciles));
+        }
+        if self.middle_lines > 0 {
+            parts.push(format!("{} lines from the middle of long reconciles", self.middle_lines));
+        }
+        if self.context_lines > 0 {
+            parts.push(format!("{} untagged lines inside reconciles", self.context_lines));
+        }
+        parts.join(", ")
+    }
+}
+
+impl EvidenceMeta {
+    /// "redacted: 2 JWTs, 1 values of keys named like secrets", or that
+    /// nothing needed it.
+    pub fn redacted_words(&self) -> String {
+        if self.redacted.is_empty() {
+            return "nothing needed redacting".into();
+        }
+        let parts: Vec<String> = self.redacted.iter().map(|(k, n)| format!("{n} {}", k.describe())).collect();
+        format!("redacted: {}", parts.join(", "))
+    }
 }
 
 /// One file's carried lines.
@@ -221,6 +249,40 @@ pub fn fragment(shared: &Shared) -> String {
         s.push_str(&percent_encode(sel));
     }
     s
+}
+
+/// Links at most this many findings (each slice scans every reconcile).
+pub const MAX_LINKED_FINDINGS: usize = 100;
+
+/// An evidence link for each finding (the first [`MAX_LINKED_FINDINGS`];
+/// `None` past them or where even the smallest slice is over the budget):
+/// `app_url` followed by the fragment, within [`MAX_LINK_BYTES`] in all.
+/// `template` gives the artifact name, the clock and redaction.
+pub fn finding_links(a: &Analysis, files: &[ParsedFile], app_url: &str, template: &ShareOptions) -> Vec<Option<String>> {
+    (0..a.findings.len())
+        .map(|i| {
+            if i >= MAX_LINKED_FINDINGS {
+                return None;
+            }
+            let opts = ShareOptions {
+                finding: Some(i),
+                window: None,
+                selected: None,
+                max_payload_bytes: link_budget(app_url),
+                ..template.clone()
+            };
+            share(a, files, &opts).ok().map(|s| format!("{app_url}{}", fragment(&s)))
+        })
+        .collect()
+}
+
+/// The payload budget of a link to `app_url`: what is left of
+/// [`MAX_LINK_BYTES`] after the address and the view fields.
+pub fn link_budget(app_url: &str) -> usize {
+    // `&from=…&to=…` (two 30-character times) and `&sel=` with a
+    // reconcileID, percent-encoded at worst.
+    const VIEW: usize = 2 * 40 + 6 + 3 * 64;
+    MAX_LINK_BYTES.saturating_sub(app_url.len() + "#ev=".len() + VIEW)
 }
 
 /// Encodes what is not unreserved in a URL fragment value.

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use reconscope::analyze::{self, AnalyzeOptions, FindingKind};
+use reconscope::analyze::{self, Analysis, AnalyzeOptions, FindingKind};
+use reconscope::evidence::{self, ShareOptions};
+use reconscope::redact::RedactOptions;
 use reconscope::htmlreport::{self, AppAssets};
 use reconscope::layout::{self, LayoutOptions};
 use reconscope::render;
@@ -22,6 +24,7 @@ USAGE:
     reconscope stats INPUT... [--json] [options]
     reconscope analyze INPUT... [--json] [--markdown FILE|-] [--svg FILE] [--html FILE [--app-dir DIR]]
                       [--fail-on KIND,...] [--app-url URL] [--reconcile-timeout DUR] [--workers CONTROLLER=N]... [--dump-time TIME] [options]
+    reconscope share INPUT... --finding KIND|N [--app-url URL] [--file OUT.reconscope] [--mask-hosts] [options]
 
 INPUT is a log file, a folder (read recursively) or an archive (.zip, .tar,
 .tar.gz/.tgz, .gz; archives inside archives are opened too).
@@ -33,6 +36,11 @@ COMMANDS:
               object lifecycles and findings (stalled-worker, expired-context,
               stuck-deletion, slow-reconcile, hot-loop, error-burst,
               election-overlap). --json prints schema reconscope.analysis/v1.
+    share     Print an evidence link for one finding: the app at --app-url
+              with the finding's slice of the logs in the URL fragment (at
+              most 32 KiB; the fragment never reaches a server), so whoever
+              clicks it sees the finding, its reconciles, the elections and
+              the raw lines without the artifact. Secrets are redacted.
 
 OPTIONS:
     --json                  Print JSON instead of text.
@@ -48,7 +56,12 @@ OPTIONS:
     --fail-on KIND,...      Exit 1 when a finding of one of these kinds is found
                             (stalled-worker, expired-context, stuck-deletion,
                             slow-reconcile, hot-loop, error-burst, election-overlap).
-    --app-url URL           Link the Markdown report to the app at URL.
+    --app-url URL           Where the app is served: each finding in the Markdown
+                            (and findings[].link in --json) links to its evidence there.
+    --finding KIND|N        share: the first finding of that kind, or the Nth (1-based).
+    --file OUT.reconscope   share: also write the slice as a file to drop on the app
+                            (holds what the link had to leave out to fit).
+    --mask-hosts            Also redact IP addresses and host names from links and files.
     --reconcile-timeout DUR The operator's reconcile timeout (default 30s).
     --workers NAME=N        Worker count of a controller whose log lacks
                             `Starting workers` (repeatable).
@@ -75,6 +88,7 @@ EXAMPLES:
     reconscope analyze cozyreport.zip --json > analysis.json
     reconscope analyze kamaji.log etcd-0.log --workers tenantcontrolplane=1 --reconcile-timeout 30s
     reconscope analyze cozyreport.zip --markdown \"$GITHUB_STEP_SUMMARY\" --fail-on stalled-worker,stuck-deletion
+    reconscope share cozyreport.zip --finding stalled-worker --app-url https://you.github.io/reconscope/
 ";
 
 /// Command-line options shared by the commands.
@@ -92,6 +106,11 @@ struct Options {
     app_dir: Option<PathBuf>,
     fail_on: Vec<FindingKind>,
     report: ReportOptions,
+    /// `share --finding`: a kind, or a 1-based number.
+    finding: Option<String>,
+    /// `share --file`.
+    evidence_file: Option<PathBuf>,
+    redact: RedactOptions,
 }
 
 /// A usage or input error: exit code 2.
@@ -136,6 +155,10 @@ fn run(args: Vec<String>) -> Result<ExitCode> {
             let opts = parse_options(&args[1..])?;
             analyze_cmd(&opts)
         }
+        "share" => {
+            let opts = parse_options(&args[1..])?;
+            share_cmd(&opts)
+        }
         other => bail!(ExitTwo(format!("unknown command `{other}`; see `reconscope --help`"))),
     }
 }
@@ -152,6 +175,9 @@ fn parse_options(args: &[String]) -> Result<Options> {
         app_dir: None,
         fail_on: Vec::new(),
         report: ReportOptions::default(),
+        finding: None,
+        evidence_file: None,
+        redact: RedactOptions::default(),
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -182,6 +208,9 @@ fn parse_options(args: &[String]) -> Result<Options> {
             "--html" => o.html = Some(PathBuf::from(value(a)?)),
             "--app-dir" => o.app_dir = Some(PathBuf::from(value(a)?)),
             "--app-url" => o.report.app_url = Some(value(a)?),
+            "--finding" => o.finding = Some(value(a)?),
+            "--file" => o.evidence_file = Some(PathBuf::from(value(a)?)),
+            "--mask-hosts" => o.redact.mask_hosts = true,
             "--fail-on" => {
                 let v = value(a)?;
                 for name in v.split(',').map(str::trim).filter(|n| !n.is_empty()) {
@@ -311,8 +340,16 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
     notes.extend(diags.iter().map(|d| d.to_string()));
     let inputs: Vec<FileStats> = parsed.iter().map(FileStats::of).collect();
     let mut out = std::io::stdout().lock();
+    // Each finding's evidence link, for the Markdown and the JSON.
+    let links = match &opts.report.app_url {
+        Some(url) if opts.markdown.is_some() || opts.json => {
+            evidence::finding_links(&analysis, &parsed, &app_url(url), &share_template(opts))
+        }
+        _ => Vec::new(),
+    };
     if let Some(target) = &opts.markdown {
-        let md = report::markdown(&analysis, &opts.report);
+        let report_opts = ReportOptions { finding_links: links.clone(), ..opts.report.clone() };
+        let md = report::markdown(&analysis, &report_opts);
         if target == "-" {
             out.write_all(md.as_bytes())?;
         } else {
@@ -331,6 +368,17 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
     }
     if opts.json {
         let mut doc = analyze::json::to_json(&inputs, &analysis);
+        if let Some(findings) = doc["findings"].as_array_mut() {
+            for (i, f) in findings.iter_mut().enumerate() {
+                f["link"] = serde_json::json!(links.get(i).cloned().flatten());
+            }
+        }
+        if opts.report.app_url.is_some() && analysis.findings.len() > evidence::MAX_LINKED_FINDINGS {
+            notes.push(format!(
+                "evidence links were made for the first {} findings only",
+                evidence::MAX_LINKED_FINDINGS
+            ));
+        }
         doc["notes"] = serde_json::json!(notes);
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
@@ -354,6 +402,87 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
     // The process ends now: the OS frees the buffers faster than drops would.
     std::mem::forget((parsed, analysis));
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// The app's address as links use it: no fragment, nothing that would end
+/// a Markdown link.
+fn app_url(url: &str) -> String {
+    let url = url.split('#').next().unwrap_or("");
+    url.chars().filter(|c| !c.is_whitespace() && !matches!(c, '(' | ')' | '<' | '>' | '"')).collect()
+}
+
+/// What every evidence slice of this run shares: the artifact's name, the
+/// time it is taken, redaction.
+fn share_template(opts: &Options) -> ShareOptions {
+    let names: Vec<String> = opts
+        .inputs
+        .iter()
+        .map(|p| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned()))
+        .collect();
+    let artifact = match names.as_slice() {
+        [one] => one.clone(),
+        [first, rest @ ..] => format!("{first} and {} more", rest.len()),
+        [] => String::new(),
+    };
+    let taken_at_nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .and_then(|d| i64::try_from(d.as_nanos()).ok());
+    ShareOptions { artifact, taken_at_nanos, redact: opts.redact, ..ShareOptions::default() }
+}
+
+/// The finding `--finding` names: a kind (its first finding) or a 1-based
+/// number.
+fn pick_finding(a: &Analysis, spec: &str) -> Result<usize> {
+    if let Ok(n) = spec.parse::<usize>() {
+        if n == 0 || n > a.findings.len() {
+            bail!(ExitTwo(format!("--finding {n}: there are {} findings (numbered from 1)", a.findings.len())));
+        }
+        return Ok(n - 1);
+    }
+    let kind = FindingKind::parse(spec).ok_or_else(|| ExitTwo(format!("--finding: `{spec}` is neither a finding kind nor a number")))?;
+    a.findings
+        .iter()
+        .position(|f| f.kind == kind)
+        .ok_or_else(|| ExitTwo(format!("--finding {spec}: no such finding in the input")).into())
+}
+
+/// `share`: one finding's evidence link on stdout (and the whole slice in
+/// `--file`).
+fn share_cmd(opts: &Options) -> Result<ExitCode> {
+    let Some(spec) = &opts.finding else {
+        bail!(ExitTwo("share needs --finding KIND|N".into()));
+    };
+    let (parsed, _notes) = load(opts)?;
+    let (analysis, _) = analyze::analyze(&parsed, &opts.analyze);
+    let i = pick_finding(&analysis, spec)?;
+    let url = opts.report.app_url.as_deref().map(app_url).unwrap_or_default();
+    let mut share_opts = ShareOptions { finding: Some(i), max_payload_bytes: evidence::link_budget(&url), ..share_template(opts) };
+    let link = evidence::share(&analysis, &parsed, &share_opts);
+    let mut err = std::io::stderr().lock();
+    match &link {
+        Ok(l) => {
+            println!("{url}{}", evidence::fragment(l));
+            let m = &l.meta;
+            writeln!(err, "reconscope: {} of {} lines, {} of {} reconciles; {}", m.lines, m.total_lines, m.reconciles, m.total_reconciles, m.redacted_words())?;
+            if !m.left_out.is_empty() && opts.evidence_file.is_none() {
+                writeln!(err, "reconscope: to fit the link, {} left out; `--file OUT.reconscope` writes the whole slice", m.left_out.describe())?;
+            }
+        }
+        Err(e) => writeln!(err, "reconscope: no link: {e}")?,
+    }
+    if url.is_empty() {
+        writeln!(err, "reconscope: give --app-url URL (where the app is served) to make a whole link")?;
+    }
+    if let Some(path) = &opts.evidence_file {
+        share_opts.max_payload_bytes = 0;
+        let file = evidence::share(&analysis, &parsed, &share_opts).map_err(|e| ExitTwo(e.to_string()))?;
+        std::fs::write(path, &file.payload).with_context(|| format!("{}: cannot write the evidence file", path.display()))?;
+    } else if let Err(e) = link {
+        bail!(ExitTwo(e.to_string()));
+    }
+    std::mem::forget((parsed, analysis));
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The built web app for `--html`: `--app-dir`, else `./dist`, else
