@@ -139,8 +139,9 @@ const DEJAVU_BOLD: [u16; 95] = [
     712, 343, 343, 665, 343, 1042, 712, 687, 716, 716, 493, 595, 478, 712, 652, 924, 645, 652, 582, 712, 365, 712, 838,
 ];
 
-/// The estimated width of `s` drawn at `size` px (DejaVu Sans; wide
-/// characters outside ASCII count as a full em, others as 0.7 em).
+/// The estimated width of `s` drawn at `size` px (DejaVu Sans; outside
+/// ASCII on the wide side: Latin letters 0.72 em, U+FFFD 1.12 em, the rest
+/// a full em, as most scripts and CJK take).
 pub fn text_width(s: &str, size: f64, bold: bool) -> f64 {
     let table = if bold { &DEJAVU_BOLD } else { &DEJAVU };
     let mut em = 0u32;
@@ -148,9 +149,11 @@ pub fn text_width(s: &str, size: f64, bold: bool) -> f64 {
         let u = c as u32;
         em += match u {
             0x20..=0x7e => table[(u - 0x20) as usize] as u32,
-            0x2026 => 1000,
-            0x1100..=0x115f | 0x2e80..=0xa4cf | 0xac00..=0xd7a3 | 0xf900..=0xfaff | 0xfe30..=0xfe4f | 0xff00..=0xff60 | 0x1f300..=0x1faff => 1000,
-            _ => 700,
+            0xb7 => 380,
+            0x2013 => 540,
+            0xa0..=0x24f => 760,
+            0xfffd => 1120,
+            _ => 1080,
         };
     }
     em as f64 / 1000.0 * size
