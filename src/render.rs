@@ -474,6 +474,11 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     let legend_top = rows_bottom + 14.0;
     let height = (legend_top + legend_lines.len() as f64 * 20.0 + if unlabelled > 0 { 20.0 } else { 0.0 } + 6.0).ceil();
 
+    // The title: what, when, where.
+    let what = view.title.as_deref().map(str::trim).filter(|s| !s.is_empty()).unwrap_or("reconscope timeline");
+    let when = if t.rows.is_empty() && t.start_nanos == 0 && t.end_nanos == 0 { zone_name(off) } else { time_range(t0, t1, off) };
+    let what = clean(what);
+    let shown = middle_cut(&what, width - 24.0 - text_width(&format!(" · {when}"), FONT_TITLE, true), FONT_TITLE, true);
     let mut d = Doc { out: String::new() };
     let _ = writeln!(
         d.out,
@@ -481,6 +486,8 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
         w = num(width),
         h = num(height)
     );
+    // The document's title (hover, screen readers): the heading, never cut.
+    let _ = writeln!(d.out, "<title>{}</title>", esc(&format!("{what} · {when}")));
     let mut defs = String::from("<defs>\n");
     for (o, name) in OUTCOMES {
         let c = outcome_colour(p, o);
@@ -493,11 +500,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     d.out.push_str(&defs);
     d.rect(0.0, 0.0, width, height, &format!(r#"fill="{}""#, p.bg));
 
-    // Title: what, when, where.
-    let what = view.title.as_deref().map(str::trim).filter(|s| !s.is_empty()).unwrap_or("reconscope timeline");
-    let when = if t.rows.is_empty() && t.start_nanos == 0 && t.end_nanos == 0 { zone_name(off) } else { time_range(t0, t1, off) };
-    let head = format!("{} · {when}", middle_cut(&clean(what), width - 24.0 - text_width(&format!(" · {when}"), FONT_TITLE, true), FONT_TITLE, true));
-    d.text(8.0, 19.0, FONT_TITLE, &head, &format!(r#"font-weight="bold" fill="{}""#, p.text));
+    d.text(8.0, 19.0, FONT_TITLE, &format!("{shown} · {when}"), &format!(r#"font-weight="bold" fill="{}""#, p.text));
     let counts = format!(
         "reconscope: {} reconciles · {} controller instances · {} etcd elections · {} findings",
         a.reconciles.len(),
@@ -608,7 +611,8 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
                 d.rect(xs - 1.0, y, 2.0, bh, &format!(r#"fill="{c}""#));
                 continue;
             }
-            if xf > xs {
+            // Under a pixel wide it would be an outline of nothing.
+            if xf - xs >= 1.5 {
                 let attrs = format!(
                     r#"fill="url(#latent-{})" stroke="{c}" stroke-opacity="0.6" data-reconcile="{}""#,
                     outcome_name(bar.outcome),
@@ -776,7 +780,7 @@ fn legend_items(_p: &Palette) -> Vec<LegendItem> {
         LegendItem { text: "single-line reconcile", draw: |d, p, x, y| d.rect(x + 7.0, y - 6.0, 2.0, 12.0, &format!(r#"fill="{}""#, p.success)) },
         LegendItem {
             text: "etcd election",
-            draw: |d, p, x, y| d.rect(x, y - 6.0, 16.0, 12.0, &format!(r#"fill="{}" fill-opacity="{}""#, p.band, p.band_opacity * 1.5)),
+            draw: |d, p, x, y| d.rect(x, y - 6.0, 16.0, 12.0, &format!(r#"fill="{}" fill-opacity="{}""#, p.band, num(p.band_opacity * 1.5))),
         },
         LegendItem {
             text: "leaderless",
