@@ -700,33 +700,52 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     d.out
 }
 
-/// Rasterizes an SVG from [`svg`] to PNG at `scale` (2: sharp on high-density
-/// screens), with the system's fonts (natively only; the app has the
-/// browser's). No usable font is an error, not a picture without text.
+/// Turns SVGs from [`svg`] into PNG with the system's fonts (natively
+/// only; the app has the browser's).
+#[cfg(not(target_arch = "wasm32"))]
+pub struct Rasterizer {
+    opt: resvg::usvg::Options<'static>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Rasterizer {
+    /// Loads the system's fonts. No usable font is an error: a picture
+    /// without its text would be no use.
+    pub fn new() -> Result<Rasterizer, String> {
+        let mut opt = resvg::usvg::Options::default();
+        let db = opt.fontdb_mut();
+        db.load_system_fonts();
+        // The family every text asks for first, else a common sans, else
+        // any; also what a text falls back to.
+        let families: Vec<String> = db.faces().flat_map(|f| f.families.iter().map(|(n, _)| n.clone())).collect();
+        let family = ["DejaVu Sans", "Verdana", "Liberation Sans", "Arial", "Noto Sans", "FreeSans", "Helvetica"]
+            .iter()
+            .find(|f| families.iter().any(|n| n == *f))
+            .map(|f| f.to_string())
+            .or_else(|| families.first().cloned())
+            .ok_or("no font found to draw the text with (install one, e.g. Debian's fonts-dejavu-core)")?;
+        db.set_sans_serif_family(family.clone());
+        db.set_serif_family(family.clone());
+        opt.font_family = family;
+        Ok(Rasterizer { opt })
+    }
+
+    /// The PNG of an SVG at `scale` (2: sharp on high-density screens).
+    pub fn png(&self, svg: &str, scale: f32) -> Result<Vec<u8>, String> {
+        use resvg::{tiny_skia, usvg};
+        let tree = usvg::Tree::from_str(svg, &self.opt).map_err(|e| format!("the SVG could not be read: {e}"))?;
+        let size = tree.size();
+        let (w, h) = ((size.width() * scale).ceil() as u32, (size.height() * scale).ceil() as u32);
+        let mut pixmap = tiny_skia::Pixmap::new(w, h).ok_or_else(|| format!("a {w}×{h} picture is too big"))?;
+        resvg::render(&tree, tiny_skia::Transform::from_scale(scale, scale), &mut pixmap.as_mut());
+        pixmap.encode_png().map_err(|e| format!("PNG encoding failed: {e}"))
+    }
+}
+
+/// [`Rasterizer::png`] with a new [`Rasterizer`].
 #[cfg(not(target_arch = "wasm32"))]
 pub fn png(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
-    use resvg::{tiny_skia, usvg};
-    let mut opt = usvg::Options::default();
-    let db = opt.fontdb_mut();
-    db.load_system_fonts();
-    // The family every text asks for first, else a common sans, else any;
-    // also what a text falls back to.
-    let families: Vec<String> = db.faces().flat_map(|f| f.families.iter().map(|(n, _)| n.clone())).collect();
-    let family = ["DejaVu Sans", "Verdana", "Liberation Sans", "Arial", "Noto Sans", "FreeSans", "Helvetica"]
-        .iter()
-        .find(|f| families.iter().any(|n| n == *f))
-        .map(|f| f.to_string())
-        .or_else(|| families.first().cloned())
-        .ok_or("no font found to draw the text with (install one, e.g. Debian's fonts-dejavu-core)")?;
-    db.set_sans_serif_family(family.clone());
-    db.set_serif_family(family.clone());
-    opt.font_family = family;
-    let tree = usvg::Tree::from_str(svg, &opt).map_err(|e| format!("the SVG could not be read: {e}"))?;
-    let size = tree.size();
-    let (w, h) = ((size.width() * scale).ceil() as u32, (size.height() * scale).ceil() as u32);
-    let mut pixmap = tiny_skia::Pixmap::new(w, h).ok_or_else(|| format!("a {w}×{h} picture is too big"))?;
-    resvg::render(&tree, tiny_skia::Transform::from_scale(scale, scale), &mut pixmap.as_mut());
-    pixmap.encode_png().map_err(|e| format!("PNG encoding failed: {e}"))
+    Rasterizer::new()?.png(svg, scale)
 }
 
 fn marker(d: &mut Doc, p: &Palette, kind: MarkerKind, x: f64, cy: f64) {

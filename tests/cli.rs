@@ -212,6 +212,7 @@ fn png_timeline_of_the_incident() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("--png") && err.contains("font"), "{err}");
     assert!(!nofont.exists());
+    assert!(out.stdout.is_empty(), "checked before the analysis: nothing printed");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -315,6 +315,8 @@ fn stats(opts: &Options) -> Result<ExitCode> {
 fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
     // The app build is checked before the (possibly long) analysis.
     let app = opts.html.as_ref().map(|_| read_app(opts.app_dir.as_deref())).transpose()?;
+    // So are the fonts for --png.
+    let raster = opts.png.as_ref().map(|_| render::Rasterizer::new().map_err(|e| ExitTwo(format!("--png: {e}")))).transpose()?;
     let (parsed, mut notes) = load(opts)?;
     let (analysis, diags) = analyze::analyze(&parsed, &opts.analyze);
     notes.extend(diags.iter().map(|d| d.to_string()));
@@ -334,8 +336,8 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         let names: Vec<String> = opts.inputs.iter().map(|p| p.file_name().unwrap_or(p.as_os_str()).to_string_lossy().into_owned()).collect();
         let view = render::View { title: Some(names.join(", ")), ..render::View::default() };
         let svg = render::svg(&analysis, &timeline, &view);
-        if let Some(target) = &opts.png {
-            let png = render::png(&svg, 2.0).map_err(|e| ExitTwo(format!("--png: {e}")))?;
+        if let (Some(target), Some(raster)) = (&opts.png, &raster) {
+            let png = raster.png(&svg, 2.0).map_err(|e| ExitTwo(format!("--png: {e}")))?;
             std::fs::write(target, png).with_context(|| format!("{target}: cannot write the PNG"))?;
         }
         if let Some(target) = &opts.svg {
