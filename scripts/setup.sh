@@ -79,4 +79,11 @@ if [[ $with_browser == 1 && ! -x /usr/bin/chromium ]]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
 fi
 
+# 8. A font for the CLI's --png (and its tests): the SVG asks for DejaVu Sans.
+if [[ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]]; then
+    say "installing fonts-dejavu-core from Debian (for --png)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core
+fi
+
 say "setup: ready ($(trunk --version), $(wasm-bindgen --version), wasm-opt $(wasm-opt --version | awk '{print $3}'))"

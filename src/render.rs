@@ -1,13 +1,23 @@
-//! Where a timeline becomes pixels, as SVG drawn with plotters: the CLI's
-//! `--svg` and the app's "Export SVG" both call [`svg`]. Text from logs is
-//! written as SVG text (plotters escapes it), never as markup.
+//! Where a timeline becomes a picture, as an SVG document written by hand:
+//! the CLI's `--svg` and `--png` and the app's "Export SVG" / "Export PNG"
+//! all call [`svg`]. It draws what the app's canvas chart draws
+//! (`src/bin/app/chart.rs`), in the app's light colours: bars coloured by
+//! outcome, latent starts hatched, single-line reconciles as ticks, election
+//! bands (the leaderless part darker) labelled with their term, lifecycle
+//! markers, finding outlines labelled with kind and duration, goroutine dump
+//! lines, plus a title (artifact, date, zone) and a legend.
+//!
+//! Text from logs is written as escaped SVG text, never as markup, and
+//! characters XML 1.0 forbids (or that reorder text, like U+202E) are
+//! replaced, so every document is well-formed. Text widths are estimated
+//! from DejaVu Sans metrics (the font the CLI's PNG uses; the browser's
+//! usual sans fonts are narrower), so no font is needed to lay out.
 
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::fmt::Write as _;
 
-use crate::analyze::{Analysis, FindingKind, Outcome};
+use crate::analyze::{Analysis, Outcome};
 use crate::layout::{MarkerKind, Timeline};
-use crate::time::NANOS_PER_SEC;
+use crate::time::{civil_from_days, human_duration, NANOS_PER_SEC};
 
 /// What part of the timeline to draw, and how big.
 #[derive(Clone, Debug, PartialEq)]
@@ -15,45 +25,88 @@ pub struct View {
     pub width_px: u32,
     /// Time window; `None`: the whole timeline.
     pub window: Option<(i64, i64)>,
-    /// Offset east of UTC for axis labels, in seconds (0: UTC).
+    /// Offset east of UTC for times shown, in seconds (0: UTC).
     pub utc_offset_secs: i32,
+    /// What was analysed (the artifact's or files' names), for the title.
+    pub title: Option<String>,
 }
+
+/// 1200 px: scaled to the ~900 px GitHub gives an image in a comment, the
+/// smallest text (13 px) is still about 10 px and the row labels 11 px.
+pub const DEFAULT_WIDTH: u32 = 1200;
 
 impl Default for View {
     fn default() -> Self {
-        View { width_px: 1200, window: None, utc_offset_secs: 0 }
+        View { width_px: DEFAULT_WIDTH, window: None, utc_offset_secs: 0, title: None }
     }
 }
 
-const LABEL_W: i32 = 260;
-const ROW_H: i32 = 18;
-const TOP: i32 = 46;
-const FONT: f64 = 12.0 * 1.24; // plotters draws fonts at 1/1.24 of the size asked
+/// The font stack of every text; widths are estimated for the first.
+pub const FONT_FAMILY: &str = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif";
+const FONT: f64 = 15.0;
+const FONT_SMALL: f64 = 13.0;
+const FONT_TITLE: f64 = 18.0;
+const ROW_H: f64 = 24.0;
+const BAR_PAD: f64 = 4.0;
+const TITLE_H: f64 = 56.0;
+const AXIS_H: f64 = 28.0;
+const LANE_H: f64 = 19.0;
+/// At most this many lines of election, finding and dump labels.
+const MAX_LANES: usize = 8;
+const RIGHT_PAD: f64 = 14.0;
+/// The label column: at least this wide, at most this share of the width.
+pub const MIN_LABEL_W: f64 = 140.0;
+pub const MAX_LABEL_SHARE: f64 = 0.36;
+/// Left padding of a controller row's label, and of an object row's.
+const INDENT: [f64; 2] = [8.0, 22.0];
 
-/// Colours of the chart (light theme; the app has its own for dark).
+/// The app's light theme (`www/style.css`, `prefers-color-scheme: light`).
 pub struct Palette {
-    pub background: RGBColor,
-    pub text: RGBColor,
-    pub grid: RGBColor,
-    pub success: RGBColor,
-    pub requeue: RGBColor,
-    pub error: RGBColor,
-    pub election: RGBColor,
-    pub highlight: RGBColor,
+    pub bg: &'static str,
+    pub grid: &'static str,
+    pub text: &'static str,
+    pub muted: &'static str,
+    pub row_alt: &'static str,
+    pub group_bg: &'static str,
+    pub success: &'static str,
+    pub requeue: &'static str,
+    pub error: &'static str,
+    /// Election bands: this colour at `band_opacity`, the leaderless part at
+    /// `leaderless_opacity`.
+    pub band: &'static str,
+    pub band_opacity: f64,
+    pub leaderless_opacity: f64,
+    /// Election labels (a darker shade of `band`).
+    pub band_text: &'static str,
+    pub highlight_stroke: &'static str,
+    pub highlight_opacity: f64,
+    pub marker: &'static str,
+    pub marker_delete: &'static str,
 }
 
 pub const LIGHT: Palette = Palette {
-    background: RGBColor(255, 255, 255),
-    text: RGBColor(30, 33, 40),
-    grid: RGBColor(225, 228, 235),
-    success: RGBColor(46, 139, 87),
-    requeue: RGBColor(218, 165, 32),
-    error: RGBColor(200, 40, 40),
-    election: RGBColor(120, 80, 200),
-    highlight: RGBColor(230, 80, 20),
+    bg: "#ffffff",
+    grid: "#dde2e7",
+    text: "#1c2127",
+    muted: "#5b6570",
+    row_alt: "#f6f8fa",
+    group_bg: "#eaf0f6",
+    success: "#2e8b57",
+    requeue: "#c08a00",
+    error: "#d32f2f",
+    band: "#7850dc",
+    band_opacity: 0.10,
+    leaderless_opacity: 0.26,
+    band_text: "#5a35b5",
+    highlight_stroke: "#d32f2f",
+    highlight_opacity: 0.07,
+    marker: "#0b62b0",
+    marker_delete: "#b3261e",
 };
 
-fn outcome_colour(p: &Palette, o: Outcome) -> RGBColor {
+const OUTCOMES: [(Outcome, &str); 3] = [(Outcome::Success, "success"), (Outcome::Requeue, "requeue"), (Outcome::Error, "error")];
+
+fn outcome_colour(p: &Palette, o: Outcome) -> &'static str {
     match o {
         Outcome::Success => p.success,
         Outcome::Requeue => p.requeue,
@@ -61,12 +114,165 @@ fn outcome_colour(p: &Palette, o: Outcome) -> RGBColor {
     }
 }
 
+fn outcome_name(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Success => "success",
+        Outcome::Requeue => "requeue",
+        Outcome::Error => "error",
+    }
+}
+
+// ----- text -----
+
+/// Advance widths of DejaVu Sans, U+0020..=U+007E, in 1/1000 em.
+const DEJAVU: [u16; 95] = [
+    318, 401, 460, 838, 636, 950, 780, 275, 390, 390, 500, 838, 318, 361, 318, 337, 636, 636, 636, 636, 636, 636, 636, 636,
+    636, 636, 337, 337, 838, 838, 838, 531, 1000, 684, 686, 698, 770, 632, 575, 775, 752, 295, 295, 656, 557, 863, 748, 787,
+    603, 787, 695, 635, 611, 732, 684, 989, 685, 611, 685, 390, 337, 390, 838, 500, 500, 613, 635, 550, 635, 615, 352, 635,
+    634, 278, 278, 579, 278, 974, 634, 612, 635, 635, 411, 521, 392, 634, 592, 818, 592, 592, 525, 636, 337, 636, 838,
+];
+/// The same for DejaVu Sans Bold.
+const DEJAVU_BOLD: [u16; 95] = [
+    348, 456, 521, 838, 696, 1002, 872, 306, 457, 457, 523, 838, 380, 415, 380, 365, 696, 696, 696, 696, 696, 696, 696, 696,
+    696, 696, 400, 400, 838, 838, 838, 580, 1000, 774, 762, 734, 830, 683, 683, 821, 837, 372, 372, 775, 637, 995, 837, 850,
+    733, 850, 770, 720, 682, 812, 774, 1103, 771, 724, 725, 457, 365, 457, 838, 500, 500, 675, 716, 593, 716, 678, 435, 716,
+    712, 343, 343, 665, 343, 1042, 712, 687, 716, 716, 493, 595, 478, 712, 652, 924, 645, 652, 582, 712, 365, 712, 838,
+];
+
+/// The estimated width of `s` drawn at `size` px (DejaVu Sans; outside
+/// ASCII on the wide side: Latin letters 0.72 em, U+FFFD 1.12 em, the rest
+/// a full em, as most scripts and CJK take).
+pub fn text_width(s: &str, size: f64, bold: bool) -> f64 {
+    let table = if bold { &DEJAVU_BOLD } else { &DEJAVU };
+    let mut em = 0u32;
+    for c in s.chars() {
+        let u = c as u32;
+        em += match u {
+            0x20..=0x7e => table[(u - 0x20) as usize] as u32,
+            0xb7 => 380,
+            0x2013 => 540,
+            0xa0..=0x24f => 760,
+            0xfffd => 1120,
+            _ => 1080,
+        };
+    }
+    em as f64 / 1000.0 * size
+}
+
+/// `s` if it fits in `max_w` px, else cut in the middle with `…`, keeping
+/// its start and a little more of its end (where names differ most:
+/// `tenant-test/kubernetes-…-latest-version`).
+pub fn middle_cut(s: &str, max_w: f64, size: f64, bold: bool) -> String {
+    if text_width(s, size, bold) <= max_w {
+        return s.to_string();
+    }
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() < 2 {
+        return "…".to_string();
+    }
+    let cut = |keep: usize| -> String {
+        let tail = keep.div_ceil(2) + keep / 10;
+        let tail = tail.min(keep);
+        let head = keep - tail;
+        let mut t: String = chars[..head].iter().collect();
+        t.push('…');
+        t.extend(&chars[chars.len() - tail..]);
+        t
+    };
+    // The most characters kept that fit (the width grows with `keep`).
+    let (mut lo, mut hi) = (0usize, chars.len() - 1);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if text_width(&cut(mid), size, bold) <= max_w {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    cut(lo)
+}
+
+/// Font size and weight of a row's label.
+fn row_font(depth: u8) -> (f64, bool) {
+    if depth == 0 {
+        (FONT, true)
+    } else {
+        (FONT, false)
+    }
+}
+
+/// The label column's width: the widest label (with its indent and
+/// padding), between [`MIN_LABEL_W`] and `MAX_LABEL_SHARE` of `width`.
+/// Labels wider than that are cut with [`middle_cut`].
+pub fn label_column_width<'a>(labels: impl IntoIterator<Item = (&'a str, u8)>, width: f64) -> f64 {
+    let max = (width * MAX_LABEL_SHARE).max(MIN_LABEL_W);
+    let mut widest: f64 = 0.0;
+    for (label, depth) in labels {
+        let (size, bold) = row_font(depth);
+        let w = INDENT[depth.min(1) as usize] + text_width(&clean(label), size, bold) + 10.0;
+        widest = widest.max(w);
+        if widest >= max {
+            break;
+        }
+    }
+    widest.clamp(MIN_LABEL_W, max).ceil()
+}
+
+/// Characters XML 1.0 forbids (C0 controls other than tab and newline,
+/// U+FFFE, U+FFFF), C1 controls, and bidi controls (U+202E would reverse
+/// the text after it) become U+FFFD; tabs and newlines become spaces.
+pub fn clean(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\t' | '\n' | '\r' => ' ',
+            '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}' => '\u{fffd}',
+            '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{61c}' => '\u{fffd}',
+            c => c,
+        })
+        .collect()
+}
+
+/// Text for an SVG text node or attribute value: cleaned and escaped.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in clean(s).chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A title for loaded files: their common top folder (a dropped
+/// `cozyreport/`), the one name, or the first and how many more.
+pub fn artifact_name(names: &[String]) -> Option<String> {
+    let first = names.first()?;
+    let top = |n: &str| n.split('/').next().unwrap_or("").to_string();
+    if names.len() > 1 && first.contains('/') && names.iter().all(|n| n.contains('/') && top(n) == top(first)) {
+        return Some(top(first));
+    }
+    Some(match names.len() {
+        1 => first.clone(),
+        n => format!("{first} and {} more", n - 1),
+    })
+}
+
+// ----- time -----
+
 /// A tick step (nanos) that puts labels at least `min_px` apart.
 pub fn tick_step(span_nanos: i64, width_px: i32, min_px: i32) -> i64 {
-    const STEPS_SECS: [i64; 16] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 86400];
+    const STEPS_MILLIS: [i64; 25] = [
+        1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
+        900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 86_400_000,
+    ];
     let per_px = span_nanos.max(1) as f64 / width_px.max(1) as f64;
-    for s in STEPS_SECS {
-        let step = s * NANOS_PER_SEC;
+    for ms in STEPS_MILLIS {
+        let step = ms * 1_000_000;
         if step as f64 / per_px >= min_px as f64 {
             return step;
         }
@@ -74,146 +280,546 @@ pub fn tick_step(span_nanos: i64, width_px: i32, min_px: i32) -> i64 {
     86400 * NANOS_PER_SEC * ((span_nanos / (86400 * NANOS_PER_SEC)) / 4).max(1)
 }
 
-/// `HH:MM:SS` (or `HH:MM` on minute steps) of a time at an offset.
+/// (year, month, day, seconds of day, nanos) of an instant at an offset.
+fn civil(nanos: i64, offset_secs: i32) -> (i64, u32, u32, i64, i64) {
+    let t = nanos + offset_secs as i64 * NANOS_PER_SEC;
+    let secs = t.div_euclid(NANOS_PER_SEC);
+    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+    (y, m, d, secs.rem_euclid(86_400), t.rem_euclid(NANOS_PER_SEC))
+}
+
+fn date(nanos: i64, offset_secs: i32) -> String {
+    let (y, m, d, _, _) = civil(nanos, offset_secs);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn hms(sod: i64) -> String {
+    format!("{:02}:{:02}:{:02}", sod / 3600, sod % 3600 / 60, sod % 60)
+}
+
+/// An axis label: `MM-DD` at midnight on day steps, `HH:MM` on minute
+/// steps, `HH:MM:SS` on second steps, `HH:MM:SS.mmm` below.
 fn axis_label(nanos: i64, offset_secs: i32, step: i64) -> String {
-    let secs = (nanos / NANOS_PER_SEC + offset_secs as i64).rem_euclid(86400);
-    if step % (60 * NANOS_PER_SEC) == 0 {
-        format!("{:02}:{:02}", secs / 3600, secs % 3600 / 60)
+    let (_, m, d, sod, frac) = civil(nanos, offset_secs);
+    if step % (86_400 * NANOS_PER_SEC) == 0 || (sod == 0 && step % (60 * NANOS_PER_SEC) == 0) {
+        format!("{m:02}-{d:02}")
+    } else if step % (60 * NANOS_PER_SEC) == 0 {
+        format!("{:02}:{:02}", sod / 3600, sod % 3600 / 60)
+    } else if step % NANOS_PER_SEC == 0 {
+        hms(sod)
     } else {
-        format!("{:02}:{:02}:{:02}", secs / 3600, secs % 3600 / 60, secs % 60)
+        format!("{}.{:03}", hms(sod), frac / 1_000_000)
     }
 }
 
-fn clip(s: &str, max_chars: usize) -> String {
-    if s.chars().count() <= max_chars {
-        s.to_string()
+/// `UTC` or `UTC+02:00`.
+pub fn zone_name(offset_secs: i32) -> String {
+    if offset_secs == 0 {
+        return "UTC".into();
+    }
+    let a = offset_secs.unsigned_abs();
+    format!("UTC{}{:02}:{:02}", if offset_secs < 0 { '-' } else { '+' }, a / 3600, a % 3600 / 60)
+}
+
+/// `2026-05-26 16:21:04 – 16:44:10 UTC` (the end's date too when it differs):
+/// whole seconds, the start rounded down and the end up, so the range holds
+/// what is drawn and claims no precision of its own.
+pub fn time_range(t0: i64, t1: i64, offset_secs: i32) -> String {
+    let end = t1.div_euclid(NANOS_PER_SEC) * NANOS_PER_SEC;
+    let end = if end < t1 { end + NANOS_PER_SEC } else { end };
+    let (_, _, _, s0, _) = civil(t0, offset_secs);
+    let (_, _, _, s1, _) = civil(end, offset_secs);
+    let (d0, d1) = (date(t0, offset_secs), date(end, offset_secs));
+    let end_text = if d0 == d1 { hms(s1) } else { format!("{d1} {}", hms(s1)) };
+    format!("{d0} {} – {end_text} {}", hms(s0), zone_name(offset_secs))
+}
+
+// ----- drawing -----
+
+/// A label above the rows: an election's term, a finding's kind and
+/// duration, a goroutine dump.
+struct Note {
+    x: f64,
+    text: String,
+    colour: &'static str,
+    bold: bool,
+    /// Where a connector goes down to (a finding's box top), if anywhere.
+    to_y: Option<f64>,
+    /// Placed in this order: findings 0, elections 1, dumps 2.
+    priority: u8,
+}
+
+/// Puts notes in lanes, findings first (then elections, then dumps), each
+/// from the left in the first lane where it overlaps no other. Returns
+/// (lane, text x) per note; `None`: no room left.
+fn stack(notes: &[Note], right: f64) -> Vec<Option<(usize, f64)>> {
+    let mut order: Vec<usize> = (0..notes.len()).collect();
+    order.sort_by(|&a, &b| notes[a].priority.cmp(&notes[b].priority).then(notes[a].x.total_cmp(&notes[b].x)));
+    // Per lane, the (left, right) spans taken.
+    let mut lanes: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut out = vec![None; notes.len()];
+    for i in order {
+        let n = &notes[i];
+        let w = text_width(&n.text, FONT_SMALL, n.bold);
+        let x = (n.x + 3.0).min(right - w).max(0.0);
+        let free = |spans: &Vec<(f64, f64)>| spans.iter().all(|&(l, r)| x + w + 10.0 <= l || r + 10.0 <= x);
+        let lane = match lanes.iter().position(free) {
+            Some(l) => l,
+            None if lanes.len() < MAX_LANES => {
+                lanes.push(Vec::new());
+                lanes.len() - 1
+            }
+            None => continue,
+        };
+        lanes[lane].push((x, x + w));
+        out[i] = Some((lane, x));
+    }
+    out
+}
+
+fn num(v: f64) -> String {
+    let r = (v * 10.0).round() / 10.0;
+    if r == r.trunc() {
+        format!("{}", r as i64)
     } else {
-        let mut t: String = s.chars().take(max_chars.saturating_sub(1)).collect();
-        t.push('…');
-        t
+        format!("{r:.1}")
+    }
+}
+
+/// An SVG being written.
+struct Doc {
+    out: String,
+}
+
+impl Doc {
+    fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, attrs: &str) {
+        let _ = writeln!(self.out, r#"<rect x="{}" y="{}" width="{}" height="{}" {attrs}/>"#, num(x), num(y), num(w.max(0.0)), num(h.max(0.0)));
+    }
+
+    fn line(&mut self, x0: f64, y0: f64, x1: f64, y1: f64, attrs: &str) {
+        let _ = writeln!(self.out, r#"<line x1="{}" y1="{}" x2="{}" y2="{}" {attrs}/>"#, num(x0), num(y0), num(x1), num(y1));
+    }
+
+    /// Text with its baseline's middle at `y`; `attrs` adds fill, weight...
+    fn text(&mut self, x: f64, y: f64, size: f64, text: &str, attrs: &str) {
+        let _ = writeln!(self.out, r#"<text x="{}" y="{}" font-size="{}" {attrs}>{}</text>"#, num(x), num(y + size * 0.36), num(size), esc(text));
     }
 }
 
 /// Draws the timeline as an SVG document.
 pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
-    let (t0, t1) = view.window.unwrap_or((t.start_nanos, t.end_nanos.max(t.start_nanos + NANOS_PER_SEC)));
-    let span = (t1 - t0).max(1);
-    let width = view.width_px.max(LABEL_W as u32 + 200) as i32;
-    let plot_w = width - LABEL_W - 10;
-    let height = TOP + ROW_H * t.rows.len() as i32 + 30;
-    let x_of = |n: i64| -> i32 { LABEL_W + ((n - t0) as f64 / span as f64 * plot_w as f64).round() as i32 };
-    let clamp_x = |x: i32| x.clamp(LABEL_W, LABEL_W + plot_w);
     let p = &LIGHT;
-    let mut out = String::new();
-    {
-        let root = SVGBackend::with_string(&mut out, (width as u32, height as u32)).into_drawing_area();
-        let _ = root.fill(&p.background);
-        let font = |size: f64, c: RGBColor| ("sans-serif", size).into_font().color(&c);
-        let title = format!(
-            "reconscope: {} reconciles, {} controller instances, {} etcd elections, {} findings",
-            a.reconciles.len(),
-            a.controllers.len(),
-            a.elections.len(),
-            a.findings.len()
-        );
-        let _ = root.draw(&Text::new(title, (8, 6), font(FONT, p.text)));
-        // Time axis: grid lines and labels that never collide.
-        let step = tick_step(span, plot_w, 90);
-        let first = (t0.div_euclid(step) + 1) * step;
-        let mut x_last: Option<i32> = None;
-        let mut tick = first;
-        while tick < t1 {
-            let x = x_of(tick);
-            if x_last.is_none_or(|l| x - l >= 80) {
-                let _ = root.draw(&PathElement::new(vec![(x, TOP - 6), (x, height - 26)], p.grid));
-                let style = font(FONT * 0.9, p.text).pos(Pos::new(HPos::Center, VPos::Top));
-                let _ = root.draw(&Text::new(axis_label(tick, view.utc_offset_secs, step), (x, TOP - 20), style));
-                x_last = Some(x);
-            }
-            tick += step;
+    let (t0, t1) = view.window.unwrap_or((t.start_nanos, t.end_nanos.max(t.start_nanos + NANOS_PER_SEC)));
+    let t1 = t1.max(t0 + 1);
+    let span = t1 - t0;
+    let width = (view.width_px as f64).max(600.0).round();
+    let off = view.utc_offset_secs;
+    let label_w = label_column_width(t.rows.iter().map(|r| (r.label.as_str(), r.depth)), width);
+    let (px0, px1) = (label_w, width - RIGHT_PAD);
+    let plot_w = px1 - px0;
+    let x_of = |n: i64| -> f64 { px0 + (n - t0) as f64 / span as f64 * plot_w };
+    let cx = |x: f64| x.clamp(px0, px1);
+    let visible = |s: i64, e: i64| e >= t0 && s <= t1;
+
+    // Rows, with the y of each bar and highlight known before the notes.
+    let axis_top = TITLE_H;
+    let lanes_top = axis_top + AXIS_H;
+    let mut notes: Vec<Note> = Vec::new();
+    for b in t.bands.iter().filter(|b| visible(b.start_nanos, b.end_nanos)) {
+        let e = a.elections.get(b.election as usize);
+        let mut text = match e.and_then(|e| e.term) {
+            Some(term) => format!("term {term}"),
+            None => "election".to_string(),
+        };
+        if let Some(l) = b.leaderless_start_nanos {
+            text.push_str(&format!(" · {} leaderless", human_duration(b.end_nanos - l)));
         }
-        let zone = if view.utc_offset_secs == 0 { "UTC".to_string() } else { format!("UTC{:+}", view.utc_offset_secs / 3600) };
-        let _ = root.draw(&Text::new(zone, (8, TOP - 20), font(FONT * 0.9, p.text)));
-        // Election bands across every row; the leaderless part darker.
-        for b in &t.bands {
-            let (x0, x1) = (clamp_x(x_of(b.start_nanos)), clamp_x(x_of(b.end_nanos)));
-            let _ = root.draw(&Rectangle::new([(x0, TOP), ((x1).max(x0 + 2), height - 26)], p.election.mix(0.12).filled()));
-            if let Some(ls) = b.leaderless_start_nanos {
-                let lx = clamp_x(x_of(ls));
-                let _ = root.draw(&Rectangle::new([(lx, TOP), (x1.max(lx + 2), height - 26)], p.election.mix(0.22).filled()));
-            }
+        if let Some(e) = e {
+            text = format!("{}: {text}", e.cluster);
         }
-        // Rows: labels, then bars.
-        for (ri, row) in t.rows.iter().enumerate() {
-            let y = TOP + ri as i32 * ROW_H;
-            if row.depth == 0 {
-                let _ = root.draw(&Rectangle::new([(0, y), (width, y + ROW_H)], p.grid.mix(0.45).filled()));
-            }
-            let indent = 8 + row.depth as i32 * 14;
-            let label = clip(&row.label, ((LABEL_W - indent - 6) / 7) as usize);
-            let style = font(FONT * if row.depth == 0 { 0.95 } else { 0.85 }, p.text).pos(Pos::new(HPos::Left, VPos::Center));
-            let _ = root.draw(&Text::new(label, (indent, y + ROW_H / 2), style));
-            for bar in &t.bars[row.bar_start as usize..row.bar_end as usize] {
-                if bar.end_nanos < t0 || bar.start_nanos > t1 {
-                    continue;
-                }
-                let colour = outcome_colour(p, bar.outcome);
-                let (xs, xf, xe) = (clamp_x(x_of(bar.start_nanos)), clamp_x(x_of(bar.first_nanos)), clamp_x(x_of(bar.end_nanos)));
-                if bar.tick {
-                    let _ = root.draw(&Rectangle::new([(xe - 1, y + 3), (xe + 1, y + ROW_H - 3)], colour.filled()));
-                    continue;
-                }
-                // The latent part is a thin line: the reconcile may have
-                // been running there, but logged nothing.
-                if xf > xs {
-                    let _ = root.draw(&PathElement::new(vec![(xs, y + ROW_H / 2), (xf, y + ROW_H / 2)], colour.stroke_width(2)));
-                }
-                let _ = root.draw(&Rectangle::new([(xf, y + 4), (xe.max(xf + 2), y + ROW_H - 4)], colour.filled()));
-            }
-        }
-        // Lifecycle markers.
-        for m in &t.markers {
-            let x = x_of(m.at_nanos);
-            if x < LABEL_W || x > LABEL_W + plot_w {
-                continue;
-            }
-            let y = TOP + m.row as i32 * ROW_H;
-            let colour = match m.kind {
-                MarkerKind::SpecUpdate => p.requeue,
-                MarkerKind::DeletionRequested | MarkerKind::FinalizerAtEnd => p.error,
-                MarkerKind::Deleted => p.success,
-            };
-            let _ = root.draw(&Polygon::new(vec![(x - 4, y + 1), (x + 4, y + 1), (x, y + 7)], colour.filled()));
-        }
-        // Findings: outlined over their rows.
-        for h in &t.highlights {
-            let (x0, x1) = (clamp_x(x_of(h.start_nanos)), clamp_x(x_of(h.end_nanos)));
-            let (r0, r1) = match (h.rows.first(), h.rows.last()) {
-                (Some(&a), Some(&b)) => (a as i32, b as i32 + 1),
-                _ => (0, t.rows.len() as i32),
-            };
-            let colour = if h.kind == FindingKind::ElectionOverlap { p.election } else { p.highlight };
-            let _ = root.draw(&Rectangle::new([(x0 - 1, TOP + r0 * ROW_H), (x1.max(x0 + 2) + 1, TOP + r1 * ROW_H)], colour.stroke_width(2)));
-        }
-        // Goroutine dumps: a dashed line across every row, labelled on top.
-        for d in &t.dumps {
-            let x = x_of(d.at_nanos);
-            if x < LABEL_W || x > LABEL_W + plot_w {
-                continue;
-            }
-            let mut y = TOP;
-            while y < height - 26 {
-                let _ = root.draw(&PathElement::new(vec![(x, y), (x, (y + 6).min(height - 26))], p.text.stroke_width(1)));
-                y += 10;
-            }
-            let style = font(FONT * 0.8, p.text).pos(Pos::new(HPos::Left, VPos::Top));
-            let _ = root.draw(&Text::new("goroutine dump", (x + 3, TOP + 1), style));
-        }
-        let legend = "green: success · amber: requeue · red: error · thin line: latent start · purple band: etcd election · orange box: finding · dashed line: goroutine dump";
-        let _ = root.draw(&Text::new(legend, (8, height - 18), font(FONT * 0.8, p.text)));
-        let _ = root.present();
+        notes.push(Note { x: cx(x_of(b.start_nanos)), text, colour: p.band_text, bold: true, to_y: None, priority: 1 });
     }
-    out
+    for d in t.dumps.iter().filter(|d| visible(d.at_nanos, d.at_nanos)) {
+        notes.push(Note { x: x_of(d.at_nanos), text: "goroutine dump".into(), colour: p.text, bold: false, to_y: None, priority: 2 });
+    }
+    let first_finding_note = notes.len();
+    for h in t.highlights.iter().filter(|h| visible(h.start_nanos, h.end_nanos)) {
+        let text = format!("{} {}", h.kind.as_str(), human_duration(h.end_nanos - h.start_nanos));
+        // The box top is filled in once the rows' place is known.
+        notes.push(Note { x: cx(x_of(h.start_nanos)), text, colour: p.highlight_stroke, bold: true, to_y: Some(h.rows.first().map_or(-1.0, |&r| r as f64)), priority: 0 });
+    }
+    let placed = stack(&notes, px1);
+    let lanes = placed.iter().flatten().map(|&(l, _)| l + 1).max().unwrap_or(0);
+    let unlabelled = placed[first_finding_note..].iter().filter(|p| p.is_none()).count();
+    let rows_top = lanes_top + lanes as f64 * LANE_H + if lanes > 0 { 6.0 } else { 0.0 };
+    let row_y = |r: usize| rows_top + r as f64 * ROW_H;
+    let rows_bottom = row_y(t.rows.len().max(if t.rows.is_empty() { 2 } else { 0 }));
+    for n in &mut notes[first_finding_note..] {
+        n.to_y = n.to_y.map(|r| if r < 0.0 { rows_top } else { row_y(r as usize) });
+    }
+
+    // The legend, laid out in lines.
+    let legend = legend_items(p);
+    let mut legend_lines: Vec<Vec<(f64, &LegendItem)>> = vec![Vec::new()];
+    let mut lx = 8.0;
+    for item in &legend {
+        let w = 22.0 + text_width(item.text, FONT_SMALL, false) + 16.0;
+        if lx + w > width - 8.0 && lx > 8.0 {
+            legend_lines.push(Vec::new());
+            lx = 8.0;
+        }
+        legend_lines.last_mut().unwrap().push((lx, item));
+        lx += w;
+    }
+    let legend_top = rows_bottom + 14.0;
+    let height = (legend_top + legend_lines.len() as f64 * 20.0 + if unlabelled > 0 { 20.0 } else { 0.0 } + 6.0).ceil();
+
+    // The title: what, when, where.
+    let what = view.title.as_deref().map(str::trim).filter(|s| !s.is_empty()).unwrap_or("reconscope timeline");
+    let when = if t.rows.is_empty() && t.start_nanos == 0 && t.end_nanos == 0 { zone_name(off) } else { time_range(t0, t1, off) };
+    let what = clean(what);
+    let shown = middle_cut(&what, width - 24.0 - text_width(&format!(" · {when}"), FONT_TITLE, true), FONT_TITLE, true);
+    let mut d = Doc { out: String::new() };
+    let _ = writeln!(
+        d.out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="{FONT_FAMILY}">"#,
+        w = num(width),
+        h = num(height)
+    );
+    // The document's title (hover, screen readers): the heading, never cut.
+    let _ = writeln!(d.out, "<title>{}</title>", esc(&format!("{what} · {when}")));
+    let mut defs = String::from("<defs>\n");
+    for (o, name) in OUTCOMES {
+        let c = outcome_colour(p, o);
+        let _ = writeln!(
+            defs,
+            r#"<pattern id="latent-{name}" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="{c}" fill-opacity="0.12"/><rect width="2.5" height="6" fill="{c}"/></pattern>"#
+        );
+    }
+    defs.push_str("</defs>\n");
+    d.out.push_str(&defs);
+    d.rect(0.0, 0.0, width, height, &format!(r#"fill="{}""#, p.bg));
+
+    d.text(8.0, 19.0, FONT_TITLE, &format!("{shown} · {when}"), &format!(r#"font-weight="bold" fill="{}""#, p.text));
+    let counts = format!(
+        "reconscope: {} reconciles · {} controller instances · {} etcd elections · {} findings",
+        a.reconciles.len(),
+        a.controllers.len(),
+        a.elections.len(),
+        a.findings.len()
+    );
+    d.text(8.0, 42.0, FONT_SMALL, &counts, &format!(r#"fill="{}""#, p.muted));
+
+    if t.rows.is_empty() {
+        let msg = if a.reconciles.is_empty() {
+            "No reconciles to draw: the inputs hold no controller-runtime reconcile logs."
+        } else {
+            "The timeline layout is empty."
+        };
+        d.text(16.0, rows_top + ROW_H, FONT, msg, &format!(r#"fill="{}""#, p.muted));
+    }
+
+    // Row stripes, the whole width.
+    for (r, row) in t.rows.iter().enumerate() {
+        let fill = if row.depth == 0 {
+            Some(p.group_bg)
+        } else if r % 2 == 1 {
+            Some(p.row_alt)
+        } else {
+            None
+        };
+        if let Some(f) = fill {
+            d.rect(0.0, row_y(r), width, ROW_H, &format!(r#"fill="{f}""#));
+        }
+    }
+
+    // Time axis: grid lines and labels that never collide.
+    let step = tick_step(span, plot_w as i32, 90);
+    let mut tick = (t0 + off as i64 * NANOS_PER_SEC).div_euclid(step) * step - off as i64 * NANOS_PER_SEC;
+    if tick < t0 {
+        tick += step;
+    }
+    let mut last_right = f64::NEG_INFINITY;
+    while tick <= t1 {
+        let x = x_of(tick);
+        let label = axis_label(tick, off, step);
+        let w = text_width(&label, FONT_SMALL, false);
+        if x - w / 2.0 >= last_right + 10.0 && x + w / 2.0 <= width - 2.0 {
+            d.line(x, axis_top + AXIS_H - 6.0, x, rows_bottom, &format!(r#"stroke="{}""#, p.grid));
+            d.text(x, axis_top + AXIS_H / 2.0 - 3.0, FONT_SMALL, &label, &format!(r#"text-anchor="middle" fill="{}""#, p.text));
+            last_right = x + w / 2.0;
+        }
+        tick += step;
+    }
+    d.line(0.0, axis_top + AXIS_H - 0.5, width, axis_top + AXIS_H - 0.5, &format!(r#"stroke="{}""#, p.grid));
+
+    // Election bands, from the axis down across every row; the leaderless
+    // part darker.
+    for b in t.bands.iter().filter(|b| visible(b.start_nanos, b.end_nanos)) {
+        let (x0, x1) = (cx(x_of(b.start_nanos)), cx(x_of(b.end_nanos)));
+        let fill = |o: f64| format!(r#"fill="{}" fill-opacity="{o}""#, p.band);
+        d.rect(x0, lanes_top, (x1 - x0).max(2.0), rows_bottom - lanes_top, &fill(p.band_opacity));
+        if let Some(l) = b.leaderless_start_nanos {
+            let xl = cx(x_of(l));
+            d.rect(xl, lanes_top, (x1 - xl).max(2.0), rows_bottom - lanes_top, &fill(p.leaderless_opacity));
+        }
+        // The band's mark in the axis, as the app draws it.
+        d.rect(x0, axis_top + AXIS_H - 5.0, (x1 - x0).max(2.0), 4.0, &fill(p.leaderless_opacity));
+    }
+
+    // Finding highlights over their rows (each run of adjacent rows one box).
+    for h in t.highlights.iter().filter(|h| visible(h.start_nanos, h.end_nanos)) {
+        let (x0, x1) = (cx(x_of(h.start_nanos)), cx(x_of(h.end_nanos)));
+        let x1 = x1.max(x0 + 3.0);
+        let mut runs: Vec<(f64, f64)> = Vec::new();
+        if h.rows.is_empty() {
+            runs.push((rows_top, rows_bottom));
+        } else {
+            let mut i = 0;
+            while i < h.rows.len() {
+                let mut j = i;
+                while j + 1 < h.rows.len() && h.rows[j + 1] == h.rows[j] + 1 {
+                    j += 1;
+                }
+                runs.push((row_y(h.rows[i] as usize), row_y(h.rows[j] as usize) + ROW_H));
+                i = j + 1;
+            }
+        }
+        for (ya, yb) in runs {
+            let attrs = format!(
+                r#"fill="{c}" fill-opacity="{o}" stroke="{c}" stroke-width="1.5" data-finding="{f}""#,
+                c = p.highlight_stroke,
+                o = p.highlight_opacity,
+                f = h.finding
+            );
+            d.rect(x0 + 0.75, ya + 0.75, x1 - x0 - 1.5, yb - ya - 1.5, &attrs);
+        }
+    }
+
+    // Bars: latent parts hatched (with an outline), the rest solid; a
+    // single-line reconcile is a tick.
+    for (r, row) in t.rows.iter().enumerate() {
+        let y = row_y(r) + BAR_PAD / 2.0;
+        let bh = ROW_H - BAR_PAD;
+        for bar in &t.bars[row.bar_start as usize..row.bar_end as usize] {
+            if !visible(bar.start_nanos, bar.end_nanos) {
+                continue;
+            }
+            let c = outcome_colour(p, bar.outcome);
+            let (xs, xf, xe) = (cx(x_of(bar.start_nanos)), cx(x_of(bar.first_nanos)), cx(x_of(bar.end_nanos)));
+            if bar.tick {
+                d.rect(xs - 1.0, y, 2.0, bh, &format!(r#"fill="{c}""#));
+                continue;
+            }
+            // Under a pixel wide it would be an outline of nothing.
+            if xf - xs >= 1.5 {
+                let attrs = format!(
+                    r#"fill="url(#latent-{})" stroke="{c}" stroke-opacity="0.6" data-reconcile="{}""#,
+                    outcome_name(bar.outcome),
+                    bar.reconcile
+                );
+                d.rect(xs + 0.5, y + 0.5, xf - xs - 1.0, bh - 1.0, &attrs);
+            }
+            d.rect(xf, y, (xe - xf).max(2.0), bh, &format!(r#"fill="{c}""#));
+        }
+    }
+
+    // Lifecycle markers, as the app draws them.
+    for m in &t.markers {
+        if !visible(m.at_nanos, m.at_nanos) {
+            continue;
+        }
+        let (x, cy) = (x_of(m.at_nanos), row_y(m.row as usize) + ROW_H / 2.0);
+        marker(&mut d, p, m.kind, x, cy);
+    }
+
+    // Goroutine dumps: a dashed line across every row.
+    for dl in t.dumps.iter().filter(|dl| visible(dl.at_nanos, dl.at_nanos)) {
+        let x = x_of(dl.at_nanos);
+        d.line(x, lanes_top, x, rows_bottom, &format!(r#"stroke="{}" stroke-width="1.5" stroke-dasharray="4 3""#, p.text));
+    }
+
+    // Notes above the rows, with a connector down to a finding's box.
+    let lane_y = |lane: usize| lanes_top + lane as f64 * LANE_H + LANE_H / 2.0;
+    for (n, place) in notes.iter().zip(&placed) {
+        if let (Some((lane, _)), Some(to)) = (*place, n.to_y) {
+            let x = n.x + 0.75;
+            d.line(x, lane_y(lane) + 4.0, x, to, &format!(r#"stroke="{}" stroke-width="1" stroke-dasharray="2 2""#, n.colour));
+        }
+    }
+    for (n, place) in notes.iter().zip(&placed) {
+        let Some((lane, tx)) = *place else { continue };
+        let y = lane_y(lane);
+        let w = text_width(&n.text, FONT_SMALL, n.bold);
+        // A backing so labels stay readable over bands and grid lines.
+        d.rect(tx - 2.0, y - LANE_H / 2.0 + 1.0, w + 4.0, LANE_H - 2.0, &format!(r#"fill="{}" fill-opacity="0.85""#, p.bg));
+        let weight = if n.bold { r#" font-weight="bold""# } else { "" };
+        d.text(tx, y, FONT_SMALL, &n.text, &format!(r#"fill="{}"{weight}"#, n.colour));
+    }
+
+    // Row labels, over a plain column.
+    d.rect(0.0, rows_top, label_w, rows_bottom - rows_top, &format!(r#"fill="{}""#, p.bg));
+    for (r, row) in t.rows.iter().enumerate() {
+        let y = row_y(r);
+        if row.depth == 0 {
+            d.rect(0.0, y, label_w, ROW_H, &format!(r#"fill="{}""#, p.group_bg));
+        } else if r % 2 == 1 {
+            d.rect(0.0, y, label_w, ROW_H, &format!(r#"fill="{}""#, p.row_alt));
+        }
+        let (size, bold) = row_font(row.depth);
+        let indent = INDENT[row.depth.min(1) as usize];
+        let full = clean(&row.label);
+        let shown = middle_cut(&full, label_w - indent - 8.0, size, bold);
+        let attrs = if bold { format!(r#"fill="{}" font-weight="bold""#, p.text) } else { format!(r#"fill="{}""#, p.text) };
+        if shown != full {
+            let _ = writeln!(d.out, "<g><title>{}</title>", esc(&full));
+            d.text(indent, y + ROW_H / 2.0, size, &shown, &attrs);
+            d.out.push_str("</g>\n");
+        } else {
+            d.text(indent, y + ROW_H / 2.0, size, &shown, &attrs);
+        }
+    }
+    d.line(label_w - 0.5, rows_top, label_w - 0.5, rows_bottom, &format!(r#"stroke="{}""#, p.grid));
+    // The date and zone in the label column's axis corner, as the app has it.
+    d.text(8.0, axis_top + AXIS_H / 2.0 - 3.0, FONT_SMALL, &format!("{} {}", date(t0, off), zone_name(off)), &format!(r#"fill="{}""#, p.muted));
+
+    // Legend.
+    for (i, line) in legend_lines.iter().enumerate() {
+        let y = legend_top + i as f64 * 20.0 + 10.0;
+        for &(x, item) in line {
+            (item.draw)(&mut d, p, x, y);
+            d.text(x + 22.0, y, FONT_SMALL, item.text, &format!(r#"fill="{}""#, p.text));
+        }
+    }
+    if unlabelled > 0 {
+        let y = legend_top + legend_lines.len() as f64 * 20.0 + 10.0;
+        let s = format!("{unlabelled} more finding{} outlined without a label", if unlabelled == 1 { "" } else { "s" });
+        d.text(8.0, y, FONT_SMALL, &s, &format!(r#"fill="{}""#, p.muted));
+    }
+    d.out.push_str("</svg>\n");
+    d.out
+}
+
+/// Turns SVGs from [`svg`] into PNG with the system's fonts (natively
+/// only; the app has the browser's).
+#[cfg(not(target_arch = "wasm32"))]
+pub struct Rasterizer {
+    opt: resvg::usvg::Options<'static>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Rasterizer {
+    /// Loads the system's fonts. No usable font is an error: a picture
+    /// without its text would be no use.
+    pub fn new() -> Result<Rasterizer, String> {
+        let mut opt = resvg::usvg::Options::default();
+        let db = opt.fontdb_mut();
+        db.load_system_fonts();
+        // The family every text asks for first, else a common sans, else
+        // any; also what a text falls back to.
+        let families: Vec<String> = db.faces().flat_map(|f| f.families.iter().map(|(n, _)| n.clone())).collect();
+        let family = ["DejaVu Sans", "Verdana", "Liberation Sans", "Arial", "Noto Sans", "FreeSans", "Helvetica"]
+            .iter()
+            .find(|f| families.iter().any(|n| n == *f))
+            .map(|f| f.to_string())
+            .or_else(|| families.first().cloned())
+            .ok_or("no font found to draw the text with (install one, e.g. Debian's fonts-dejavu-core)")?;
+        db.set_sans_serif_family(family.clone());
+        db.set_serif_family(family.clone());
+        opt.font_family = family;
+        Ok(Rasterizer { opt })
+    }
+
+    /// The PNG of an SVG at `scale` (2: sharp on high-density screens).
+    pub fn png(&self, svg: &str, scale: f32) -> Result<Vec<u8>, String> {
+        use resvg::{tiny_skia, usvg};
+        let tree = usvg::Tree::from_str(svg, &self.opt).map_err(|e| format!("the SVG could not be read: {e}"))?;
+        let size = tree.size();
+        let (w, h) = ((size.width() * scale).ceil() as u32, (size.height() * scale).ceil() as u32);
+        let mut pixmap = tiny_skia::Pixmap::new(w, h).ok_or_else(|| format!("a {w}×{h} picture is too big"))?;
+        resvg::render(&tree, tiny_skia::Transform::from_scale(scale, scale), &mut pixmap.as_mut());
+        pixmap.encode_png().map_err(|e| format!("PNG encoding failed: {e}"))
+    }
+}
+
+/// [`Rasterizer::png`] with a new [`Rasterizer`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn png(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
+    Rasterizer::new()?.png(svg, scale)
+}
+
+fn marker(d: &mut Doc, p: &Palette, kind: MarkerKind, x: f64, cy: f64) {
+    match kind {
+        MarkerKind::SpecUpdate => {
+            let _ = writeln!(d.out, r#"<circle cx="{}" cy="{}" r="3.5" fill="{}"/>"#, num(x), num(cy), p.marker);
+        }
+        MarkerKind::DeletionRequested => {
+            let _ = writeln!(
+                d.out,
+                r#"<path d="M{} {}H{}L{} {}Z" fill="{}"/>"#,
+                num(x - 5.0),
+                num(cy - 6.0),
+                num(x + 5.0),
+                num(x),
+                num(cy + 2.0),
+                p.marker_delete
+            );
+        }
+        MarkerKind::Deleted => {
+            let _ = writeln!(
+                d.out,
+                r#"<path d="M{a} {b}L{c} {e}M{c} {b}L{a} {e}" stroke="{}" stroke-width="2" fill="none"/>"#,
+                p.marker_delete,
+                a = num(x - 4.0),
+                b = num(cy - 4.0),
+                c = num(x + 4.0),
+                e = num(cy + 4.0)
+            );
+        }
+        MarkerKind::FinalizerAtEnd => {
+            d.rect(x - 4.0, cy - 4.0, 8.0, 8.0, &format!(r#"fill="none" stroke="{}" stroke-width="2""#, p.marker_delete));
+        }
+    }
+}
+
+struct LegendItem {
+    text: &'static str,
+    draw: fn(&mut Doc, &Palette, f64, f64),
+}
+
+fn legend_items(_p: &Palette) -> Vec<LegendItem> {
+    vec![
+        LegendItem { text: "success", draw: |d, p, x, y| d.rect(x, y - 6.0, 16.0, 12.0, &format!(r#"fill="{}""#, p.success)) },
+        LegendItem { text: "requeue", draw: |d, p, x, y| d.rect(x, y - 6.0, 16.0, 12.0, &format!(r#"fill="{}""#, p.requeue)) },
+        LegendItem { text: "error", draw: |d, p, x, y| d.rect(x, y - 6.0, 16.0, 12.0, &format!(r#"fill="{}""#, p.error)) },
+        LegendItem {
+            text: "latent start (running, nothing logged yet)",
+            draw: |d, p, x, y| d.rect(x + 0.5, y - 5.5, 15.0, 11.0, &format!(r#"fill="url(#latent-success)" stroke="{}" stroke-opacity="0.6""#, p.success)),
+        },
+        LegendItem { text: "single-line reconcile", draw: |d, p, x, y| d.rect(x + 7.0, y - 6.0, 2.0, 12.0, &format!(r#"fill="{}""#, p.success)) },
+        LegendItem {
+            text: "etcd election",
+            draw: |d, p, x, y| d.rect(x, y - 6.0, 16.0, 12.0, &format!(r#"fill="{}" fill-opacity="{}""#, p.band, num(p.band_opacity * 1.5))),
+        },
+        LegendItem {
+            text: "leaderless",
+            draw: |d, p, x, y| d.rect(x, y - 6.0, 16.0, 12.0, &format!(r#"fill="{}" fill-opacity="{}""#, p.band, p.leaderless_opacity)),
+        },
+        LegendItem {
+            text: "finding",
+            draw: |d, p, x, y| {
+                d.rect(x + 0.75, y - 5.25, 14.5, 10.5, &format!(r#"fill="{c}" fill-opacity="{}" stroke="{c}" stroke-width="1.5""#, p.highlight_opacity, c = p.highlight_stroke))
+            },
+        },
+        LegendItem { text: "spec update", draw: |d, p, x, y| marker(d, p, MarkerKind::SpecUpdate, x + 8.0, y) },
+        LegendItem { text: "deletion asked", draw: |d, p, x, y| marker(d, p, MarkerKind::DeletionRequested, x + 8.0, y + 2.0) },
+        LegendItem { text: "deleted", draw: |d, p, x, y| marker(d, p, MarkerKind::Deleted, x + 8.0, y) },
+        LegendItem { text: "finalizers left", draw: |d, p, x, y| marker(d, p, MarkerKind::FinalizerAtEnd, x + 8.0, y) },
+        LegendItem {
+            text: "goroutine dump",
+            draw: |d, p, x, y| d.line(x + 8.0, y - 7.0, x + 8.0, y + 7.0, &format!(r#"stroke="{}" stroke-width="1.5" stroke-dasharray="4 3""#, p.text)),
+        },
+    ]
 }
 
 #[cfg(test)]
@@ -228,5 +834,85 @@ mod tests {
         assert_eq!(step, 300 * NANOS_PER_SEC);
         assert_eq!(axis_label(16 * 3600 * NANOS_PER_SEC + 5 * 60 * NANOS_PER_SEC, 0, step), "16:05");
         assert_eq!(axis_label(5 * NANOS_PER_SEC, 3600, NANOS_PER_SEC), "01:00:05");
+        // Two seconds over 900 px: sub-second steps, with milliseconds.
+        let step = tick_step(2 * NANOS_PER_SEC, 900, 90);
+        assert_eq!(step, 200_000_000);
+        assert_eq!(axis_label(5 * NANOS_PER_SEC + 400_000_000, 0, step), "00:00:05.400");
+    }
+
+    #[test]
+    fn middle_cut_keeps_both_ends() {
+        let name = "tenant-test/kubernetes-test-latest-version";
+        let full = text_width(name, FONT, false);
+        assert_eq!(middle_cut(name, full, FONT, false), name, "fits: unchanged");
+        let cut = middle_cut(name, full * 0.7, FONT, false);
+        assert!(text_width(&cut, FONT, false) <= full * 0.7, "{cut}");
+        let (head, tail) = cut.split_once('…').expect("an ellipsis in the middle");
+        assert!(head.len() >= 8 && name.starts_with(head), "{cut}");
+        assert!(name.ends_with(tail) && tail.ends_with("-latest-version"), "the end is kept: {cut}");
+        assert!(tail.len() >= head.len(), "a little more of the end: {cut}");
+        // Two names that differ only at the end stay apart.
+        let other = middle_cut("tenant-test/kubernetes-test-latest-release", full * 0.7, FONT, false);
+        assert_ne!(cut, other);
+        // Nothing fits: just the ellipsis, never a panic.
+        assert_eq!(middle_cut(name, 1.0, FONT, false), "…");
+        assert_eq!(middle_cut("ab", 0.0, FONT, false), "…");
+    }
+
+    #[test]
+    fn label_column_fits_the_names_up_to_a_maximum() {
+        let short = [("kamaji · 1", 0u8), ("ns/a", 1)];
+        assert_eq!(label_column_width(short, 1200.0), MIN_LABEL_W, "short names: the minimum");
+        let name = "tenant-test/kubernetes-test-latest-version";
+        let rows = [("tenantcontrolplane · 1 worker", 0u8), (name, 1)];
+        let w = label_column_width(rows, 1200.0);
+        let need = INDENT[1] + text_width(name, FONT, false);
+        assert!(w >= need && w <= need + 12.0, "{w} for {need}");
+        assert_eq!(middle_cut(name, w - INDENT[1] - 8.0, FONT, false), name, "the name is drawn in full");
+        // Past the maximum: the column stops there and names are cut.
+        let long = "ns/".to_string() + &"x".repeat(300);
+        let w = label_column_width([(long.as_str(), 1u8)], 1200.0);
+        assert_eq!(w, (1200.0 * MAX_LABEL_SHARE).ceil());
+        assert!(middle_cut(&long, w - INDENT[1] - 8.0, FONT, false).contains('…'));
+    }
+
+    #[test]
+    fn hostile_text_is_clean_xml_text() {
+        let s = esc("a\u{1b}[31m<b>&\u{0}\u{202e}x\"'\u{ffff}\u{85}");
+        assert_eq!(s, "a\u{fffd}[31m&lt;b&gt;&amp;\u{fffd}\u{fffd}x&quot;&apos;\u{fffd}\u{fffd}");
+    }
+
+    #[test]
+    fn artifact_names() {
+        let v = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(artifact_name(&[]), None);
+        assert_eq!(artifact_name(&v(&["cozyreport.zip"])).as_deref(), Some("cozyreport.zip"));
+        assert_eq!(artifact_name(&v(&["cozyreport/a.log", "cozyreport/etcd/b.log"])).as_deref(), Some("cozyreport"));
+        assert_eq!(artifact_name(&v(&["a.log", "b.log", "c.log"])).as_deref(), Some("a.log and 2 more"));
+    }
+
+    #[test]
+    fn time_range_says_seconds_and_zone() {
+        let t0 = crate::time::civil_nanos(2026, 5, 26, 16, 21, 4, 250_000_000);
+        let t1 = crate::time::civil_nanos(2026, 5, 26, 16, 44, 9, 100);
+        assert_eq!(time_range(t0, t1, 0), "2026-05-26 16:21:04 – 16:44:10 UTC");
+        assert_eq!(time_range(t0, t1, 9 * 3600), "2026-05-27 01:21:04 – 01:44:10 UTC+09:00");
+        assert_eq!(time_range(t0, t1, -(5 * 3600 + 1800)), "2026-05-26 10:51:04 – 11:14:10 UTC-05:30");
+        let t2 = crate::time::civil_nanos(2026, 5, 27, 0, 0, 1, 0);
+        assert_eq!(time_range(t0, t2, 0), "2026-05-26 16:21:04 – 2026-05-27 00:00:01 UTC");
+    }
+
+    #[test]
+    fn notes_that_overlap_go_to_separate_lanes() {
+        let n = |x: f64, text: &str| Note { x, text: text.into(), colour: "#000", bold: true, to_y: None, priority: 0 };
+        let notes = [n(100.0, "stalled-worker 20m36s"), n(110.0, "stuck-deletion 24m10s"), n(600.0, "term 8")];
+        let placed = stack(&notes, 1000.0);
+        assert_eq!(placed[0].unwrap().0, 0);
+        assert_eq!(placed[1].unwrap().0, 1, "overlaps the first: the next lane");
+        assert_eq!(placed[2].unwrap().0, 0, "clear of the first: its lane");
+        // Near the right edge a note moves left to fit.
+        let placed = stack(&[n(995.0, "term 9")], 1000.0);
+        let x = placed[0].unwrap().1;
+        assert!(x + text_width("term 9", FONT_SMALL, true) <= 1000.0);
     }
 }

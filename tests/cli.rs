@@ -175,7 +175,11 @@ fn svg_timeline_of_the_incident() {
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     // One <rect> per reconcile, plus bands, row backgrounds and highlights.
     assert!(svg.matches("<rect").count() >= reconciles, "{} rects for {reconciles} reconciles", svg.matches("<rect").count());
-    assert!(svg.contains("tenant-test/kubernetes-test-late"), "row labels");
+    assert!(svg.contains(">tenant-test/kubernetes-test-latest-version<") && svg.contains(">tenant-test/kubernetes-test-previous-version<"), "row labels in full");
+    assert!(svg.contains(">cozyreport · 2026-05-26 "), "the title: artifact and date");
+    assert!(svg.contains(">stalled-worker 20m36s<") && svg.contains(">stuck-deletion 31m06s<"), "finding labels");
+    assert!(svg.contains(">etcd tenant-root: term 8") && svg.contains(">etcd tenant-root: term 9"), "election terms");
+    assert!(svg.contains(r#"fill="url(#latent-error)""#), "the stall's hatched bar");
     assert!(svg.contains(">\n16:30\n<") || svg.contains("16:30"), "time axis labels");
     assert_eq!(svg.matches("<svg").count(), 1);
     assert!(!svg.contains("<script"));
@@ -186,6 +190,47 @@ fn svg_timeline_of_the_incident() {
     }
     assert_eq!(svg, std::fs::read_to_string(&golden).expect("golden file; run with UPDATE_GOLDEN=1 once"));
     std::fs::remove_file(&path).ok();
+}
+
+#[test]
+fn png_timeline_of_the_incident() {
+    let dir = std::env::temp_dir().join(format!("reconscope-png-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (png, svg) = (dir.join("t.png"), dir.join("t.svg"));
+    let out = reconscope(&["analyze", "tests/fixtures/incident/cozyreport", "--png", png.to_str().unwrap(), "--svg", svg.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let (w, h) = (u32::from_be_bytes(bytes[16..20].try_into().unwrap()), u32::from_be_bytes(bytes[20..24].try_into().unwrap()));
+    // Twice the SVG's size, which is 1200 px wide.
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    let attr = |name: &str| -> u32 { svg.split(&format!(" {name}=\"")).nth(1).unwrap().split('"').next().unwrap().parse().unwrap() };
+    assert_eq!(attr("width"), 1200);
+    assert_eq!((w, h), (2 * attr("width"), 2 * attr("height")));
+    // Drawn, not blank: more than a few kilobytes of compressed pixels.
+    assert!(bytes.len() > 50_000, "{} bytes", bytes.len());
+
+    // No font to draw text with: exit 2 and one line, not a picture without text.
+    let empty = dir.join("no-fonts");
+    std::fs::create_dir_all(&empty).unwrap();
+    let conf = dir.join("fonts.conf");
+    std::fs::write(&conf, format!("<?xml version=\"1.0\"?>\n<fontconfig><dir>{}</dir></fontconfig>\n", empty.display())).unwrap();
+    let nofont = dir.join("nofont.png");
+    let out = Command::new(env!("CARGO_BIN_EXE_reconscope"))
+        .args(["analyze", "tests/fixtures/incident/cozyreport", "--png", nofont.to_str().unwrap()])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("FONTCONFIG_FILE", &conf)
+        .env("HOME", &empty)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--png") && err.contains("font"), "{err}");
+    assert!(!nofont.exists());
+    assert!(out.stdout.is_empty(), "checked before the analysis: nothing printed");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Tags open and close in order, and text holds no raw `<` or `&`.

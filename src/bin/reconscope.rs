@@ -22,7 +22,7 @@ reconscope: reconcile timelines and stall findings from controller-runtime, etcd
 
 USAGE:
     reconscope stats INPUT... [--json] [options]
-    reconscope analyze INPUT... [--json] [--markdown FILE|-] [--svg FILE] [--html FILE [--app-dir DIR]]
+    reconscope analyze INPUT... [--json] [--markdown FILE|-] [--svg FILE] [--png FILE] [--html FILE [--app-dir DIR]]
                       [--fail-on KIND,...] [--app-url URL] [--reconcile-timeout DUR] [--workers CONTROLLER=N]... [--dump-time TIME] [options]
     reconscope share INPUT... --finding KIND|N [--app-url URL] [--file OUT.reconscope] [--mask-hosts] [options]
 
@@ -46,8 +46,12 @@ OPTIONS:
     --json                  Print JSON instead of text.
     --markdown FILE|-       Write the Markdown report (findings, slowest reconciles,
                             elections, frequent errors, counts) to FILE, or stdout.
-    --svg FILE              Write the timeline as SVG (one row per object, one bar
-                            per reconcile, election bands, findings, time axis).
+    --svg FILE              Write the timeline as SVG, as the app draws it: one row
+                            per object, one bar per reconcile (latent starts hatched),
+                            election bands with their term, findings labelled with
+                            kind and duration, lifecycle markers, date and zone.
+    --png FILE              Write the same picture as PNG (2x; needs a font, e.g.
+                            Debian's fonts-dejavu-core).
     --html FILE             Write one self-contained HTML file: the web app and the
                             inputs inlined, no network; open it from disk and it
                             re-runs the analysis in the browser.
@@ -89,6 +93,7 @@ EXAMPLES:
     reconscope analyze kamaji.log etcd-0.log --workers tenantcontrolplane=1 --reconcile-timeout 30s
     reconscope analyze cozyreport.zip --markdown \"$GITHUB_STEP_SUMMARY\" --fail-on stalled-worker,stuck-deletion
     reconscope share cozyreport.zip --finding stalled-worker --app-url https://you.github.io/reconscope/
+    reconscope analyze cozyreport.zip --png timeline.png
 ";
 
 /// Command-line options shared by the commands.
@@ -100,6 +105,8 @@ struct Options {
     /// `--markdown`: a path, or `-` for stdout.
     markdown: Option<String>,
     svg: Option<String>,
+    /// `--png`: the timeline as PNG.
+    png: Option<String>,
     /// `--html`: the self-contained report to write.
     html: Option<PathBuf>,
     /// `--app-dir`: trunk's dist/ for `--html`.
@@ -171,6 +178,7 @@ fn parse_options(args: &[String]) -> Result<Options> {
         analyze: AnalyzeOptions::default(),
         markdown: None,
         svg: None,
+        png: None,
         html: None,
         app_dir: None,
         fail_on: Vec::new(),
@@ -205,6 +213,7 @@ fn parse_options(args: &[String]) -> Result<Options> {
             }
             "--markdown" => o.markdown = Some(value(a)?),
             "--svg" => o.svg = Some(value(a)?),
+            "--png" => o.png = Some(value(a)?),
             "--html" => o.html = Some(PathBuf::from(value(a)?)),
             "--app-dir" => o.app_dir = Some(PathBuf::from(value(a)?)),
             "--app-url" => o.report.app_url = Some(value(a)?),
@@ -335,6 +344,8 @@ fn stats(opts: &Options) -> Result<ExitCode> {
 fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
     // The app build is checked before the (possibly long) analysis.
     let app = opts.html.as_ref().map(|_| read_app(opts.app_dir.as_deref())).transpose()?;
+    // So are the fonts for --png.
+    let raster = opts.png.as_ref().map(|_| render::Rasterizer::new().map_err(|e| ExitTwo(format!("--png: {e}")))).transpose()?;
     let (parsed, mut notes) = load(opts)?;
     let (analysis, diags) = analyze::analyze(&parsed, &opts.analyze);
     notes.extend(diags.iter().map(|d| d.to_string()));
@@ -356,10 +367,19 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
             std::fs::write(target, md).with_context(|| format!("{target}: cannot write the Markdown report"))?;
         }
     }
-    if let Some(target) = &opts.svg {
+    if opts.svg.is_some() || opts.png.is_some() {
         let timeline = layout::layout(&analysis, &LayoutOptions::default());
-        let svg = render::svg(&analysis, &timeline, &render::View::default());
-        std::fs::write(target, svg).with_context(|| format!("{target}: cannot write the SVG"))?;
+        // The title names what was analysed: the inputs' last path parts.
+        let names: Vec<String> = opts.inputs.iter().map(|p| p.file_name().unwrap_or(p.as_os_str()).to_string_lossy().into_owned()).collect();
+        let view = render::View { title: Some(names.join(", ")), ..render::View::default() };
+        let svg = render::svg(&analysis, &timeline, &view);
+        if let (Some(target), Some(raster)) = (&opts.png, &raster) {
+            let png = raster.png(&svg, 2.0).map_err(|e| ExitTwo(format!("--png: {e}")))?;
+            std::fs::write(target, png).with_context(|| format!("{target}: cannot write the PNG"))?;
+        }
+        if let Some(target) = &opts.svg {
+            std::fs::write(target, svg).with_context(|| format!("{target}: cannot write the SVG"))?;
+        }
     }
     if let (Some(target), Some(app)) = (&opts.html, &app) {
         let html = htmlreport::build(app, &html_inputs(&opts.inputs)?)

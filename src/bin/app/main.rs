@@ -315,10 +315,17 @@ mod ui {
             }
         }
 
-        /// The SVG of the current view, 1200 px wide.
+        /// The SVG of the current view (window, zone), titled with the
+        /// loaded files' names.
         fn svg(&self) -> Option<String> {
             let l = self.loaded.as_ref()?;
-            let view = reconscope::render::View { width_px: 1200, window: self.view, utc_offset_secs: 0 };
+            let start = self.view.map_or(self.timeline.start_nanos, |v| v.0);
+            let view = reconscope::render::View {
+                window: self.view,
+                utc_offset_secs: self.zone.offset_secs(start) as i32,
+                title: reconscope::render::artifact_name(&self.names),
+                ..Default::default()
+            };
             Some(reconscope::render::svg(&l.analysis, &self.timeline, &view))
         }
 

@@ -1,0 +1,203 @@
+//! The timeline picture (`render::svg`) of the incident and of hostile
+//! logs: well-formed XML every time, and what an issue needs to be in it.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use reconscope::analyze::{analyze, Analysis, AnalyzeOptions, FindingKind};
+use reconscope::layout::{layout, Grouping, LayoutOptions, Timeline};
+use reconscope::model::ParsedFile;
+use reconscope::parse::{parse_file, resolve_years, ParseOptions};
+use reconscope::render::{self, View};
+use reconscope::time::human_duration;
+
+#[path = "support/files.rs"]
+mod files;
+
+fn incident() -> Analysis {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident");
+    let mut files: Vec<ParsedFile> = files::files_under(&root.join("cozyreport"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e != "py"))
+        .map(|p| {
+            let rel = p.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
+            parse_file(rel, std::fs::read(&p).unwrap(), &ParseOptions::default())
+        })
+        .collect();
+    resolve_years(&mut files, None);
+    analyze(&files, &AnalyzeOptions::default()).0
+}
+
+/// A log whose object names, controller and messages carry ESC, NUL, `<`,
+/// `&`, U+202E and other controls.
+fn hostile() -> Analysis {
+    let evil = r#"<script>&amp; \u001b[31m \u0000 \u202e \u0008 \ufffe ]]> <!-- "#;
+    let mut log = String::new();
+    for i in 0..12 {
+        log += &format!(
+            "2026-05-26T10:00:{i:02}Z\tERROR\tboom {evil}\t{{\"controller\": \"w<b>&\\u001b\", \"namespace\": \"ns\\u0000<i>\", \"name\": \"o\\u202e&x{i}{evil}\", \"reconcileID\": \"r{i}\", \"error\": \"{evil}\"}}\n"
+        );
+    }
+    let files = vec![parse_file("evil\u{1b}<&\u{202e}.log".to_string(), log.into_bytes(), &ParseOptions::default())];
+    let (a, _) = analyze(&files, &AnalyzeOptions::default());
+    assert!(a.reconciles.len() >= 12, "the hostile log parses: {}", a.reconciles.len());
+    a
+}
+
+/// Every drawing of an analysis the tests check: both groupings, a folded
+/// group, a zoomed window, a zone, a narrow picture.
+fn views(a: &Analysis) -> Vec<(Timeline, View)> {
+    let by_object = layout(a, &LayoutOptions::default());
+    let by_lane = layout(a, &LayoutOptions { grouping: Grouping::ByLane, ..Default::default() });
+    let folded = layout(a, &LayoutOptions { collapsed: by_object.rows.iter().filter(|r| r.depth == 0).map(|r| r.key.clone()).take(1).collect(), ..Default::default() });
+    let mid = (by_object.start_nanos + by_object.end_nanos) / 2;
+    let title = Some("cozyreport".to_string());
+    vec![
+        (by_object.clone(), View { title: title.clone(), ..View::default() }),
+        (by_lane, View { title: title.clone(), ..View::default() }),
+        (folded, View::default()),
+        (by_object.clone(), View { window: Some((mid - 300_000_000_000, mid + 300_000_000_000)), utc_offset_secs: 7200, title: title.clone(), ..View::default() }),
+        (by_object, View { width_px: 600, utc_offset_secs: -5 * 3600 - 1800, title: Some("a \u{1b}<&\u{202e} title".into()), ..View::default() }),
+    ]
+}
+
+/// Texts of the drawing: (x, y, font size, text) of every `<text>`, and
+/// the `<title>`s.
+struct Drawn {
+    texts: Vec<(f64, f64, f64, String)>,
+    titles: Vec<String>,
+}
+
+fn parse(svg: &str) -> Drawn {
+    let doc = roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not well-formed XML: {e}\n{svg:.2000}"));
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let num = |n: roxmltree::Node, a: &str| n.attribute(a).and_then(|v| v.parse::<f64>().ok()).unwrap_or(f64::NAN);
+    let mut d = Drawn { texts: Vec::new(), titles: Vec::new() };
+    for n in doc.descendants() {
+        let text: String = n.children().filter(|c| c.is_text()).filter_map(|c| c.text()).collect();
+        // Nothing XML 1.0 forbids, nor text reversals, survives parsing.
+        assert!(!text.chars().any(|c| (c < ' ' && c != '\n') || c == '\u{202e}' || c == '\u{fffe}'), "{text:?}");
+        match n.tag_name().name() {
+            "text" => d.texts.push((num(n, "x"), num(n, "y"), num(n, "font-size"), text)),
+            "title" => d.titles.push(text),
+            _ => {}
+        }
+    }
+    d
+}
+
+#[test]
+fn every_picture_of_the_incident_has_what_an_issue_needs() {
+    let a = incident();
+    for (t, view) in views(&a) {
+        let svg = render::svg(&a, &t, &view);
+        let d = parse(&svg);
+        let has = |s: &str| d.texts.iter().any(|(_, _, _, t)| t == s);
+        let ctx = format!("{:?} {} rows", view, t.rows.len());
+
+        // The title: artifact, date, zone.
+        let title = &d.texts[0].3;
+        let zone = render::zone_name(view.utc_offset_secs);
+        assert!(title.ends_with(&format!(" {zone}")), "{title} {ctx}");
+        let (t0, t1) = view.window.unwrap_or((t.start_nanos, t.end_nanos));
+        assert!(title.contains(&render::time_range(t0, t1, view.utc_offset_secs)), "{title} {ctx}");
+        assert!(d.titles[0].ends_with(title.split_once(" · ").unwrap().1), "the document's <title> too: {:?}", d.titles[0]);
+        if view.utc_offset_secs == 7200 {
+            assert!(title.starts_with("cozyreport · 2026-05-26 "), "{title}");
+        }
+
+        // Every row's name in full, or cut in the middle with the full name
+        // in a <title>.
+        for row in &t.rows {
+            let shown = has(&row.label) || d.titles.contains(&row.label) && d.texts.iter().any(|(_, _, _, s)| s.contains('…'));
+            assert!(shown, "row {:?} {ctx}", row.label);
+        }
+
+        // The election terms and the finding labels, none over another.
+        let visible = |s: i64, e: i64| view.window.is_none_or(|(w0, w1)| e >= w0 && s <= w1);
+        for b in t.bands.iter().filter(|b| visible(b.start_nanos, b.end_nanos)) {
+            let term = a.elections[b.election as usize].term.unwrap();
+            assert!(d.texts.iter().any(|(_, _, _, s)| s.contains(&format!("term {term}"))), "term {term} {ctx}");
+        }
+        let mut labels = Vec::new();
+        for h in t.highlights.iter().filter(|h| visible(h.start_nanos, h.end_nanos)) {
+            let want = format!("{} {}", h.kind.as_str(), human_duration(h.end_nanos - h.start_nanos));
+            let found = d.texts.iter().find(|(_, _, _, s)| *s == want).unwrap_or_else(|| panic!("label {want} {ctx}"));
+            labels.push(found.clone());
+        }
+        for (i, x) in labels.iter().enumerate() {
+            for y in &labels[i + 1..] {
+                let wx = render::text_width(&x.3, x.2, true);
+                let wy = render::text_width(&y.3, y.2, true);
+                let apart = (x.1 - y.1).abs() >= x.2 || x.0 + wx <= y.0 || y.0 + wy <= x.0;
+                assert!(apart, "{x:?} overlaps {y:?} {ctx}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_stall_is_a_hatched_bar() {
+    let a = incident();
+    let stall = a.findings.iter().find(|f| f.kind == FindingKind::StalledWorker).expect("the stall");
+    // The reconcile that held the worker: the longest latent start of the finding's.
+    let latent = |r: usize| a.reconciles[r].latent_start.map_or(0, |l| a.reconciles[r].first.nanos - l.nanos);
+    let holder = stall.reconciles.iter().copied().max_by_key(|&r| latent(r)).unwrap();
+    assert!(latent(holder) > 15 * 60 * 1_000_000_000, "the stalled reconcile has a long latent start");
+    let held = BTreeSet::from([holder]);
+    let t = layout(&a, &LayoutOptions::default());
+    let svg = render::svg(&a, &t, &View::default());
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let patterns: BTreeSet<String> = doc.descendants().filter(|n| n.has_tag_name("pattern")).filter_map(|n| n.attribute("id").map(String::from)).collect();
+    let width: f64 = doc.root_element().attribute("width").unwrap().parse().unwrap();
+    let mut seen = false;
+    for n in doc.descendants().filter(|n| n.has_tag_name("rect")) {
+        let Some(r) = n.attribute("data-reconcile").and_then(|v| v.parse::<usize>().ok()) else { continue };
+        if !held.contains(&r) {
+            continue;
+        }
+        let fill = n.attribute("fill").unwrap();
+        let id = fill.strip_prefix("url(#").and_then(|f| f.strip_suffix(')')).unwrap_or_else(|| panic!("hatched: {fill}"));
+        assert!(patterns.contains(id), "{id} is defined: {patterns:?}");
+        let rc = &a.reconciles[r];
+        let latent = (rc.first.nanos - rc.latent_start.unwrap().nanos) as f64 / (t.end_nanos - t.start_nanos) as f64;
+        let w: f64 = n.attribute("width").unwrap().parse().unwrap();
+        // Its share of the plot (more than half the picture wide).
+        assert!(w >= latent * width * 0.5 && w > 100.0, "a bar, not a line: {w} px for {latent:.2} of the time");
+        seen = true;
+    }
+    assert!(seen, "no hatched bar for the stalled reconcile");
+}
+
+#[test]
+fn hostile_text_stays_well_formed_text() {
+    let a = hostile();
+    for (t, view) in views(&a) {
+        let svg = render::svg(&a, &t, &view);
+        assert!(!svg.contains("<script") && !svg.contains("<i>") && !svg.contains("<!-- ") && !svg.contains("]]>"), "{svg:.3000}");
+        let d = parse(&svg);
+        let names = t.rows.iter().any(|r| r.label.contains("<i>"));
+        let shown = d.texts.iter().map(|t| &t.3).chain(&d.titles).any(|s| s.contains("ns\u{fffd}<i>/o\u{fffd}&x"));
+        assert_eq!(shown, names, "object names are shown as text (grouped by lane there are none)");
+        assert!(d.texts.iter().any(|t| t.3.starts_with("w<b>&\u{fffd} · ")), "the controller's name");
+        assert!(d.texts.iter().map(|t| &t.3).chain(&d.titles).any(|s| s.contains('\u{fffd}')), "controls replaced");
+    }
+    // Nothing at all to draw is a picture too.
+    let empty = Analysis::default();
+    let d = parse(&render::svg(&empty, &Timeline::default(), &View::default()));
+    assert!(d.texts.iter().any(|(_, _, _, s)| s.contains("No reconciles")));
+}
+
+#[test]
+fn png_of_the_incident() {
+    let a = incident();
+    let t = layout(&a, &LayoutOptions::default());
+    let svg = render::svg(&a, &t, &View::default());
+    let png = render::png(&svg, 2.0).expect("a font on this machine (see scripts/setup.sh)");
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let w = u32::from_be_bytes(png[16..20].try_into().unwrap());
+    let h = u32::from_be_bytes(png[20..24].try_into().unwrap());
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let attr = |n: &str| doc.root_element().attribute(n).unwrap().parse::<u32>().unwrap();
+    assert_eq!((w, h), (attr("width") * 2, attr("height") * 2));
+}
