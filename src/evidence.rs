@@ -237,13 +237,11 @@ pub fn share(a: &Analysis, files: &[ParsedFile], opts: &ShareOptions) -> Result<
 /// The fragment of an evidence link: the payload, the window and the
 /// selected reconcile, as the app reads them (`#ev=…&from=…&to=…&sel=…`).
 pub fn fragment(shared: &Shared) -> String {
+    // The window to whole seconds, outwards: a view needs no more.
     let (from, to) = shared.meta.window;
-    let mut s = format!(
-        "#ev={}&from={}&to={}",
-        shared.payload,
-        Timestamp::new(from, 9),
-        Timestamp::new(to, 9)
-    );
+    let from = from.div_euclid(NANOS_PER_SEC) * NANOS_PER_SEC;
+    let to = (to.div_euclid(NANOS_PER_SEC) + i64::from(to.rem_euclid(NANOS_PER_SEC) > 0)) * NANOS_PER_SEC;
+    let mut s = format!("#ev={}&from={}&to={}", shared.payload, Timestamp::new(from, 0), Timestamp::new(to, 0));
     if let Some(sel) = &shared.meta.selected {
         s.push_str("&sel=");
         s.push_str(&percent_encode(sel));

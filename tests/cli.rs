@@ -108,6 +108,27 @@ fn markdown_report_of_the_incident_is_golden() {
     let out = reconscope(&["analyze", "tests/fixtures/incident/cozyreport", "--markdown", "-", "--app-url", "https://example.org/reconscope/"]);
     assert!(out.status.success());
     let got = String::from_utf8(out.stdout).unwrap();
+    // Each finding links to its evidence; the payloads (which hold the
+    // time they were taken) are checked here and stand as `#ev=…` in the
+    // golden copy.
+    let mut payloads = 0;
+    let mut normalised = String::new();
+    let mut rest = got.as_str();
+    while let Some(at) = rest.find("#ev=") {
+        normalised.push_str(&rest[..at + 4]);
+        rest = &rest[at + 4..];
+        let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_')).unwrap_or(rest.len());
+        let ev = reconscope::evidence::from_payload(&rest[..end]).expect("an evidence link decodes");
+        assert_eq!(ev.meta.artifact, "cozyreport");
+        assert!(ev.meta.finding.is_some() && !ev.analysis.reconciles.is_empty());
+        assert!(end + 200 < reconscope::evidence::MAX_LINK_BYTES);
+        normalised.push('…');
+        rest = &rest[end..];
+        payloads += 1;
+    }
+    normalised.push_str(rest);
+    assert_eq!(payloads, 5, "one evidence link per finding");
+    let got = normalised;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/incident.md");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, &got).unwrap();
