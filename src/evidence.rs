@@ -183,6 +183,37 @@ pub struct Shared {
     /// base64url payload for `#ev=`.
     pub payload: String,
     pub meta: EvidenceMeta,
+    /// Carried lines where something was redacted (at most
+    /// [`MAX_PREVIEW_LINES`]), as they will travel: for a preview.
+    pub redacted_lines: Vec<PreviewLine>,
+}
+
+/// A carried line, for a preview of what is shared.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreviewLine {
+    pub path: String,
+    pub line: u32,
+    pub text: String,
+}
+
+/// At most this many redacted lines in [`Shared::redacted_lines`].
+pub const MAX_PREVIEW_LINES: usize = 30;
+
+impl Shared {
+    fn of(ev: Evidence, payload: String) -> Shared {
+        let mut redacted_lines = Vec::new();
+        'files: for f in &ev.files {
+            for (n, text) in &f.lines {
+                if redact::is_redacted(text) {
+                    if redacted_lines.len() == MAX_PREVIEW_LINES {
+                        break 'files;
+                    }
+                    redacted_lines.push(PreviewLine { path: f.path.clone(), line: *n, text: text.clone() });
+                }
+            }
+        }
+        Shared { payload, meta: ev.meta, redacted_lines }
+    }
 }
 
 /// What was carried in a slice, at one trimming level.
@@ -204,7 +235,7 @@ pub fn share(a: &Analysis, files: &[ParsedFile], opts: &ShareOptions) -> Result<
     let fits = |payload: &str| opts.max_payload_bytes == 0 || payload.len() <= opts.max_payload_bytes;
     let (ev, payload) = plan.encode(full);
     if fits(&payload) {
-        return Ok(Shared { payload, meta: ev.meta });
+        return Ok(Shared::of(ev, payload));
     }
     // Fewest neighbours first to go: the largest count that fits.
     let at = |neighbours, ends, context| Level { neighbours, ends, context };
@@ -219,14 +250,14 @@ pub fn share(a: &Analysis, files: &[ParsedFile], opts: &ShareOptions) -> Result<
             }
         }
         let (ev, payload) = plan.encode(at(lo, usize::MAX, MAX_CONTEXT_PER_RECONCILE));
-        return Ok(Shared { payload, meta: ev.meta });
+        return Ok(Shared::of(ev, payload));
     }
     // Then the middle of long reconciles, then the untagged lines.
     for context in [MAX_CONTEXT_PER_RECONCILE, 10, 0] {
         for ends in [200, 100, 50, 25, 12, 6, 3, 1] {
             let (ev, payload) = plan.encode(at(0, ends, context));
             if fits(&payload) {
-                return Ok(Shared { payload, meta: ev.meta });
+                return Ok(Shared::of(ev, payload));
             }
         }
     }
@@ -237,11 +268,8 @@ pub fn share(a: &Analysis, files: &[ParsedFile], opts: &ShareOptions) -> Result<
 /// The fragment of an evidence link: the payload, the window and the
 /// selected reconcile, as the app reads them (`#ev=…&from=…&to=…&sel=…`).
 pub fn fragment(shared: &Shared) -> String {
-    // The window to whole seconds, outwards: a view needs no more.
     let (from, to) = shared.meta.window;
-    let from = from.div_euclid(NANOS_PER_SEC) * NANOS_PER_SEC;
-    let to = (to.div_euclid(NANOS_PER_SEC) + i64::from(to.rem_euclid(NANOS_PER_SEC) > 0)) * NANOS_PER_SEC;
-    let mut s = format!("#ev={}&from={}&to={}", shared.payload, Timestamp::new(from, 0), Timestamp::new(to, 0));
+    let mut s = format!("#ev={}&from={}&to={}", shared.payload, exact(from), exact(to));
     if let Some(sel) = &shared.meta.selected {
         s.push_str("&sel=");
         s.push_str(&percent_encode(sel));
@@ -249,17 +277,18 @@ pub fn fragment(shared: &Shared) -> String {
     s
 }
 
-/// Links at most this many findings (each slice scans every reconcile).
-pub const MAX_LINKED_FINDINGS: usize = 100;
+/// The CLI links at most this many findings (each slice scans every
+/// reconcile; the Markdown report lists 50).
+pub const MAX_LINKED_FINDINGS: usize = 50;
 
-/// An evidence link for each finding (the first [`MAX_LINKED_FINDINGS`];
-/// `None` past them or where even the smallest slice is over the budget):
-/// `app_url` followed by the fragment, within [`MAX_LINK_BYTES`] in all.
-/// `template` gives the artifact name, the clock and redaction.
-pub fn finding_links(a: &Analysis, files: &[ParsedFile], app_url: &str, template: &ShareOptions) -> Vec<Option<String>> {
+/// An evidence link for each of the first `max` findings (`None` past them
+/// or where even the smallest slice is over the budget): `app_url`
+/// followed by the fragment, within [`MAX_LINK_BYTES`] in all. `template`
+/// gives the artifact name, the clock and redaction.
+pub fn finding_links(a: &Analysis, files: &[ParsedFile], app_url: &str, template: &ShareOptions, max: usize) -> Vec<Option<String>> {
     (0..a.findings.len())
         .map(|i| {
-            if i >= MAX_LINKED_FINDINGS {
+            if i >= max {
                 return None;
             }
             let opts = ShareOptions {
@@ -281,6 +310,15 @@ pub fn link_budget(app_url: &str) -> usize {
     // reconcileID, percent-encoded at worst.
     const VIEW: usize = 2 * 40 + 6 + 3 * 64;
     MAX_LINK_BYTES.saturating_sub(app_url.len() + "#ev=".len() + VIEW)
+}
+
+/// A time with as many fractional digits as it needs to be exact.
+fn exact(nanos: i64) -> Timestamp {
+    let mut digits = 9u8;
+    while digits > 0 && nanos.rem_euclid(10i64.pow(10 - u32::from(digits))) == 0 {
+        digits -= 1;
+    }
+    Timestamp::new(nanos, digits)
 }
 
 /// Encodes what is not unreserved in a URL fragment value.
@@ -580,10 +618,11 @@ impl<'a> Plan<'a> {
 }
 
 /// A window around `lo..hi`: a tenth of its length on each side, at least
-/// 30 s.
+/// 30 s, out to whole seconds.
 fn pad(lo: i64, hi: i64) -> (i64, i64) {
     let margin = ((hi - lo) / 10).max(30 * NANOS_PER_SEC);
-    (lo.saturating_sub(margin), hi.saturating_add(margin))
+    let (lo, hi) = (lo.saturating_sub(margin), hi.saturating_add(margin));
+    (lo.div_euclid(NANOS_PER_SEC).saturating_mul(NANOS_PER_SEC), hi.div_euclid(NANOS_PER_SEC).saturating_add(1).saturating_mul(NANOS_PER_SEC))
 }
 
 /// Keys whose strings are carried exactly: ids, names, paths, kinds and
@@ -832,6 +871,14 @@ pub fn unbase64url(s: &str) -> Result<Vec<u8>, EvidenceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fragment_times_are_exact_and_short() {
+        assert_eq!(exact(1_780_000_000 * NANOS_PER_SEC).to_string(), "2026-05-28T20:26:40Z");
+        assert_eq!(exact(1_780_000_000 * NANOS_PER_SEC + 120_000_000).to_string(), "2026-05-28T20:26:40.12Z");
+        assert_eq!(exact(1_780_000_000 * NANOS_PER_SEC + 1).to_string(), "2026-05-28T20:26:40.000000001Z");
+        assert_eq!(pad(10 * NANOS_PER_SEC + 5, 20 * NANOS_PER_SEC), (-20 * NANOS_PER_SEC, 51 * NANOS_PER_SEC));
+    }
 
     #[test]
     fn base64url_round_trips_every_length() {

@@ -137,8 +137,8 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // "key": "value" / \"key\":\"value\" (JSON, also escaped inside JSON).
         rule(Kind::SecretValue, &format!(r#"(?i)\\?"{SECRET_KEY}\\?"\s*:\s*\\?"((?:[^"\\]|\\[^"])*)\\?""#), 1),
         // key=value, key="value", --key=value, key: value.
-        rule(Kind::SecretValue, &format!(r#"(?i)(?:^|[\s,;{{(&?])-{{0,2}}{SECRET_KEY}\s*=\s*"((?:[^"\\]|\\.)*)""#), 1),
-        rule(Kind::SecretValue, &format!(r#"(?i)(?:^|[\s,;{{(&?])-{{0,2}}{SECRET_KEY}\s*=\s*([^\s"',;&)}}]+)"#), 1),
+        rule(Kind::SecretValue, &format!(r#"(?i)(?:^|[^A-Za-z0-9_.-])-{{0,2}}{SECRET_KEY}\s*=\s*"((?:[^"\\]|\\.)*)""#), 1),
+        rule(Kind::SecretValue, &format!(r#"(?i)(?:^|[^A-Za-z0-9_.-])-{{0,2}}{SECRET_KEY}\s*=\s*([^\s"'`,;&)}}]+)"#), 1),
         rule(Kind::SecretValue, &format!(r#"(?i)(?:^|\s){SECRET_KEY}:\s+([^\s"',;{{}}\[\]]+)"#), 1),
     ];
     let mut host = |kind, pattern: &str| {
@@ -202,6 +202,37 @@ impl Redactor {
                 out = Cow::Owned(replaced);
             }
         }
+        out
+    }
+}
+
+/// Whether `text` holds a replacement this module writes.
+pub fn is_redacted(text: &str) -> bool {
+    text.contains("[redacted:") || text.contains("[ip]") || text.contains("[host]")
+}
+
+impl Redactor {
+    /// Redacts Markdown everywhere but in link targets (`](…)`), which are
+    /// the report's own links (an evidence payload is already redacted and
+    /// must stay intact).
+    pub fn redact_markdown(&mut self, md: &str) -> String {
+        let mut out = String::with_capacity(md.len());
+        let mut rest = md;
+        while let Some(at) = rest.find("](") {
+            let target = &rest[at + 2..];
+            let end = target.find(')').map_or(rest.len(), |e| at + 2 + e + 1);
+            let own = (target.starts_with("https://") || target.starts_with("http://") || target.starts_with('#'))
+                && !rest[at..end].contains(char::is_whitespace);
+            if !own {
+                out.push_str(&self.redact(&rest[..at + 2]));
+                rest = &rest[at + 2..];
+                continue;
+            }
+            out.push_str(&self.redact(&rest[..at]));
+            out.push_str(&rest[at..end]);
+            rest = &rest[end..];
+        }
+        out.push_str(&self.redact(rest));
         out
     }
 }
@@ -317,6 +348,16 @@ mod tests {
         for line in kept {
             secrets(line, line, &[]);
         }
+    }
+
+    #[test]
+    fn markdown_keeps_its_own_links_whole() {
+        let mut r = Redactor::default();
+        let md = "see [evidence](https://h/app/#ev=AKIAIOSFODNN7EXAMPLEx_eyJ) and `password=hunter2` [x](not a link password=p)";
+        assert_eq!(
+            r.redact_markdown(md),
+            "see [evidence](https://h/app/#ev=AKIAIOSFODNN7EXAMPLEx_eyJ) and `password=[redacted:secret]` [x](not a link password=[redacted:secret])"
+        );
     }
 
     #[test]

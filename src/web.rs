@@ -91,7 +91,19 @@ pub enum ToWorker {
     /// the link had to leave context out); answered with
     /// [`FromWorker::Shared`] carrying the same `seq`.
     Share { seq: u32, request: ShareRequest },
+    /// The Markdown report of what is loaded, each finding linked to its
+    /// evidence in the app at `app_url`, redacted; answered with
+    /// [`FromWorker::Text`].
+    Markdown { seq: u32, app_url: String, taken_at_nanos: Option<i64>, redact: RedactOptions },
+    /// `text` (an SVG the page drew) redacted; answered with
+    /// [`FromWorker::Text`].
+    Redact { seq: u32, text: String, redact: RedactOptions },
 }
+
+/// The app's Markdown links this many findings to their evidence (a
+/// person waits for it, and the clipboard takes a copy only for a few
+/// seconds after the click).
+pub const MARKDOWN_LINKS: usize = 12;
 
 /// What to share: see [`crate::evidence::ShareOptions`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,6 +133,10 @@ pub struct SharedEvidence {
     /// leave something out.
     pub file: Option<String>,
     pub file_meta: Option<EvidenceMeta>,
+    /// Lines of the link (or else the file) where something was redacted,
+    /// as they travel: the preview.
+    #[serde(default)]
+    pub redacted_lines: Vec<evidence::PreviewLine>,
 }
 
 /// Whether an input named `name` is an evidence file.
@@ -171,6 +187,8 @@ pub enum FromWorker {
     Matched(Matched),
     /// The answer to [`ToWorker::Share`].
     Shared { seq: u32, result: Box<Result<SharedEvidence, String>> },
+    /// The answer to [`ToWorker::Markdown`] and [`ToWorker::Redact`].
+    Text { seq: u32, text: String },
     /// A request could not be answered (e.g. an inspect before any load).
     Failed { message: String },
     /// [`ToWorker::WarmUp`] is done.
@@ -895,9 +913,22 @@ impl Session {
         Ok(SharedEvidence {
             fragment: link.as_ref().map(evidence::fragment),
             meta: link.as_ref().map(|l| l.meta.clone()),
+            redacted_lines: link.as_ref().or(file.as_ref()).map(|l| l.redacted_lines.clone()).unwrap_or_default(),
             file: file.as_ref().map(|f| f.payload.clone()),
             file_meta: file.map(|f| f.meta),
         })
+    }
+
+    /// The Markdown report (see [`ToWorker::Markdown`]).
+    pub fn markdown(&self, app_url: &str, taken_at_nanos: Option<i64>, redact: RedactOptions) -> String {
+        let template = ShareOptions { artifact: self.artifact_name(), taken_at_nanos, redact, ..ShareOptions::default() };
+        let finding_links = if app_url.is_empty() {
+            Vec::new()
+        } else {
+            evidence::finding_links(&self.analysis, &self.loaded.files, app_url, &template, MARKDOWN_LINKS)
+        };
+        let opts = crate::report::ReportOptions { app_url: (!app_url.is_empty()).then(|| app_url.to_string()), finding_links };
+        crate::redact::Redactor::new(redact).redact_markdown(&crate::report::markdown(&self.analysis, &opts))
     }
 
     /// What the loaded inputs are called, for a banner: the evidence's

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use reconscope::analyze::{self, Analysis, AnalyzeOptions, FindingKind};
 use reconscope::evidence::{self, ShareOptions};
-use reconscope::redact::RedactOptions;
+use reconscope::redact::{RedactOptions, Redactor};
 use reconscope::htmlreport::{self, AppAssets};
 use reconscope::layout::{self, LayoutOptions};
 use reconscope::render;
@@ -354,13 +354,14 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
     // Each finding's evidence link, for the Markdown and the JSON.
     let links = match &opts.report.app_url {
         Some(url) if opts.markdown.is_some() || opts.json => {
-            evidence::finding_links(&analysis, &parsed, &app_url(url), &share_template(opts))
+            evidence::finding_links(&analysis, &parsed, &app_url(url), &share_template(opts), evidence::MAX_LINKED_FINDINGS)
         }
         _ => Vec::new(),
     };
     if let Some(target) = &opts.markdown {
         let report_opts = ReportOptions { finding_links: links.clone(), ..opts.report.clone() };
-        let md = report::markdown(&analysis, &report_opts);
+        // Secrets never reach a job summary (links are redacted already).
+        let md = Redactor::new(opts.redact).redact_markdown(&report::markdown(&analysis, &report_opts));
         if target == "-" {
             out.write_all(md.as_bytes())?;
         } else {
@@ -372,7 +373,8 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         // The title names what was analysed: the inputs' last path parts.
         let names: Vec<String> = opts.inputs.iter().map(|p| p.file_name().unwrap_or(p.as_os_str()).to_string_lossy().into_owned()).collect();
         let view = render::View { title: Some(names.join(", ")), ..render::View::default() };
-        let svg = render::svg(&analysis, &timeline, &view);
+        // Log text in the picture is redacted as in the Markdown.
+        let svg = Redactor::new(opts.redact).redact(&render::svg(&analysis, &timeline, &view)).into_owned();
         if let (Some(target), Some(raster)) = (&opts.png, &raster) {
             let png = raster.png(&svg, 2.0).map_err(|e| ExitTwo(format!("--png: {e}")))?;
             std::fs::write(target, png).with_context(|| format!("{target}: cannot write the PNG"))?;

@@ -301,6 +301,21 @@ mod imp {
                     None => FromWorker::Failed { message: format!("no reconcile #{reconcile} is loaded") },
                 });
             }
+            ToWorker::Share { seq, request } => {
+                let r = timed("share", || SESSION.with(|s| s.borrow().as_ref().map(|s| s.share(&request))));
+                let result = r.unwrap_or_else(|| Err("nothing is loaded".into()));
+                post(&FromWorker::Shared { seq, result: Box::new(result) });
+            }
+            ToWorker::Markdown { seq, app_url, taken_at_nanos, redact } => {
+                let text = timed("markdown", || {
+                    SESSION.with(|s| s.borrow().as_ref().map(|s| s.markdown(&app_url, taken_at_nanos, redact)))
+                });
+                post(&FromWorker::Text { seq, text: text.unwrap_or_default() });
+            }
+            ToWorker::Redact { seq, text, redact } => {
+                let text = reconscope::redact::Redactor::new(redact).redact(&text).into_owned();
+                post(&FromWorker::Text { seq, text });
+            }
             ToWorker::Filter { seq, filter } => {
                 let r = SESSION.with(|s| s.borrow().as_ref().map(|s| s.matching(&filter)));
                 post(&FromWorker::Matched(match r {

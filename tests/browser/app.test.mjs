@@ -163,6 +163,8 @@ async function assertIncidentLoaded(page) {
 
   const cli = incidentAnalysis();
   const timeline = page.getByTestId('timeline');
+  // (A page that showed an evidence link first shows its slice until then.)
+  await page.waitForSelector(`[data-testid=timeline][data-reconcile-count="${cli.reconciles.length}"]`, { state: 'attached', timeout: 60_000 });
   assert.equal(await timeline.getAttribute('data-reconcile-count'), String(cli.reconciles.length));
   assert.equal(await timeline.getAttribute('data-election-count'), '2');
   assert.equal(cli.elections.length, 2);
@@ -409,6 +411,7 @@ describe('sharing and export', { timeout: 180_000 }, () => {
     let view;
     const stalledId = incidentAnalysis().findings.find((f) => f.kind === 'stalled-worker').reconcile_ids[0];
     try {
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(BASE_URL).origin });
       await dropExample(page);
       const stalled = page.locator('[data-finding-kind=stalled-worker]');
       await stalled.click();
@@ -427,15 +430,18 @@ describe('sharing and export', { timeout: 180_000 }, () => {
       );
       await page.waitForTimeout(200);
       await page.getByTestId('copy-link').click();
+      // The share dialog makes an evidence link of the view; without
+      // clipboard permission the link is shown in a selected field.
+      await page.getByTestId('share-copy').click();
       await page.getByTestId('share-notice').waitFor({ state: 'attached' });
       view = await canvasView(page);
-      href = await page.evaluate(() => location.href);
-      // Without clipboard permission the link is shown in a selected field.
-      if ((await page.getByTestId('share-field').count()) > 0) {
-        assert.equal(await page.getByTestId('share-field').inputValue(), href);
-      }
+      href = (await page.getByTestId('share-field').count()) > 0
+        ? await page.getByTestId('share-field').inputValue()
+        : await page.evaluate(() => navigator.clipboard.readText());
+      assert.ok(href.startsWith(BASE_URL), href.slice(0, 100));
+      assert.ok(href.length <= 32 * 1024, `a link of ${href.length} bytes`);
       const hash = new URL(href).hash;
-      assert.match(hash, /^#from=\d{4}-\d\d-\d\dT[^&]+&to=[^&]+/);
+      assert.match(hash, /^#ev=[A-Za-z0-9_-]+&from=\d{4}-\d\d-\d\dT[^&]+&to=[^&]+/);
       assert.match(hash, new RegExp(`sel=${stalledId}`));
       const [a, b] = view.split(',').map(Number);
       const p = new URLSearchParams(hash.slice(1));
@@ -446,9 +452,13 @@ describe('sharing and export', { timeout: 180_000 }, () => {
       await context.close();
     }
 
+    // Opened elsewhere, the link shows its evidence; dropping the artifact
+    // then shows everything in the same view.
     const second = await openApp({ viewport }, href);
     try {
+      await second.page.getByTestId('evidence-banner').waitFor({ state: 'attached', timeout: 30_000 });
       await dropExample(second.page);
+      assert.equal(await second.page.getByTestId('evidence-banner').count(), 0);
       const inspector = second.page.getByTestId('inspector');
       await inspector.waitFor({ state: 'attached' });
       assert.equal(await inspector.getAttribute('data-reconcile-id'), stalledId);
@@ -512,8 +522,10 @@ describe('sharing and export', { timeout: 180_000 }, () => {
       const png = readFileSync(await dl.path());
       assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
+      // The report as a list of findings, each linked to its evidence.
       const md = await copyMarkdown(page);
-      assert.ok(md.includes('| stalled-worker |'), md.slice(0, 400));
+      assert.ok(md.includes('1. **stalled-worker · '), md.slice(0, 400));
+      assert.equal((md.match(/\]\(http[^)]*#ev=[A-Za-z0-9_-]+&from=/g) ?? []).length, 5, md.slice(0, 400));
       await assertClean(page, seen);
     } finally {
       await context.close();

@@ -34,7 +34,11 @@ mod ui {
     use gloo::timers::callback::Timeout;
     use reconscope::analyze::Analysis;
     use reconscope::layout::{layout, Grouping, LayoutOptions, Timeline};
-    use reconscope::web::{FileSummary, FromWorker, MessageFilter, Note, Phase, Progress, ReconcileLines, ToWorker};
+    use reconscope::evidence::EvidenceMeta;
+    use reconscope::redact::RedactOptions;
+    use reconscope::web::{
+        FileSummary, FromWorker, MessageFilter, Note, Phase, Progress, ReconcileLines, ShareRequest, SharedEvidence, ToWorker,
+    };
     use wasm_bindgen::JsCast;
     use wasm_bindgen_futures::spawn_local;
     use web_sys::{DragEvent, Event, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, InputEvent};
@@ -81,7 +85,21 @@ mod ui {
         ViewSettled,
         /// The time a person gives for goroutine dumps nothing dates.
         DumpTime(i64),
+        /// Open the share dialog for the current view (Copy link).
         CopyLink,
+        /// Open the share dialog for one finding.
+        ShareFinding(u32),
+        /// The share dialog's "also mask IPs and host names".
+        ShareMaskHosts(bool),
+        /// Copy the dialog's link.
+        ShareCopy,
+        /// Save the dialog's slice as a `.reconscope` file.
+        ShareDownload,
+        ShareClose,
+        /// Open the evidence of a link (its `ev=` payload).
+        OpenLink(String),
+        /// The URL fragment changed (a link pasted into this tab).
+        HashChanged,
         CopyMarkdown,
         ExportSvg,
         ExportPng,
@@ -136,6 +154,29 @@ mod ui {
         pub lines: Option<ReconcileLines>,
     }
 
+    /// The share dialog: what is being shared, and the worker's slice.
+    pub struct ShareState {
+        /// "this view", "the stalled-worker finding".
+        pub title: String,
+        pub request: ShareRequest,
+        pub seq: u32,
+        /// `None` while the worker makes it.
+        pub result: Option<Result<SharedEvidence, String>>,
+    }
+
+    /// What a [`FromWorker::Text`] answer is for.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum TextUse {
+        CopyMarkdown,
+        SaveSvg,
+        SavePng,
+    }
+
+    /// A link must fit an issue comment (see `reconscope::evidence`).
+    fn link_budget() -> u64 {
+        reconscope::evidence::link_budget(&share::base()) as u64
+    }
+
     pub struct App {
         ready: bool,
         client: Option<Rc<WorkerClient>>,
@@ -177,6 +218,18 @@ mod ui {
         /// Text to copy by hand (the clipboard was unavailable).
         share_text: Option<String>,
         share_ref: NodeRef,
+        /// What was loaded is evidence (a link or a `.reconscope` file).
+        evidence: Option<EvidenceMeta>,
+        /// The `ev=` payload of the link shown (kept in the fragment).
+        evidence_payload: Option<String>,
+        /// The load running or shown came from a link.
+        from_link: bool,
+        share: Option<ShareState>,
+        share_seq: u32,
+        mask_hosts: bool,
+        text_seq: u32,
+        text_uses: Vec<(u32, TextUse)>,
+        _hashchange: Option<EventListener>,
         filters: Filters,
         /// The worker's answer for the message/level filter (`None`: no
         /// such filter, or it failed).
@@ -192,6 +245,7 @@ mod ui {
         /// only when its data changes).
         on_focus: Callback<u32>,
         on_inspect: Callback<u32>,
+        on_share: Callback<u32>,
         /// Drops outside the drop zone load too (instead of the browser
         /// opening the file and leaving the page).
         _window_drop: Vec<EventListener>,
@@ -220,9 +274,72 @@ mod ui {
             self.restore_view = None;
             self.share_notice = None;
             self.share_text = None;
+            self.share = None;
+            self.evidence = None;
+            self.evidence_payload = None;
+            self.from_link = false;
+            self.text_uses.clear();
             self.filters = Filters::default();
             self.matched = None;
             self.filter_error = None;
+        }
+
+        /// Asks the worker for a slice to share, and opens the dialog.
+        fn open_share(&mut self, title: String, finding: Option<u32>) {
+            let Some(client) = &self.client else { return };
+            self.share_seq += 1;
+            let selected = match finding {
+                Some(_) => None,
+                None => self.inspector.as_ref().map(|i| i.reconcile),
+            };
+            let request = ShareRequest {
+                finding: finding.or(self.focus.filter(|_| selected.is_none())),
+                window: if finding.is_some() { None } else { self.view },
+                selected,
+                taken_at_nanos: Some((now_ms() * 1e6) as i64),
+                redact: RedactOptions { mask_hosts: self.mask_hosts },
+                max_payload_bytes: link_budget(),
+            };
+            client.send(&ToWorker::Share { seq: self.share_seq, request: request.clone() });
+            self.share = Some(ShareState { title, request, seq: self.share_seq, result: None });
+        }
+
+        /// Asks the worker for a text (the Markdown, a redacted SVG).
+        fn ask_text(&mut self, msg: impl FnOnce(u32) -> ToWorker, use_: TextUse) {
+            let Some(client) = &self.client else { return };
+            self.text_seq += 1;
+            client.send(&msg(self.text_seq));
+            self.text_uses.push((self.text_seq, use_));
+        }
+
+        /// The link the dialog offers: the evidence, then the view.
+        fn share_link(&self, shared: &SharedEvidence) -> Option<String> {
+            let fragment = shared.fragment.as_ref()?;
+            let mut view = self.fragment();
+            view.ev = None;
+            view.window = None;
+            view.sel = None;
+            let extra = share::format(&view);
+            let extra = extra.trim_start_matches('#');
+            let sep = if extra.is_empty() { "" } else { "&" };
+            Some(format!("{}{fragment}{sep}{extra}", share::base()))
+        }
+
+        /// Applies a fragment's view to what is loaded: rows, folds,
+        /// filters, window, selection.
+        fn apply_fragment(&mut self, f: share::Fragment) {
+            if let Some(lanes) = f.lanes {
+                self.layout_opts.grouping = if lanes { Grouping::ByLane } else { Grouping::ByObject };
+            }
+            self.layout_opts.collapsed = f.collapsed.into_iter().collect();
+            self.filters = Filters { pattern: f.q, min_level: f.level, controller: f.ctl, object: f.obj };
+            self.restore_view = f.window;
+            let a = self.loaded.as_ref().map(|l| l.analysis.clone());
+            let idx = f.sel.as_ref().and_then(|id| a.as_ref()?.reconciles.iter().position(|r| &r.reconcile_id == id));
+            if let (Some(i), Some(client)) = (idx, &self.client) {
+                client.send(&ToWorker::Inspect { reconcile: i as u32 });
+                self.inspector = Some(Inspector { reconcile: i as u32, lines: None });
+            }
         }
 
         /// Asks the worker for the message/level matches, or applies the
@@ -297,6 +414,7 @@ mod ui {
                 _ => None,
             };
             share::Fragment {
+                ev: self.evidence_payload.clone(),
                 window: self.view,
                 lanes: Some(self.layout_opts.grouping == Grouping::ByLane),
                 collapsed: self.layout_opts.collapsed.iter().cloned().collect(),
@@ -330,6 +448,13 @@ mod ui {
         }
 
         fn start_load(&mut self, ctx: &Context<Self>, inputs: Vec<Input>) {
+            // The artifact dropped onto the evidence of a link: the link's
+            // view applies to the whole data.
+            if self.evidence.is_some() && self.pending.is_none() {
+                let mut f = self.fragment();
+                f.ev = None;
+                self.pending = Some(f);
+            }
             self.reset();
             self.names = inputs.iter().map(|i| i.name.clone()).collect();
             if inputs.is_empty() {
@@ -403,10 +528,24 @@ mod ui {
 
         fn on_loaded(&mut self, r: reconscope::web::LoadResult) {
             let started = self.loading.take().map(|l| l.started_ms).unwrap_or_else(now_ms);
-            let reconscope::web::LoadResult { analysis: a, files, notes, input_bytes, timeline, layout: laid_out, .. } = r;
+            let reconscope::web::LoadResult { analysis: a, files, notes, input_bytes, timeline, layout: laid_out, evidence, .. } = r;
+            if self.from_link && evidence.is_none() {
+                // A link whose evidence could not be read: say why, and
+                // stay on the landing page.
+                let why = notes.first().map_or("it holds no evidence".to_string(), |n| n.message.clone());
+                self.reset();
+                self.pending = None;
+                self.names.clear();
+                self.status = Some(format!("This link could not be opened: {why}. Drop the artifact it was made from instead."));
+                return;
+            }
             if a.reconciles.is_empty() {
                 self.status = Some("No controller-runtime reconciles were found in these inputs.".into());
             }
+            if let Some(m) = &evidence {
+                self.names = vec![m.artifact.clone()];
+            }
+            self.evidence = evidence;
             self.loaded = Some(Loaded {
                 analysis: Rc::new(a),
                 files,
@@ -415,21 +554,7 @@ mod ui {
                 millis: now_ms() - started,
             });
             if let Some(f) = self.pending.take() {
-                if let Some(lanes) = f.lanes {
-                    self.layout_opts.grouping = if lanes { Grouping::ByLane } else { Grouping::ByObject };
-                }
-                self.layout_opts.collapsed = f.collapsed.into_iter().collect();
-                self.filters =
-                    Filters { pattern: f.q, min_level: f.level, controller: f.ctl, object: f.obj };
-                self.restore_view = f.window;
-                let a = &self.loaded.as_ref().map(|l| l.analysis.clone());
-                let idx = f.sel.as_ref().and_then(|id| {
-                    a.as_ref()?.reconciles.iter().position(|r| &r.reconcile_id == id)
-                });
-                if let (Some(i), Some(client)) = (idx, &self.client) {
-                    client.send(&ToWorker::Inspect { reconcile: i as u32 });
-                    self.inspector = Some(Inspector { reconcile: i as u32, lines: None });
-                }
+                self.apply_fragment(f);
             }
             // The worker laid out the first view (unless the options
             // changed meanwhile): no layout of every bar on this thread.
@@ -476,6 +601,17 @@ mod ui {
                 }));
             }
             ctx.link().send_message(Msg::SpawnSpare);
+            let pending = {
+                let f = share::parse(&share::current());
+                (f != share::Fragment::default()).then_some(f)
+            };
+            if let Some(ev) = pending.as_ref().and_then(|f| f.ev.clone()) {
+                ctx.link().send_message(Msg::OpenLink(ev));
+            }
+            let hashchange = web_sys::window().map(|w| {
+                let link = ctx.link().clone();
+                EventListener::new(&w, "hashchange", move |_| link.send_message(Msg::HashChanged))
+            });
             App {
                 ready: false,
                 client: None,
@@ -501,14 +637,20 @@ mod ui {
                 inspector: None,
                 folder_listener: None,
                 view: None,
-                pending: {
-                    let f = share::parse(&share::current());
-                    (f != share::Fragment::default()).then_some(f)
-                },
+                pending,
                 restore_view: None,
                 share_notice: None,
                 share_text: None,
                 share_ref: NodeRef::default(),
+                evidence: None,
+                evidence_payload: None,
+                from_link: false,
+                share: None,
+                share_seq: 0,
+                mask_hosts: false,
+                text_seq: 0,
+                text_uses: Vec::new(),
+                _hashchange: hashchange,
                 filters: Filters::default(),
                 matched: None,
                 filter_error: None,
@@ -519,6 +661,7 @@ mod ui {
                 view_timer: None,
                 on_focus: ctx.link().callback(Msg::Focus),
                 on_inspect: ctx.link().callback(Msg::Inspect),
+                on_share: ctx.link().callback(Msg::ShareFinding),
                 _window_drop: window_drop,
             }
         }
@@ -647,6 +790,45 @@ mod ui {
                         }
                         self.apply_filters();
                     }
+                    FromWorker::Shared { seq, result } => match &mut self.share {
+                        Some(st) if st.seq == seq => st.result = Some(*result),
+                        _ => return false,
+                    },
+                    FromWorker::Text { seq, text } => {
+                        let Some(k) = self.text_uses.iter().position(|(s, _)| *s == seq) else { return false };
+                        let (_, use_) = self.text_uses.remove(k);
+                        let link = ctx.link().clone();
+                        match use_ {
+                            TextUse::CopyMarkdown => spawn_local(async move {
+                                let msg = match share::copy(&text).await {
+                                    Ok(()) => Msg::Shared("Markdown report copied.".into(), None),
+                                    Err(_) => Msg::Shared("The clipboard is unavailable: copy the report below.".into(), Some(text)),
+                                };
+                                link.send_message(msg);
+                            }),
+                            TextUse::SaveSvg => {
+                                let r = share::blob(text.as_bytes(), "image/svg+xml")
+                                    .and_then(|b| share::download(&b, "reconscope-timeline.svg"));
+                                self.share_notice = Some(match r {
+                                    Ok(()) => "SVG exported.".into(),
+                                    Err(e) => format!("SVG export failed: {e}"),
+                                });
+                                self.share_text = None;
+                            }
+                            TextUse::SavePng => spawn_local(async move {
+                                let r = share::svg_to_png(&text, 2.0)
+                                    .await
+                                    .and_then(|b| share::download(&b, "reconscope-timeline.png"));
+                                link.send_message(Msg::Shared(
+                                    match r {
+                                        Ok(()) => "PNG exported.".into(),
+                                        Err(e) => format!("PNG export failed: {e}"),
+                                    },
+                                    None,
+                                ));
+                            }),
+                        }
+                    }
                     FromWorker::Failed { message } => self.status = Some(message),
                 },
                 Msg::Cancel => {
@@ -754,7 +936,27 @@ mod ui {
                 }
                 Msg::CopyLink => {
                     self.write_hash();
-                    let text = share::href();
+                    self.open_share("this view".into(), None);
+                }
+                Msg::ShareFinding(i) => {
+                    let kind = self.loaded.as_ref().and_then(|l| l.analysis.findings.get(i as usize)).map(|f| f.kind.as_str());
+                    let Some(kind) = kind else { return false };
+                    self.focus = Some(i);
+                    self.open_share(format!("the {kind} finding"), Some(i));
+                }
+                Msg::ShareMaskHosts(on) => {
+                    self.mask_hosts = on;
+                    let Some(st) = self.share.take() else { return true };
+                    self.share_seq += 1;
+                    let request = ShareRequest { redact: RedactOptions { mask_hosts: on }, ..st.request };
+                    if let Some(client) = &self.client {
+                        client.send(&ToWorker::Share { seq: self.share_seq, request: request.clone() });
+                    }
+                    self.share = Some(ShareState { title: st.title, request, seq: self.share_seq, result: None });
+                }
+                Msg::ShareCopy => {
+                    let Some(Some(Ok(shared))) = self.share.as_ref().map(|s| s.result.as_ref()) else { return false };
+                    let Some(text) = self.share_link(shared) else { return false };
                     let link = ctx.link().clone();
                     spawn_local(async move {
                         let msg = match share::copy(&text).await {
@@ -765,46 +967,71 @@ mod ui {
                     });
                     return false;
                 }
-                Msg::CopyMarkdown => {
-                    let Some(l) = &self.loaded else { return false };
-                    let text = reconscope::report::markdown(&l.analysis, &reconscope::report::ReportOptions::default());
-                    let link = ctx.link().clone();
-                    spawn_local(async move {
-                        let msg = match share::copy(&text).await {
-                            Ok(()) => Msg::Shared("Markdown report copied.".into(), None),
-                            Err(_) => {
-                                Msg::Shared("The clipboard is unavailable: copy the report below.".into(), Some(text))
-                            }
-                        };
-                        link.send_message(msg);
+                Msg::ShareDownload => {
+                    let Some(Some(Ok(shared))) = self.share.as_ref().map(|s| s.result.as_ref()) else { return false };
+                    let Some(file) = shared.file.as_ref().or(shared.fragment.as_ref()) else { return false };
+                    // A file holds the payload alone (a fragment: its ev= part).
+                    let payload = file.trim_start_matches("#ev=").split('&').next().unwrap_or("");
+                    let r = share::blob(payload.as_bytes(), "application/octet-stream")
+                        .and_then(|b| share::download(&b, "evidence.reconscope"));
+                    self.share_notice = Some(match r {
+                        Ok(()) => "Evidence file saved: drop it on reconscope to open it.".into(),
+                        Err(e) => format!("Saving the evidence file failed: {e}"),
                     });
+                }
+                Msg::ShareClose => self.share = None,
+                Msg::OpenLink(payload) => {
+                    // The link's evidence goes through the load like a
+                    // dropped `.reconscope` file.
+                    let blob = match share::blob(payload.as_bytes(), "text/plain") {
+                        Ok(b) => b,
+                        Err(e) => {
+                            self.status = Some(format!("This link could not be opened: {e}"));
+                            return true;
+                        }
+                    };
+                    self.start_load(ctx, vec![Input { name: "link.reconscope".into(), blob }]);
+                    self.from_link = true;
+                    self.evidence_payload = Some(payload);
+                    self.names.clear();
+                }
+                Msg::HashChanged => {
+                    let f = share::parse(&share::current());
+                    if f == self.fragment() {
+                        return false;
+                    }
+                    match f.ev.clone() {
+                        // Another link's evidence, and no artifact of the
+                        // person's own on the page: show it.
+                        Some(ev) if self.evidence_payload.as_deref() != Some(ev.as_str()) && (self.loaded.is_none() || self.evidence.is_some()) => {
+                            self.pending = Some(f);
+                            ctx.link().send_message(Msg::OpenLink(ev));
+                        }
+                        _ if self.loaded.is_some() => {
+                            let window = f.window;
+                            self.apply_fragment(f);
+                            self.relayout(true);
+                            if let (Some((a, b)), Some(c)) = (window, &self.chart) {
+                                c.set_view(a, b);
+                            }
+                            self.restore_view = None;
+                            self.refilter();
+                        }
+                        _ => self.pending = Some(f),
+                    }
+                }
+                Msg::CopyMarkdown => {
+                    let base = share::base();
+                    let redact = RedactOptions { mask_hosts: self.mask_hosts };
+                    let taken_at_nanos = Some((now_ms() * 1e6) as i64);
+                    self.ask_text(|seq| ToWorker::Markdown { seq, app_url: base, taken_at_nanos, redact }, TextUse::CopyMarkdown);
                     return false;
                 }
-                Msg::ExportSvg => {
+                Msg::ExportSvg | Msg::ExportPng => {
                     let Some(svg) = self.svg() else { return false };
-                    let r = share::blob(svg.as_bytes(), "image/svg+xml")
-                        .and_then(|b| share::download(&b, "reconscope-timeline.svg"));
-                    self.share_notice = Some(match r {
-                        Ok(()) => "SVG exported.".into(),
-                        Err(e) => format!("SVG export failed: {e}"),
-                    });
-                    self.share_text = None;
-                }
-                Msg::ExportPng => {
-                    let Some(svg) = self.svg() else { return false };
-                    let link = ctx.link().clone();
-                    spawn_local(async move {
-                        let r = share::svg_to_png(&svg, 2.0)
-                            .await
-                            .and_then(|b| share::download(&b, "reconscope-timeline.png"));
-                        link.send_message(Msg::Shared(
-                            match r {
-                                Ok(()) => "PNG exported.".into(),
-                                Err(e) => format!("PNG export failed: {e}"),
-                            },
-                            None,
-                        ));
-                    });
+                    let use_ = if matches!(msg, Msg::ExportSvg) { TextUse::SaveSvg } else { TextUse::SavePng };
+                    let redact = RedactOptions { mask_hosts: self.mask_hosts };
+                    self.ask_text(|seq| ToWorker::Redact { seq, text: svg, redact }, use_);
                     return false;
                 }
                 Msg::FilterMessage(p) => {
@@ -957,9 +1184,15 @@ mod ui {
                         }
                     </section>
                     if let Some(l) = &self.loaded {
+                        if let Some(m) = &self.evidence {
+                            { panels::evidence_banner(m, self.zone) }
+                        }
                         { panels::summary(l) }
                         <panels::Findings analysis={panels::Shared(l.analysis.clone())} focus={self.focus} zone={self.zone}
-                            onfocus={self.on_focus.clone()} oninspect={self.on_inspect.clone()} />
+                            onfocus={self.on_focus.clone()} oninspect={self.on_inspect.clone()} onshare={self.on_share.clone()} />
+                        if let Some(st) = &self.share {
+                            { self.view_share(ctx, st) }
+                        }
                         { self.view_filters(ctx, l) }
                         { self.view_timeline(ctx, l) }
                         if let Some(i) = &self.inspector {
@@ -975,6 +1208,86 @@ mod ui {
     }
 
     impl App {
+        /// The share dialog: what the link carries, what was redacted, and
+        /// the link or file to take.
+        fn view_share(&self, ctx: &Context<Self>, st: &ShareState) -> Html {
+            let link = ctx.link();
+            let close = link.callback(|_| Msg::ShareClose);
+            let on_mask = link.callback(|e: Event| Msg::ShareMaskHosts(e.target_unchecked_into::<HtmlInputElement>().checked()));
+            let body = match &st.result {
+                None => html! { <p class="muted" data-testid="share-making">{ "Making the link…" }</p> },
+                Some(Err(e)) => html! { <p class="filter-error" data-testid="share-error" role="alert">{ format!("No link: {e}") }</p> },
+                Some(Ok(shared)) => {
+                    let meta = shared.meta.as_ref().or(shared.file_meta.as_ref());
+                    let summary = meta.map(|m| {
+                        format!(
+                            "{} carries {} of {} lines and {} of {} reconciles of {}, with the findings, elections and object lifecycles of its window.",
+                            if shared.fragment.is_some() { "The link" } else { "The file" },
+                            m.lines,
+                            m.total_lines,
+                            m.reconciles,
+                            m.total_reconciles,
+                            if m.artifact.is_empty() { "the inputs" } else { &m.artifact },
+                        )
+                    });
+                    let left_out = shared.meta.as_ref().map(|m| m.left_out.describe()).filter(|d| !d.is_empty());
+                    let redacted = meta.map(|m| m.redacted_words());
+                    let link_text = self.share_link(shared);
+                    html! {
+                        <>
+                            <p data-testid="share-summary">{ summary }</p>
+                            if let Some(d) = left_out {
+                                <p data-testid="share-left-out">
+                                    { format!("To fit a link (32 KiB, the size an issue comment takes), it leaves out {d}. The evidence file holds them.") }
+                                </p>
+                            }
+                            if shared.fragment.is_none() {
+                                <p data-testid="share-too-big">{ "Even without context this slice is too big for a link: share the evidence file." }</p>
+                            }
+                            <p data-testid="share-redacted">{ redacted.map(|r| format!("Secrets are removed before anything leaves this page: {r}.")) }</p>
+                            if !shared.redacted_lines.is_empty() {
+                                <details class="share-preview" data-testid="share-preview">
+                                    <summary>{ format!("Lines with something redacted ({})", shared.redacted_lines.len()) }</summary>
+                                    <div class="lines">
+                                        { for shared.redacted_lines.iter().map(|l| html! {
+                                            <div class="line own">
+                                                <span class="loc">{ format!("{}:{}", panels::basename(&l.path), l.line) }</span>
+                                                <span class="text">{ &l.text }</span>
+                                            </div>
+                                        }) }
+                                    </div>
+                                </details>
+                            }
+                            <p class="muted">{ "The evidence sits in the link's #fragment, which a browser never sends to a server: whoever opens the link sees it in their own tab." }</p>
+                            <div class="share-buttons">
+                                if let Some(t) = link_text {
+                                    <button type="button" data-testid="share-copy" onclick={link.callback(|_| Msg::ShareCopy)}>{ "Copy link" }</button>
+                                    <span class="muted" data-testid="share-size">{ format!("{} KiB", t.len().div_ceil(1024)) }</span>
+                                }
+                                <button type="button" data-testid="share-download" onclick={link.callback(|_| Msg::ShareDownload)}>{ "Save as .reconscope file" }</button>
+                            </div>
+                        </>
+                    }
+                }
+            };
+            html! {
+                <section class="share-dialog" data-testid="share-dialog" role="dialog" aria-label="Share">
+                    <div class="inspector-head">
+                        <h2>{ format!("Share {}", st.title) }</h2>
+                        <button type="button" class="link" data-testid="share-close" onclick={close}>{ "Close" }</button>
+                    </div>
+                    <label class="share-mask">
+                        <input type="checkbox" data-testid="share-mask-hosts" checked={self.mask_hosts} onchange={on_mask} />
+                        { " Also mask IP addresses and host names" }
+                    </label>
+                    { body }
+                    if let Some(n) = &self.share_notice {
+                        <p class="share-notice muted" data-testid="share-dialog-notice" aria-live="polite">{ n }</p>
+                    }
+                </section>
+            }
+        }
+
         fn view_progress(&self, ctx: &Context<Self>) -> Html {
             let Some(l) = &self.loading else { return html! {} };
             let p = &l.progress;

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use reconscope::analyze::{Analysis, Finding, Outcome, Severity};
+use reconscope::evidence::EvidenceMeta;
 use reconscope::time::human_duration;
 use yew::html::Scope;
 use yew::prelude::*;
@@ -25,6 +26,36 @@ pub fn summary(l: &Loaded) -> Html {
         l.millis / 1000.0,
     );
     html! { <p class="summary" data-testid="summary">{ text }</p> }
+}
+
+/// What a page opened from a link or a `.reconscope` file shows: a slice
+/// of which artifact, how much of it, taken when, and that the artifact
+/// itself shows everything.
+pub fn evidence_banner(m: &EvidenceMeta, zone: Zone) -> Html {
+    let what = if m.artifact.is_empty() { "an artifact".to_string() } else { m.artifact.clone() };
+    let when = m.taken_at_nanos.map_or(String::new(), |t| {
+        let t = t - t.rem_euclid(1_000_000_000);
+        format!(", taken {} {}", timefmt::full(t, zone), zone.name(t))
+    });
+    let text = format!(
+        "Evidence from a link: a slice of {what}: {} of its {} lines and {} of its {} reconciles{when} by {}.",
+        m.lines, m.total_lines, m.reconciles, m.total_reconciles, m.made_by,
+    );
+    let left_out = m.left_out.describe();
+    html! {
+        <section class="evidence-banner" data-testid="evidence-banner" role="note">
+            <p>{ text }</p>
+            if !left_out.is_empty() {
+                <p data-testid="evidence-left-out">{ format!("To fit the link it leaves out {left_out}.") }</p>
+            }
+            <p class="muted">{ format!("{}. Drop {what} itself on this page to see everything.", capitalise(&m.redacted_words())) }</p>
+        </section>
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
 }
 
 fn severity(s: Severity) -> &'static str {
@@ -62,6 +93,8 @@ pub struct FindingsProps {
     pub zone: Zone,
     pub onfocus: Callback<u32>,
     pub oninspect: Callback<u32>,
+    /// "Copy link" of a finding: opens the share dialog for it.
+    pub onshare: Callback<u32>,
 }
 
 /// Findings of one kind shown in full before a "show more" button; the
@@ -102,6 +135,13 @@ pub fn findings(p: &FindingsProps) -> Html {
             }
         });
         let onfocus = p.onfocus.clone();
+        let onshare = {
+            let onshare = p.onshare.clone();
+            Callback::from(move |e: MouseEvent| {
+                e.stop_propagation();
+                onshare.emit(i)
+            })
+        };
         Some(html! {
             <li {class} data-finding-kind={kind} data-testid="finding" onclick={move |_| onfocus.emit(i)}>
                 <div class="finding-head">
@@ -110,6 +150,7 @@ pub fn findings(p: &FindingsProps) -> Html {
                     <time>{ window(f, p.zone) }</time>
                     <button type="button" class="link" title="Zoom the timeline onto this finding">{ "Show on timeline" }</button>
                     { for inspect }
+                    <button type="button" class="link" data-testid="copy-finding-link" title="A link that carries this finding's evidence" onclick={onshare}>{ "Copy link" }</button>
                 </div>
                 <p class="sentence">{ &f.message }</p>
             </li>
@@ -157,7 +198,7 @@ fn outcome(o: Outcome) -> &'static str {
     }
 }
 
-fn basename(path: &str) -> &str {
+pub fn basename(path: &str) -> &str {
     path.rsplit(['/', '!']).next().unwrap_or(path)
 }
 
@@ -239,6 +280,11 @@ pub fn inspector(l: &Loaded, i: &Inspector, zone: Zone, link: &Scope<App>) -> Ht
             html! {
                 <>
                     { for blocks }
+                    if lines.left_out_lines > 0 {
+                        <p class="muted" data-testid="left-out-lines">
+                            { format!("{} of its lines, from its middle, were left out of the link this came from.", lines.left_out_lines) }
+                        </p>
+                    }
                     if lines.omitted_context > 0 {
                         <p class="muted">{ format!("{} lines without a reconcileID in between were left out.", lines.omitted_context) }</p>
                     }

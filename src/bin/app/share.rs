@@ -1,5 +1,5 @@
-//! The view in the URL fragment (`#from=…&to=…&sel=…`), the clipboard and
-//! downloads. Nothing here talks to the network: the fragment is written
+//! The view in the URL fragment (`#ev=…&from=…&to=…&sel=…`: the evidence
+//! payload of a link, then the view), the clipboard and downloads. Nothing here talks to the network: the fragment is written
 //! with `history.replaceState` (no reload) and downloads are `blob:` URLs.
 
 use js_sys::{Array, Promise};
@@ -12,6 +12,8 @@ use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
 /// What the fragment holds.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Fragment {
+    /// An evidence link's payload (`reconscope::evidence`), base64url.
+    pub ev: Option<String>,
     /// Time window, absolute ns.
     pub window: Option<(i64, i64)>,
     /// `Some(true)`: rows are worker lanes.
@@ -46,6 +48,11 @@ pub fn parse(hash: &str) -> Fragment {
     let (mut from, mut to) = (None, None);
     for part in hash.trim_start_matches('#').split('&') {
         let (k, v) = part.split_once('=').unwrap_or((part, ""));
+        if k == "ev" {
+            // base64url: nothing to decode, and big.
+            f.ev = (!v.is_empty()).then(|| v.to_string());
+            continue;
+        }
         let v = dec(v);
         match k {
             "from" => from = parse_time(&v),
@@ -71,6 +78,9 @@ pub fn parse(hash: &str) -> Fragment {
 /// Writes a fragment (with its `#`).
 pub fn format(f: &Fragment) -> String {
     let mut parts = Vec::new();
+    if let Some(ev) = &f.ev {
+        parts.push(format!("ev={ev}"));
+    }
     if let Some((a, b)) = f.window {
         parts.push(format!("from={}", enc(&Timestamp::new(a, 9).to_string())));
         parts.push(format!("to={}", enc(&Timestamp::new(b, 9).to_string())));
@@ -114,6 +124,12 @@ pub fn replace(hash: &str) {
 /// The page's address.
 pub fn href() -> String {
     web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default()
+}
+
+/// The page's address without its fragment: what links start with.
+pub fn base() -> String {
+    let h = href();
+    h.split('#').next().unwrap_or(&h).to_string()
 }
 
 /// Writes text to the clipboard; `Err` when the clipboard is unavailable or
