@@ -118,6 +118,12 @@ fn html_report_with_the_app_fetched_from_app_url() {
         assert!(html.contains(&htmlreport::base64(file(name))), "{name} inlined");
     }
     assert!(!html.contains(&url), "the report itself does not load from the URL");
+    // The app's page or folder without its slash name the same app.
+    for other in [format!("{url}index.html#w=1"), url.trim_end_matches('/').to_string()] {
+        let out = reconscope_in(&dir, &["analyze", &log, "--html", "again.html", "--app-url", &other]);
+        assert_eq!(out.status.code(), Some(0), "{other}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(std::fs::read_to_string(dir.join("again.html")).unwrap() == html, "{other}");
+    }
     // The same report as from the same files on disk (--app-dir).
     let app_dir = dir.join("app");
     for (p, b) in &app {
