@@ -73,11 +73,15 @@ rm -rf dist
 run_step "trunk build" trunk build --release --offline --locked
 
 # `analyze --html` without an app build: exit 2 and a line saying what to do.
+# Run from a folder with no dist/ and without --app-dir or --app-url, so none
+# of the ways to the app applies; the line must name them all.
 run_step "html report without an app build is exit 2" bash -c '
-    cargo run --quiet --bin reconscope -- analyze tests/fixtures/incident/cozyreport \
-        --html "$1/none.html" --app-dir "$1/no-dist" 2>"$1/html-err"
+    mkdir -p "$1/no-app"
+    (cd "$1/no-app" && cargo run --quiet --manifest-path "$2/Cargo.toml" --bin reconscope -- \
+        analyze "$2/tests/fixtures/incident/cozyreport" --html none.html 2>../html-err)
     rc=$?; cat "$1/html-err"
-    [[ $rc == 2 ]] && grep -q "make build" "$1/html-err" && [[ ! -e "$1/none.html" ]]' _ "$LOGS"
+    [[ $rc == 2 ]] && grep -q "make build" "$1/html-err" && grep -q -- "--app-url URL" "$1/html-err" &&
+        grep -q -- "--app-dir DIR" "$1/html-err" && [[ ! -e "$1/no-app/none.html" ]]' _ "$LOGS" "$ROOT"
 
 # Browser tests against dist/, served on a free localhost port. They include
 # tests/browser/html.test.mjs, which writes self-contained reports with

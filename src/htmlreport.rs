@@ -9,7 +9,14 @@
 //! text from a log ever appears in the HTML source. The only executable
 //! inline script (the app glue plus its boot code) and the inline style are
 //! allowed by sha256 hashes in the page's Content-Security-Policy.
+//!
+//! The app build also carries a manifest (`reconscope-manifest.json`, written
+//! by `examples/app_manifest.rs` after every trunk build): the files the
+//! report needs with their sizes and sha256, so that the CLI can fetch a
+//! deployed app (`--app-url`) and check every byte of it. [`manifest`] writes
+//! it, [`parse_manifest`] reads it, [`assets_from_manifest`] checks the files.
 
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// The built web app (trunk's `dist/`) as bytes.
@@ -270,6 +277,259 @@ pub fn sha256(data: &[u8]) -> [u8; 32] {
     out
 }
 
+/// The manifest's file name, next to `index.html` in the app build.
+pub const MANIFEST_NAME: &str = "reconscope-manifest.json";
+/// The manifest format this library writes and the newest it reads.
+pub const MANIFEST_FORMAT: u64 = 1;
+/// A manifest larger than this is refused unread.
+pub const MAX_MANIFEST_BYTES: usize = 1 << 20;
+/// A file the manifest lists may be at most this large.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+/// All the files a manifest lists, together, at most.
+pub const MAX_TOTAL_BYTES: u64 = 256 << 20;
+
+/// `reconscope-manifest.json`: what the HTML report needs from an app build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`MANIFEST_FORMAT`] when written; a reader refuses a newer one.
+    pub format: u64,
+    /// Always `reconscope`.
+    pub app: String,
+    /// The Cargo package version the app was built from.
+    pub version: String,
+    /// The first 16 hex digits of the sha256 of the file list (path, size,
+    /// sha256 per line): equal builds have equal ids.
+    pub build: String,
+    /// Sorted by path.
+    pub files: Vec<ManifestFile>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestFile {
+    /// Relative to the app's folder (or URL), `/`-separated.
+    pub path: String,
+    pub role: Role,
+    pub size: u64,
+    /// Lowercase hex.
+    pub sha256: String,
+}
+
+/// What a file of the app build is to the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// `index.html` (listed, so a fetch checks the whole app is there).
+    Index,
+    /// `style-<hash>.css`.
+    Style,
+    /// `app-<hash>.js`.
+    AppJs,
+    /// `app-<hash>_bg.wasm`.
+    AppWasm,
+    /// `worker.js`.
+    WorkerJs,
+    /// `worker_bg.wasm`.
+    WorkerWasm,
+    /// `snippets/<crate>-<hash>/<name>.js`.
+    Snippet,
+}
+
+impl Role {
+    /// Roles of which a manifest lists exactly one file.
+    const SINGLE: [Role; 6] = [Role::Index, Role::Style, Role::AppJs, Role::AppWasm, Role::WorkerJs, Role::WorkerWasm];
+
+    fn name(self) -> &'static str {
+        match self {
+            Role::Index => "index.html",
+            Role::Style => "style-*.css",
+            Role::AppJs => "app-*.js",
+            Role::AppWasm => "app-*_bg.wasm",
+            Role::WorkerJs => "worker.js",
+            Role::WorkerWasm => "worker_bg.wasm",
+            Role::Snippet => "snippets/*.js",
+        }
+    }
+}
+
+/// The role of a file of trunk's `dist/` (path relative to it, `/`-separated),
+/// or `None` for files the report does not need (boot.js, the example, ...).
+pub fn role_of(path: &str) -> Option<Role> {
+    let top = !path.contains('/');
+    match path {
+        "index.html" => Some(Role::Index),
+        "worker.js" => Some(Role::WorkerJs),
+        "worker_bg.wasm" => Some(Role::WorkerWasm),
+        p if p.starts_with("snippets/") && p.ends_with(".js") => Some(Role::Snippet),
+        p if top && p.starts_with("style-") && p.ends_with(".css") => Some(Role::Style),
+        p if top && p.starts_with("app-") && p.ends_with("_bg.wasm") => Some(Role::AppWasm),
+        p if top && p.starts_with("app-") && p.ends_with(".js") => Some(Role::AppJs),
+        _ => None,
+    }
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ManifestError {
+    #[error("the manifest is {0} bytes, more than the {MAX_MANIFEST_BYTES} a manifest may be")]
+    TooBig(usize),
+    #[error("not a reconscope manifest ({0})")]
+    Invalid(String),
+    #[error("manifest format {0} is newer than this reconscope reads (format {MANIFEST_FORMAT}); install a newer reconscope")]
+    NewerFormat(u64),
+    #[error("the app build has no {0}")]
+    Missing(&'static str),
+    #[error("the app build has more than one {0}")]
+    Duplicate(&'static str),
+    #[error("{path}: {size} bytes, more than the {MAX_FILE_BYTES} an app file may be")]
+    FileTooBig { path: String, size: u64 },
+    #[error("{path}: {got} bytes, but the manifest says {expected}")]
+    Size { path: String, expected: u64, got: u64 },
+    #[error("{path}: its sha256 differs from the manifest's")]
+    Hash { path: String },
+    #[error("{0}: not UTF-8 text")]
+    NotText(String),
+}
+
+/// The manifest of an app build. `files` are the build's files (path
+/// relative to `dist/`, `/`-separated, and bytes); those the report does
+/// not need ([`role_of`] is `None`) are left out.
+pub fn manifest(version: &str, files: &[(String, Vec<u8>)]) -> Result<Manifest, ManifestError> {
+    let mut listed: Vec<ManifestFile> = files
+        .iter()
+        .filter_map(|(path, bytes)| {
+            Some(ManifestFile { path: path.clone(), role: role_of(path)?, size: bytes.len() as u64, sha256: hex(&sha256(bytes)) })
+        })
+        .collect();
+    listed.sort_by(|a, b| a.path.cmp(&b.path));
+    let m = Manifest { format: MANIFEST_FORMAT, app: "reconscope".into(), version: version.into(), build: build_id(&listed), files: listed };
+    check(&m)?;
+    Ok(m)
+}
+
+impl Manifest {
+    /// The manifest as `reconscope-manifest.json` holds it.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("a manifest serializes");
+        s.push('\n');
+        s
+    }
+}
+
+fn build_id(files: &[ManifestFile]) -> String {
+    let list: String = files.iter().map(|f| format!("{} {} {}\n", f.path, f.size, f.sha256)).collect();
+    hex(&sha256(list.as_bytes()))[..16].to_string()
+}
+
+/// Reads `reconscope-manifest.json`: its format must be one this library
+/// reads, its paths plain relative paths, its sizes within bounds, and it
+/// must list exactly one file of each role but snippets.
+pub fn parse_manifest(bytes: &[u8]) -> Result<Manifest, ManifestError> {
+    if bytes.len() > MAX_MANIFEST_BYTES {
+        return Err(ManifestError::TooBig(bytes.len()));
+    }
+    let invalid = |e: serde_json::Error| ManifestError::Invalid(e.to_string());
+    // The format first: a newer manifest may have fields or roles this one lacks.
+    let v: serde_json::Value = serde_json::from_slice(bytes).map_err(invalid)?;
+    let format = v.get("format").and_then(|f| f.as_u64()).ok_or_else(|| ManifestError::Invalid("no `format` number".into()))?;
+    if format > MANIFEST_FORMAT {
+        return Err(ManifestError::NewerFormat(format));
+    }
+    if format == 0 {
+        return Err(ManifestError::Invalid("format 0".into()));
+    }
+    let m: Manifest = serde_json::from_value(v).map_err(invalid)?;
+    if m.app != "reconscope" {
+        return Err(ManifestError::Invalid(format!("`app` is `{}`", m.app)));
+    }
+    check(&m)?;
+    Ok(m)
+}
+
+fn check(m: &Manifest) -> Result<(), ManifestError> {
+    let mut total = 0u64;
+    for (i, f) in m.files.iter().enumerate() {
+        if !safe_path(&f.path) {
+            return Err(ManifestError::Invalid(format!("the path `{}` is not a plain relative path", f.path.escape_debug())));
+        }
+        if role_of(&f.path) != Some(f.role) {
+            return Err(ManifestError::Invalid(format!("`{}` cannot be the {}", f.path, f.role.name())));
+        }
+        if m.files[..i].iter().any(|g| g.path == f.path) {
+            return Err(ManifestError::Invalid(format!("`{}` is listed twice", f.path)));
+        }
+        if f.sha256.len() != 64 || !f.sha256.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)) {
+            return Err(ManifestError::Invalid(format!("the sha256 of `{}` is not 64 lowercase hex digits", f.path)));
+        }
+        if f.size > MAX_FILE_BYTES {
+            return Err(ManifestError::FileTooBig { path: f.path.clone(), size: f.size });
+        }
+        total += f.size;
+    }
+    if total > MAX_TOTAL_BYTES {
+        return Err(ManifestError::Invalid(format!("its files add up to {total} bytes, more than {MAX_TOTAL_BYTES}")));
+    }
+    for role in Role::SINGLE {
+        match m.files.iter().filter(|f| f.role == role).count() {
+            0 => return Err(ManifestError::Missing(role.name())),
+            1 => {}
+            _ => return Err(ManifestError::Duplicate(role.name())),
+        }
+    }
+    Ok(())
+}
+
+/// `a/b-1.js`, never `/a`, `a//b`, `../a`, `a\b`, `a?b` or `%2e`: safe to
+/// join to a folder or to a URL without escaping.
+fn safe_path(p: &str) -> bool {
+    !p.is_empty()
+        && p.len() <= 200
+        && p.bytes().all(|c| c.is_ascii_alphanumeric() || b"._-/".contains(&c))
+        && p.split('/').all(|seg| !seg.is_empty() && !seg.starts_with('.'))
+}
+
+impl ManifestFile {
+    /// Checks `bytes` against the size and sha256 listed.
+    pub fn verify(&self, bytes: &[u8]) -> Result<(), ManifestError> {
+        if bytes.len() as u64 != self.size {
+            return Err(ManifestError::Size { path: self.path.clone(), expected: self.size, got: bytes.len() as u64 });
+        }
+        if hex(&sha256(bytes)) != self.sha256 {
+            return Err(ManifestError::Hash { path: self.path.clone() });
+        }
+        Ok(())
+    }
+}
+
+/// The app as the report inlines it, from the files a manifest lists:
+/// `get` gives each file's bytes (the caller reads or fetches them, in the
+/// manifest's order), and each is checked against its size and sha256
+/// before the next is asked for.
+pub fn assets_from_manifest<E: From<ManifestError>>(
+    m: &Manifest,
+    mut get: impl FnMut(&ManifestFile) -> Result<Vec<u8>, E>,
+) -> Result<AppAssets, E> {
+    let mut app = AppAssets::default();
+    for f in &m.files {
+        let bytes = get(f)?;
+        f.verify(&bytes)?;
+        let text = |b: Vec<u8>| String::from_utf8(b).map_err(|_| ManifestError::NotText(f.path.clone()));
+        match f.role {
+            Role::Index => {}
+            Role::Style => app.style_css = text(bytes)?,
+            Role::AppJs => app.app_js = text(bytes)?,
+            Role::AppWasm => app.app_wasm = bytes,
+            Role::WorkerJs => app.worker_js = text(bytes)?,
+            Role::WorkerWasm => app.worker_wasm = bytes,
+            Role::Snippet => app.snippets.push((f.path.clone(), text(bytes)?)),
+        }
+    }
+    Ok(app)
+}
+
+/// Lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,5 +629,163 @@ mod tests {
         let mut a = fake();
         a.app_js.push_str("const s = '</script>';\n");
         assert!(build(&a, &[]).is_err());
+    }
+
+    /// The files of a fake app build, as trunk's dist/ has them.
+    fn fake_dist() -> Vec<(String, Vec<u8>)> {
+        let a = fake();
+        vec![
+            ("index.html".into(), b"<!doctype html><title>reconscope</title>".to_vec()),
+            ("boot.js".into(), b"// not needed by the report".to_vec()),
+            ("example/cozyreport.zip".into(), b"PK".to_vec()),
+            ("style-1.css".into(), a.style_css.into_bytes()),
+            ("app-1.js".into(), a.app_js.into_bytes()),
+            ("app-1_bg.wasm".into(), a.app_wasm),
+            ("worker.js".into(), a.worker_js.into_bytes()),
+            ("worker_bg.wasm".into(), a.worker_wasm),
+            (a.snippets[0].0.clone(), a.snippets[0].1.clone().into_bytes()),
+        ]
+    }
+
+    /// Gives the manifest's files from `dist`, as the CLI would.
+    fn from_dist(m: &Manifest, dist: &[(String, Vec<u8>)]) -> Result<AppAssets, ManifestError> {
+        assets_from_manifest(m, |f| {
+            Ok::<_, ManifestError>(dist.iter().find(|(p, _)| *p == f.path).map(|(_, b)| b.clone()).unwrap_or_default())
+        })
+    }
+
+    #[test]
+    fn manifest_round_trips_and_gives_the_app() {
+        let dist = fake_dist();
+        let m = manifest("0.1.0", &dist).unwrap();
+        let paths: Vec<&str> = m.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["app-1.js", "app-1_bg.wasm", "index.html", "snippets/x-1/inline0.js", "style-1.css", "worker.js", "worker_bg.wasm"]);
+        assert_eq!(m.files[1].role, Role::AppWasm);
+        assert_eq!(m.files[1].size, fake().app_wasm.len() as u64);
+        assert_eq!(m.files[5].sha256, hex(&sha256(fake().worker_js.as_bytes())));
+        assert_eq!((m.format, m.app.as_str(), m.version.as_str(), m.build.len()), (1, "reconscope", "0.1.0", 16));
+        let json = m.to_json();
+        assert!(json.contains("\"role\": \"worker-wasm\""), "{json}");
+        let back = parse_manifest(json.as_bytes()).unwrap();
+        assert_eq!(back, m);
+        // The same files give the same build id; another file another one.
+        assert_eq!(manifest("0.1.0", &dist).unwrap().build, m.build);
+        let mut other = dist.clone();
+        other[3].1.push(b' ');
+        assert_ne!(manifest("0.1.0", &other).unwrap().build, m.build);
+        // The app it gives is the one the report inlines.
+        let app = from_dist(&back, &dist).unwrap();
+        let want = fake();
+        assert_eq!((app.style_css, app.app_js, app.app_wasm, app.snippets), (want.style_css, want.app_js, want.app_wasm, want.snippets));
+        assert_eq!((app.worker_js, app.worker_wasm), (want.worker_js, want.worker_wasm));
+    }
+
+    #[test]
+    fn a_file_that_differs_from_the_manifest_is_refused() {
+        let dist = fake_dist();
+        let m = manifest("0.1.0", &dist).unwrap();
+        // One byte changed, same size: the hash.
+        let mut tampered = dist.clone();
+        tampered[7].1[0] ^= 1;
+        assert_eq!(from_dist(&m, &tampered).unwrap_err(), ManifestError::Hash { path: "worker_bg.wasm".into() });
+        // One byte more: the size.
+        let mut longer = dist.clone();
+        longer[5].1.push(0);
+        let n = dist[5].1.len() as u64;
+        assert_eq!(from_dist(&m, &longer).unwrap_err(), ManifestError::Size { path: "app-1_bg.wasm".into(), expected: n, got: n + 1 });
+        // A file the manifest lists but the build lacks.
+        let missing: Vec<_> = dist.iter().filter(|(p, _)| p != "style-1.css").cloned().collect();
+        assert!(matches!(from_dist(&m, &missing).unwrap_err(), ManifestError::Size { path, got: 0, .. } if path == "style-1.css"));
+        // A text file that is not UTF-8 (listed with its real hash).
+        let mut binary = dist.clone();
+        binary[6].1 = vec![0xff, 0xfe];
+        let mb = manifest("0.1.0", &binary).unwrap();
+        assert_eq!(from_dist(&mb, &binary).unwrap_err(), ManifestError::NotText("worker.js".into()));
+        // The caller's own error stops the reading at once.
+        let mut asked = 0;
+        let err = assets_from_manifest(&m, |_| {
+            asked += 1;
+            Err::<Vec<u8>, _>(ManifestError::Missing("network"))
+        });
+        assert!(err.is_err() && asked == 1);
+    }
+
+    #[test]
+    fn a_build_without_one_of_the_files_has_no_manifest() {
+        let dist = fake_dist();
+        let without: Vec<_> = dist.iter().filter(|(p, _)| p != "worker_bg.wasm").cloned().collect();
+        assert_eq!(manifest("0.1.0", &without).unwrap_err(), ManifestError::Missing("worker_bg.wasm"));
+        let mut two = dist.clone();
+        two.push(("app-2.js".into(), b"x".to_vec()));
+        assert_eq!(manifest("0.1.0", &two).unwrap_err(), ManifestError::Duplicate("app-*.js"));
+        // Snippets are optional.
+        let no_snippets: Vec<_> = dist.iter().filter(|(p, _)| !p.starts_with("snippets/")).cloned().collect();
+        assert!(manifest("0.1.0", &no_snippets).is_ok());
+    }
+
+    #[test]
+    fn manifests_that_cannot_be_trusted_are_refused() {
+        let good = manifest("0.1.0", &fake_dist()).unwrap();
+        let edit = |f: &dyn Fn(&mut serde_json::Value)| {
+            let mut v = serde_json::to_value(&good).unwrap();
+            f(&mut v);
+            parse_manifest(v.to_string().as_bytes())
+        };
+        assert_eq!(edit(&|v| v["format"] = 2.into()).unwrap_err(), ManifestError::NewerFormat(2));
+        // A newer format is reported as such even with fields or roles this reader lacks.
+        let newer = edit(&|v| {
+            v["format"] = 3.into();
+            v["files"][0]["role"] = "service-worker".into();
+            v["signature"] = "x".into();
+        });
+        assert_eq!(newer.unwrap_err(), ManifestError::NewerFormat(3));
+        assert!(matches!(edit(&|v| v["format"] = 0.into()), Err(ManifestError::Invalid(_))));
+        assert!(matches!(edit(&|v| v["format"] = "1".into()), Err(ManifestError::Invalid(_))));
+        assert!(matches!(edit(&|v| v["app"] = "other".into()), Err(ManifestError::Invalid(_))));
+        assert!(matches!(edit(&|v| v["files"][0]["role"] = "snippet".into()), Err(ManifestError::Invalid(_))));
+        assert!(matches!(edit(&|v| v["files"][1]["sha256"] = "abc".into()), Err(ManifestError::Invalid(_))));
+        let upper = good.files[1].sha256.to_uppercase();
+        assert!(matches!(edit(&|v| v["files"][1]["sha256"] = upper.clone().into()), Err(ManifestError::Invalid(_))));
+        assert!(matches!(edit(&|v| v["files"][1]["size"] = (-1).into()), Err(ManifestError::Invalid(_))));
+        assert_eq!(
+            edit(&|v| v["files"][1]["size"] = (MAX_FILE_BYTES + 1).into()).unwrap_err(),
+            ManifestError::FileTooBig { path: "app-1_bg.wasm".into(), size: MAX_FILE_BYTES + 1 }
+        );
+        assert_eq!(edit(&|v| {
+            v["files"].as_array_mut().unwrap().remove(5);
+        })
+        .unwrap_err(), ManifestError::Missing("worker.js"));
+        let twice = edit(&|v| {
+            let f = v["files"][3].clone();
+            v["files"].as_array_mut().unwrap().push(f);
+        });
+        assert!(matches!(twice, Err(ManifestError::Invalid(_))));
+        // Paths that would leave the app's folder or need escaping.
+        for bad in ["../snippets/a.js", "snippets/../../x.js", "/snippets/a.js", "snippets//a.js", "snippets/a b.js", "snippets\\a.js", "snippets/a.js?x", "snippets/%2e%2e/a.js", "snippets/.a.js"] {
+            assert!(matches!(edit(&|v| v["files"][3]["path"] = bad.into()), Err(ManifestError::Invalid(_))), "{bad}");
+        }
+        // Garbage.
+        for junk in [&b""[..], b"{", b"null", b"[]", b"<!doctype html><h1>404</h1>", b"{\"format\": 1}", &[0xff, 0xfe, 0]] {
+            assert!(matches!(parse_manifest(junk), Err(ManifestError::Invalid(_))), "{}", String::from_utf8_lossy(junk));
+        }
+        let huge = vec![b' '; MAX_MANIFEST_BYTES + 1];
+        assert_eq!(parse_manifest(&huge).unwrap_err(), ManifestError::TooBig(MAX_MANIFEST_BYTES + 1));
+        // The messages say what is wrong and what to do.
+        assert_eq!(
+            ManifestError::NewerFormat(2).to_string(),
+            "manifest format 2 is newer than this reconscope reads (format 1); install a newer reconscope"
+        );
+        assert_eq!(ManifestError::Hash { path: "worker_bg.wasm".into() }.to_string(), "worker_bg.wasm: its sha256 differs from the manifest's");
+    }
+
+    #[test]
+    fn roles_of_dist_files() {
+        assert_eq!(role_of("app-abc123.js"), Some(Role::AppJs));
+        assert_eq!(role_of("app-abc123_bg.wasm"), Some(Role::AppWasm));
+        assert_eq!(role_of("style-abc.css"), Some(Role::Style));
+        assert_eq!(role_of("snippets/reconscope-abc/inline0.js"), Some(Role::Snippet));
+        for none in ["boot.js", "worker_boot.js", "favicon-1.svg", "example/cozyreport.zip", "x/app-1.js", MANIFEST_NAME] {
+            assert_eq!(role_of(none), None, "{none}");
+        }
     }
 }

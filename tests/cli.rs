@@ -1,12 +1,226 @@
 //! The native CLI as a user runs it: output shapes and exit codes.
 
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use reconscope::htmlreport;
 
 #[path = "support/gfm.rs"]
 mod gfm;
 
 fn reconscope(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_reconscope")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("run reconscope")
+}
+
+/// Runs the CLI in `dir` (a folder with no dist/ of its own).
+fn reconscope_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_reconscope")).args(args).current_dir(dir).output().expect("run reconscope")
+}
+
+/// A fresh, empty folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("reconscope-{name}-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A small log of the corpus, by absolute path.
+fn corpus_log() -> String {
+    format!("{}/tests/corpus/kamaji/issue950_startup_and_error.log", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The files of a fake app build (what `htmlreport::build` can inline), as
+/// trunk's dist/ has them, without the manifest.
+fn fake_app() -> Vec<(String, Vec<u8>)> {
+    [
+        ("index.html", &b"<!doctype html><title>reconscope</title>"[..]),
+        ("boot.js", b"// not needed by the report"),
+        ("style-1a2b.css", b"body { color: rebeccapurple }"),
+        ("app-1a2b.js", b"import * as import1 from \"./snippets/x-1/inline0.js\"\nfunction __wbg_init(m) { return import1.f(m); }\nexport { __wbg_init as default };\n"),
+        ("app-1a2b_bg.wasm", b"\0asm\x01\0\0\0fake app module"),
+        ("snippets/x-1/inline0.js", b"export function f(x) { return x; }\n"),
+        ("worker.js", b"let wasm_bindgen = (function(){ return () => 1; })();\n"),
+        ("worker_bg.wasm", b"\0asm\x01\0\0\0fake worker module\xff"),
+    ]
+    .iter()
+    .map(|(p, b)| (p.to_string(), b.to_vec()))
+    .collect()
+}
+
+/// `files` plus the manifest the app build writes for them.
+fn with_manifest(files: &[(String, Vec<u8>)]) -> Vec<(String, Vec<u8>)> {
+    let m = htmlreport::manifest(env!("CARGO_PKG_VERSION"), files).unwrap();
+    let mut out = files.to_vec();
+    out.push((htmlreport::MANIFEST_NAME.to_string(), m.to_json().into_bytes()));
+    out
+}
+
+/// Serves `files` under /app/ on 127.0.0.1 from a thread (one request per
+/// connection, 404 for anything else); returns the app's URL and the paths
+/// asked for.
+fn serve(files: Vec<(String, Vec<u8>)>) -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = asked.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut req = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => req.extend_from_slice(&buf[..n]),
+                }
+            }
+            let head = String::from_utf8_lossy(&req).lines().next().unwrap_or("").to_string();
+            let path = head.split(' ').nth(1).unwrap_or("").to_string();
+            let found = path.strip_prefix("/app/").and_then(|p| files.iter().find(|(n, _)| n == p));
+            let (status, body) = match found {
+                Some((_, b)) => ("200 OK", b.clone()),
+                None => ("404 Not Found", b"not found".to_vec()),
+            };
+            log.lock().unwrap().push(path);
+            let head = format!("HTTP/1.1 {status}\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+            stream.write_all(head.as_bytes()).ok();
+            stream.write_all(&body).ok();
+        }
+    });
+    (format!("http://127.0.0.1:{port}/app/"), asked)
+}
+
+#[test]
+fn html_report_with_the_app_fetched_from_app_url() {
+    let dir = scratch("app-url");
+    let app = fake_app();
+    let (url, asked) = serve(with_manifest(&app));
+    let log = corpus_log();
+    let out = reconscope_in(&dir, &["analyze", &log, "--html", "fetched.html", "--app-url", &url]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(dir.join("fetched.html")).unwrap();
+    // Every file the report needs was fetched (the manifest first), nothing else.
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked[0], "/app/reconscope-manifest.json");
+    let mut want: Vec<String> = app.iter().filter(|(p, _)| p != "boot.js").map(|(p, _)| format!("/app/{p}")).collect();
+    want.sort();
+    assert_eq!(asked[1..], want[..]);
+    // Inlined: the style, the app glue with its snippet, both wasm modules, the worker glue.
+    let file = |name: &str| &app.iter().find(|(p, _)| p == name).unwrap().1;
+    assert!(html.contains("<style>body { color: rebeccapurple }</style>"));
+    assert!(html.contains("function __wbg_init(m)") && html.contains("return { f };"));
+    for name in ["app-1a2b_bg.wasm", "worker_bg.wasm", "worker.js"] {
+        assert!(html.contains(&htmlreport::base64(file(name))), "{name} inlined");
+    }
+    assert!(!html.contains(&url), "the report itself does not load from the URL");
+    // The app's page or folder without its slash name the same app.
+    for other in [format!("{url}index.html#w=1"), url.trim_end_matches('/').to_string()] {
+        let out = reconscope_in(&dir, &["analyze", &log, "--html", "again.html", "--app-url", &other]);
+        assert_eq!(out.status.code(), Some(0), "{other}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(std::fs::read_to_string(dir.join("again.html")).unwrap() == html, "{other}");
+    }
+    // The same report as from the same files on disk (--app-dir).
+    let app_dir = dir.join("app");
+    for (p, b) in &app {
+        std::fs::create_dir_all(app_dir.join(p).parent().unwrap()).unwrap();
+        std::fs::write(app_dir.join(p), b).unwrap();
+    }
+    let out = reconscope_in(&dir, &["analyze", &log, "--html", "local.html", "--app-dir", "app"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::read_to_string(dir.join("local.html")).unwrap() == html, "fetched and local reports differ");
+    // A local app build comes first: with ./dist, --app-url is not used.
+    std::fs::rename(&app_dir, dir.join("dist")).unwrap();
+    let (down, _) = dead_url();
+    let out = reconscope_in(&dir, &["analyze", &log, "--html", "dist.html", "--app-url", &down]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::read_to_string(dir.join("dist.html")).unwrap() == html);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_fetched_file_that_differs_from_the_manifest_is_exit_2() {
+    let dir = scratch("app-url-tampered");
+    let app = fake_app();
+    let mut served = with_manifest(&app);
+    // Same size, one byte changed after the manifest was written.
+    let wasm = served.iter_mut().find(|(p, _)| p == "worker_bg.wasm").unwrap();
+    let last = wasm.1.len() - 1;
+    wasm.1[last] ^= 0x55;
+    let (url, _) = serve(served);
+    let out = reconscope_in(&dir, &["analyze", &corpus_log(), "--html", "out.html", "--json", "--app-url", &url]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(&url) && err.contains("worker_bg.wasm") && err.contains("sha256 differs"), "{err}");
+    assert!(err.contains("redeploy") && err.contains("--app-dir"), "says what to do: {err}");
+    assert!(!dir.join("out.html").exists(), "no report written");
+    assert!(out.stdout.is_empty(), "nothing half-printed");
+    // A file cut short: the size.
+    let mut served = with_manifest(&app);
+    served.iter_mut().find(|(p, _)| p == "app-1a2b.js").unwrap().1.pop();
+    let (url, _) = serve(served);
+    let out = reconscope_in(&dir, &["analyze", &corpus_log(), "--html", "out.html", "--app-url", &url]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("app-1a2b.js") && err.contains("bytes, but the manifest says"), "{err}");
+    // A file the manifest lists that the site lacks.
+    let served: Vec<_> = with_manifest(&app).into_iter().filter(|(p, _)| p != "style-1a2b.css").collect();
+    let (url, _) = serve(served);
+    let out = reconscope_in(&dir, &["analyze", &corpus_log(), "--html", "out.html", "--app-url", &url]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("{url}style-1a2b.css")) && err.contains("HTTP 404"), "{err}");
+    assert!(!dir.join("out.html").exists());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The URL of a port nothing listens on (it was bound, then let go).
+fn dead_url() -> (String, u16) {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    (format!("http://127.0.0.1:{port}/app/"), port)
+}
+
+#[test]
+fn html_report_without_a_reachable_app_is_exit_2() {
+    let dir = scratch("app-url-down");
+    let log = corpus_log();
+    // The server is down.
+    let (url, port) = dead_url();
+    let out = reconscope_in(&dir, &["analyze", &log, "--html", "out.html", "--app-url", &url]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(&format!("127.0.0.1:{port}/app/reconscope-manifest.json")) && err.contains("cannot fetch"), "{err}");
+    assert!(err.contains("--app-dir"), "{err}");
+    // A site without a manifest (an app built before manifests, or no app at all).
+    let (url, _) = serve(fake_app());
+    let out = reconscope_in(&dir, &["analyze", &log, "--html", "out.html", "--app-url", &url]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("reconscope-manifest.json: HTTP 404") && err.contains("Pages workflow"), "{err}");
+    // Something else answers with a page, not a manifest.
+    let (url, _) = serve(vec![(htmlreport::MANIFEST_NAME.into(), b"<!doctype html><h1>Site not found</h1>".to_vec())]);
+    let out = reconscope_in(&dir, &["analyze", &log, "--html", "out.html", "--app-url", &url]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a reconscope manifest"), "{err}");
+    // Not an http(s) URL.
+    let out = reconscope_in(&dir, &["analyze", &log, "--html", "out.html", "--app-url", "file:///tmp/dist"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not the http(s) URL"));
+    // No app anywhere and no --app-url: the line names the ways to get one.
+    let out = reconscope_in(&dir, &["analyze", &log, "--html", "out.html"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("make build") && err.contains("--app-url URL") && err.contains("--app-dir DIR"), "{err}");
+    assert!(!dir.join("out.html").exists());
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -56,12 +56,15 @@ OPTIONS:
                             inputs inlined, no network; open it from disk and it
                             re-runs the analysis in the browser.
     --app-dir DIR           The built web app for --html (default: ./dist, else
-                            <exe dir>/../share/reconscope/dist).
+                            <exe dir>/../share/reconscope/dist, else --app-url).
     --fail-on KIND,...      Exit 1 when a finding of one of these kinds is found
                             (stalled-worker, expired-context, stuck-deletion,
                             slow-reconcile, hot-loop, error-burst, election-overlap).
     --app-url URL           Where the app is served: each finding in the Markdown
-                            (and findings[].link in --json) links to its evidence there.
+                            (and findings[].link in --json) links to its evidence there;
+                            and --html fetches the app from it when there is no
+                            --app-dir, ./dist or installed copy (every file checked
+                            against URL/reconscope-manifest.json).
     --finding KIND|N        share: the first finding of that kind, or the Nth (1-based).
     --file OUT.reconscope   share: also write the slice as a file to drop on the app
                             (holds what the link had to leave out to fit).
@@ -343,7 +346,7 @@ fn stats(opts: &Options) -> Result<ExitCode> {
 
 fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
     // The app build is checked before the (possibly long) analysis.
-    let app = opts.html.as_ref().map(|_| read_app(opts.app_dir.as_deref())).transpose()?;
+    let app = opts.html.as_ref().map(|_| read_app(opts.app_dir.as_deref(), opts.report.app_url.as_deref())).transpose()?;
     // So are the fonts for --png.
     let raster = opts.png.as_ref().map(|_| render::Rasterizer::new().map_err(|e| ExitTwo(format!("--png: {e}")))).transpose()?;
     let (parsed, mut notes) = load(opts)?;
@@ -507,18 +510,25 @@ fn share_cmd(opts: &Options) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The built web app for `--html`: `--app-dir`, else `./dist`, else
-/// `<exe dir>/../share/reconscope/dist`.
-fn read_app(app_dir: Option<&Path>) -> Result<AppAssets> {
+/// The built web app for `--html`, from the first there is of: `--app-dir`,
+/// `./dist`, `<exe dir>/../share/reconscope/dist`, `--app-url` (fetched).
+fn read_app(app_dir: Option<&Path>, app_url: Option<&str>) -> Result<AppAssets> {
     let dir = match app_dir {
         Some(d) => d.to_path_buf(),
         None => {
             let installed = std::env::current_exe()
                 .ok()
                 .and_then(|e| Some(e.parent()?.join("../share/reconscope/dist")));
-            match installed {
-                Some(d) if !Path::new("dist/index.html").exists() && d.join("index.html").exists() => d,
-                _ => PathBuf::from("dist"),
+            match (installed, app_url) {
+                _ if Path::new("dist/index.html").exists() => PathBuf::from("dist"),
+                (Some(d), _) if d.join("index.html").exists() => d,
+                (_, Some(url)) => return fetch_app(url),
+                _ => bail!(ExitTwo(
+                    "--html needs the built web app and there is none here: no ./dist (run `make build`), none installed in \
+                     <exe dir>/../share/reconscope/dist, and no --app-url; give --app-url URL of the deployed app \
+                     (e.g. https://OWNER.github.io/reconscope/) or --app-dir DIR"
+                        .into()
+                )),
             }
         }
     };
@@ -564,6 +574,61 @@ fn read_app(app_dir: Option<&Path>) -> Result<AppAssets> {
         worker_js: text(dir.join("worker.js"))?,
         worker_wasm: bytes(dir.join("worker_bg.wasm"))?,
     })
+}
+
+/// The web app deployed at `url` (`--app-url`): its manifest, then every
+/// file the manifest lists, each checked against its size and sha256.
+fn fetch_app(url: &str) -> Result<AppAssets> {
+    use htmlreport::{ManifestError, MANIFEST_NAME, MAX_MANIFEST_BYTES};
+    let base = app_base_url(url)?;
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_connect(Some(std::time::Duration::from_secs(15)))
+        .timeout_global(Some(std::time::Duration::from_secs(120)))
+        .http_status_as_error(false)
+        .user_agent(concat!("reconscope/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into();
+    let redo = "redeploy the app there (or wait for its deploy to finish), or give --app-dir DIR";
+    // One file, at most `limit` bytes; `missing` says what a 404 means.
+    let get = |rel: &str, limit: u64, missing: &str| -> Result<Vec<u8>> {
+        let file_url = format!("{base}{rel}");
+        let fail = |what: String| -> anyhow::Error { ExitTwo(format!("--app-url: {file_url}: {what}")).into() };
+        let mut resp = agent
+            .get(&file_url)
+            .call()
+            .map_err(|e| fail(format!("cannot fetch it ({e}); check the URL and the network, or give --app-dir DIR")))?;
+        let status = resp.status();
+        if !status.is_success() {
+            return Err(fail(format!("HTTP {}; {}", status.as_u16(), if status.as_u16() == 404 { missing } else { redo })));
+        }
+        resp.body_mut().with_config().limit(limit).read_to_vec().map_err(|e| match e {
+            ureq::Error::BodyExceedsLimit(_) => fail(format!("more than the {limit} bytes it may be; {redo}")),
+            e => fail(format!("cannot read it ({e}); check the network, or give --app-dir DIR")),
+        })
+    };
+    let no_manifest = "no app with a manifest is deployed there (deploy it with the Pages workflow, or build it with `make build`), \
+                       or give --app-dir DIR";
+    let bytes = get(MANIFEST_NAME, MAX_MANIFEST_BYTES as u64, no_manifest)?;
+    let manifest = htmlreport::parse_manifest(&bytes)
+        .map_err(|e| ExitTwo(format!("--app-url: {base}{MANIFEST_NAME}: {e}; {redo}")))?;
+    let listed_but_gone = format!("{MANIFEST_NAME} lists it but the site lacks it; {redo}");
+    htmlreport::assets_from_manifest(&manifest, |f| get(&f.path, f.size, &listed_but_gone)).map_err(|e| match e.downcast::<ManifestError>() {
+        Ok(e) => ExitTwo(format!("--app-url: {base}: {e}; {redo}")).into(),
+        Err(e) => e,
+    })
+}
+
+/// `--app-url` as the folder the app's files are in: `https://h/p/` for
+/// `https://h/p`, `https://h/p/`, `https://h/p/index.html` or `https://h/p/#w=…`.
+fn app_base_url(url: &str) -> Result<String> {
+    let u = url.trim();
+    let u = u.split_once('#').map_or(u, |(u, _)| u);
+    let scheme = u.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+    if !matches!(scheme.as_deref(), Some("https" | "http")) || u.contains('?') || u.contains(char::is_whitespace) {
+        bail!(ExitTwo(format!("--app-url: `{url}` is not the http(s) URL of the deployed app (like https://OWNER.github.io/reconscope/)")));
+    }
+    let u = u.strip_suffix("/index.html").map_or(u, |d| &u[..d.len() + 1]);
+    Ok(if u.ends_with('/') { u.to_string() } else { format!("{u}/") })
 }
 
 /// The inputs as the browser would get them when dropped: a file by its

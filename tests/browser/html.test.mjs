@@ -4,6 +4,9 @@
 // from disk (file://) and must show the analysis without any request but
 // data:/blob: URLs. Needs dist/ (scripts/test.sh runs trunk first); by hand:
 //   node --test tests/browser/html.test.mjs
+// One test writes the report as a CI job that installed only the CLI does:
+// from a folder without dist/, the app fetched from the served app at
+// RECONSCOPE_URL (`--app-url`, checked against its reconscope-manifest.json).
 //
 // No --allow-file-access-from-files: the page loads nothing from disk (the
 // wasm, the worker and the inputs are all inside the HTML file).
@@ -11,7 +14,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -45,6 +48,23 @@ function writeReport(name, ...inputs) {
   const out = join(tmp, name);
   execFileSync('cargo', ['run', '--quiet', '--bin', 'reconscope', '--', 'analyze', ...inputs, '--html', out, '--app-dir', APP_DIR], {
     cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return out;
+}
+
+/**
+ * Runs the CLI in an empty folder (no dist/ there) to write NAME from
+ * INPUTs (relative to the repository) with the app fetched from APP_URL;
+ * returns the report's path.
+ */
+function writeReportFromUrl(name, appUrl, ...inputs) {
+  const cwd = mkdtempSync(join(tmp, 'no-dist-'));
+  const out = join(cwd, name);
+  const args = ['run', '--quiet', '--manifest-path', join(ROOT, 'Cargo.toml'), '--bin', 'reconscope', '--', 'analyze'];
+  execFileSync('cargo', [...args, ...inputs.map((i) => join(ROOT, i)), '--html', name, '--app-url', appUrl], {
+    cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -88,6 +108,28 @@ describe('the self-contained HTML report', { timeout: 240_000 }, () => {
       assert.equal(await page.getByTestId('timeline').getAttribute('data-reconcile-count'), '359');
       await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline] canvas')?.dataset.drawnBars) > 0);
       await page.screenshot({ path: join(SCREENSHOTS, 'html-report.png'), fullPage: false });
+      await assertClean(page, seen, url);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('the app fetched from --app-url (no dist/ in the working folder): the same findings from file://', {
+    skip: !process.env.RECONSCOPE_URL && 'set RECONSCOPE_URL to the served dist/ (scripts/test.sh does)',
+  }, async () => {
+    const file = writeReportFromUrl('fetched.html', process.env.RECONSCOPE_URL, 'tests/fixtures/incident/cozyreport');
+    // The app inlined is the served one: the same bytes as dist/.
+    const local = readFileSync(writeReport('local.html', 'tests/fixtures/incident/cozyreport'), 'utf8');
+    assert.ok(readFileSync(file, 'utf8') === local, 'the report from --app-url equals the one from --app-dir dist');
+    const { context, page, seen, url } = await openReport(file);
+    try {
+      await page.waitForSelector('[data-finding-kind=stalled-worker]', { state: 'attached', timeout: 90_000 });
+      const findings = page.getByTestId('findings');
+      assert.equal(await findings.locator('[data-finding-kind=stalled-worker]').count(), 1);
+      assert.equal(await findings.locator('[data-finding-kind=expired-context]').count(), 2);
+      assert.equal(await findings.locator('[data-finding-kind=stuck-deletion]').count(), 1);
+      assert.equal(await page.getByTestId('timeline').getAttribute('data-reconcile-count'), '359');
+      await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline] canvas')?.dataset.drawnBars) > 0);
       await assertClean(page, seen, url);
     } finally {
       await context.close();
