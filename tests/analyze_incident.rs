@@ -6,22 +6,13 @@ use std::path::Path;
 
 use reconscope::analyze::{analyze, AnalyzeOptions, Analysis, FindingKind, Outcome};
 use reconscope::model::ParsedFile;
-use reconscope::parse::{parse_file, resolve_years, ParseOptions};
 
 #[path = "support/files.rs"]
 mod files;
 
 fn incident() -> (Vec<ParsedFile>, Analysis) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident");
-    let mut files: Vec<ParsedFile> = files::files_under(&root.join("cozyreport"))
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e != "py"))
-        .map(|p| {
-            let rel = p.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
-            parse_file(rel, std::fs::read(&p).unwrap(), &ParseOptions::default())
-        })
-        .collect();
-    resolve_years(&mut files, None);
+    let files = files::parsed_under(&root.join("cozyreport"), &root, |p| p.extension().is_some_and(|e| e != "py"));
     let (a, diags) = analyze(&files, &AnalyzeOptions::default());
     assert!(diags.is_empty(), "{diags:?}");
     (files, a)

@@ -10,7 +10,6 @@ use reconscope::analyze::findings::plain;
 use reconscope::analyze::{
     analyze, Analysis, AnalyzeOptions, Finding, FindingKind, GoFrame, GoroutineDump, GoroutineGroup, ObjectRef, Piece, Severity,
 };
-use reconscope::model::ParsedFile;
 use reconscope::parse::{parse_file, resolve_years, ParseOptions};
 use reconscope::report::{markdown, ReportOptions};
 
@@ -25,15 +24,7 @@ const DUMP: &str = "kamaji/pprof/kamaji-goroutines-20260526T164500Z.txt";
 /// The incident fixture, with or without its goroutine dump.
 fn incident(with_dump: bool) -> Analysis {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident/cozyreport");
-    let mut files: Vec<ParsedFile> = files::files_under(&root)
-        .into_iter()
-        .filter(|p| with_dump || !p.ends_with(DUMP))
-        .map(|p| {
-            let rel = p.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
-            parse_file(rel, std::fs::read(&p).unwrap(), &ParseOptions::default())
-        })
-        .collect();
-    resolve_years(&mut files, None);
+    let files = files::parsed_under(&root, &root, |p| with_dump || !p.ends_with(DUMP));
     analyze(&files, &AnalyzeOptions::default()).0
 }
 

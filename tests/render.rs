@@ -6,8 +6,7 @@ use std::path::Path;
 
 use reconscope::analyze::{analyze, Analysis, AnalyzeOptions, FindingKind};
 use reconscope::layout::{layout, Grouping, LayoutOptions, Timeline};
-use reconscope::model::ParsedFile;
-use reconscope::parse::{parse_file, resolve_years, ParseOptions};
+use reconscope::parse::{parse_file, ParseOptions};
 use reconscope::render::{self, View};
 use reconscope::time::human_duration;
 
@@ -16,15 +15,7 @@ mod files;
 
 fn incident() -> Analysis {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident");
-    let mut files: Vec<ParsedFile> = files::files_under(&root.join("cozyreport"))
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e != "py"))
-        .map(|p| {
-            let rel = p.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
-            parse_file(rel, std::fs::read(&p).unwrap(), &ParseOptions::default())
-        })
-        .collect();
-    resolve_years(&mut files, None);
+    let files = files::parsed_under(&root.join("cozyreport"), &root, |p| p.extension().is_some_and(|e| e != "py"));
     analyze(&files, &AnalyzeOptions::default()).0
 }
 

@@ -21,3 +21,19 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// The files below `dir` that `keep` accepts, each parsed under its path
+/// relative to `base`, with yearless times given their year: the fixture
+/// as `pipeline` would read it from a folder.
+pub fn parsed_under(dir: &Path, base: &Path, keep: impl Fn(&Path) -> bool) -> Vec<reconscope::model::ParsedFile> {
+    let mut files: Vec<_> = files_under(dir)
+        .into_iter()
+        .filter(|p| keep(p))
+        .map(|p| {
+            let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+            reconscope::parse::parse_file(rel, std::fs::read(&p).unwrap(), &Default::default())
+        })
+        .collect();
+    reconscope::parse::resolve_years(&mut files, None);
+    files
+}
