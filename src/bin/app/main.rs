@@ -334,6 +334,11 @@ mod ui {
             self.layout_opts.collapsed = f.collapsed.into_iter().collect();
             self.filters = Filters { pattern: f.q, min_level: f.level, controller: f.ctl, object: f.obj };
             self.restore_view = f.window;
+            // The view is the fragment's from now on, before the chart has
+            // drawn it (an artifact dropped right after keeps it).
+            if f.window.is_some() {
+                self.view = f.window;
+            }
             let a = self.loaded.as_ref().map(|l| l.analysis.clone());
             let idx = f.sel.as_ref().and_then(|id| a.as_ref()?.reconciles.iter().position(|r| &r.reconcile_id == id));
             if let (Some(i), Some(client)) = (idx, &self.client) {
