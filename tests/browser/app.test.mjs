@@ -876,12 +876,14 @@ describe('big logs', { timeout: 300_000 }, () => {
   }
 
   /** Asserts one read got to its end, of the 7 slices of `slicedLog`, 2–5 into buffers given back. */
-  function assertReadIntoGivenBack(steps) {
-    const reads = steps.map((s) => /read inputs .*; (\d+) of (\d+) slices read into a buffer given back/.exec(s)).filter(Boolean);
-    assert.equal(reads.length, 1, steps.join('\n'));
-    const [reused, slices] = [Number(reads[0][1]), Number(reads[0][2])];
-    assert.equal(slices, 7, reads[0][0]);
-    assert.ok(reused >= 2 && reused <= 5, reads[0][0]);
+  /** The last read (of `reads` reads in all) read its 7 slices, 2-5 into buffers given back. */
+  function assertReadIntoGivenBack(steps, reads = 1) {
+    const done = steps.map((s) => /read inputs .*; (\d+) of (\d+) slices read into a buffer given back/.exec(s)).filter(Boolean);
+    assert.ok(done.length >= 1 && done.length <= reads, steps.join('\n'));
+    const last = done[done.length - 1];
+    const [reused, slices] = [Number(last[1]), Number(last[2])];
+    assert.equal(slices, 7, last[0]);
+    assert.ok(reused >= 2 && reused <= 5, last[0]);
   }
 
   test('a log of many slices is read into buffers the worker gives back, and loads as the CLI reads it', async () => {
@@ -915,8 +917,9 @@ describe('big logs', { timeout: 300_000 }, () => {
       await page.getByTestId('progress').waitFor({ state: 'attached' });
       await input.setInputFiles(file);
       await assertLoadedAsCli(page, cli);
-      // (Only the second read got to its end.)
-      assertReadIntoGivenBack(steps);
+      // The second read got to its end (the first too, when it was done
+      // before the file was chosen again: a fast machine).
+      assertReadIntoGivenBack(steps, 2);
       await assertClean(page, seen);
     } finally {
       await context.close();
