@@ -646,14 +646,18 @@ impl State {
             if let Some(l) = r.latent_start {
                 t.push_str(&format!("latent start {}\n", timefmt::full(l.nanos, z)));
             }
+            let lines = if r.is_one_line() {
+                String::new()
+            } else {
+                format!(" · {} line{}", r.lines, if r.lines == 1 { "" } else { "s" })
+            };
+            // No finer than its timestamps; one line has no duration.
             t.push_str(&format!(
-                "first {}\nlast  {}\n{} · {} · {} line{}{}",
+                "first {}\nlast  {}\n{} · {}{lines}{}",
                 timefmt::full(r.first.nanos, z),
                 timefmt::full(r.last.nanos, z),
-                human_duration(r.last.nanos - r.start().nanos),
+                r.duration_text(),
                 outcome_word(r.outcome),
-                r.lines,
-                if r.lines == 1 { "" } else { "s" },
                 if r.truncated { " · cut by the log's edge" } else { "" },
             ));
             if let Some(err) = &r.error {
