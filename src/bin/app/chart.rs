@@ -17,7 +17,7 @@ use gloo::events::{EventListener, EventListenerOptions};
 use gloo::render::{request_animation_frame, AnimationFrame};
 use reconscope::analyze::{Analysis, Outcome};
 use reconscope::layout::{MarkerKind, Timeline};
-use reconscope::time::human_duration;
+use reconscope::time::{honest_duration, human_duration};
 use wasm_bindgen::JsCast;
 use web_sys::{
     CanvasPattern, CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, KeyboardEvent, MouseEvent, WheelEvent,
@@ -703,7 +703,11 @@ impl State {
                     b.label,
                     timefmt::clock(b.start_nanos, z, 3),
                     timefmt::clock(b.end_nanos, z, 3),
-                    human_duration(b.end_nanos - b.start_nanos)
+                    // No finer than the election's own timestamps.
+                    match a.elections.get(b.election as usize).and_then(|e| Some((e.start, e.end?))) {
+                        Some((s, e)) => honest_duration(s, e),
+                        None => human_duration(b.end_nanos - b.start_nanos),
+                    }
                 ));
             }
         }
