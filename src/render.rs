@@ -407,6 +407,18 @@ impl Doc {
 }
 
 /// Draws the timeline as an SVG document.
+/// A finding box's label: its kind and duration, no finer than the
+/// finding's timestamps (`expired-context at 16:55:13` for an instant).
+pub fn highlight_label(a: &Analysis, h: &crate::layout::Highlight) -> String {
+    match a.findings.get(h.finding as usize) {
+        Some(f) => match f.duration_text() {
+            Some(d) => format!("{} {d}", h.kind.as_str()),
+            None => format!("{} at {}", h.kind.as_str(), crate::analyze::findings::clock(f.start)),
+        },
+        None => format!("{} {}", h.kind.as_str(), human_duration(h.end_nanos - h.start_nanos)),
+    }
+}
+
 pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     let p = &LIGHT;
     let (t0, t1) = view.window.unwrap_or((t.start_nanos, t.end_nanos.max(t.start_nanos + NANOS_PER_SEC)));
@@ -444,7 +456,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     }
     let first_finding_note = notes.len();
     for h in t.highlights.iter().filter(|h| visible(h.start_nanos, h.end_nanos)) {
-        let text = format!("{} {}", h.kind.as_str(), human_duration(h.end_nanos - h.start_nanos));
+        let text = highlight_label(a, h);
         // The box top is filled in once the rows' place is known.
         notes.push(Note { x: cx(x_of(h.start_nanos)), text, colour: p.highlight_stroke, bold: true, to_y: Some(h.rows.first().map_or(-1.0, |&r| r as f64)), priority: 0 });
     }

@@ -221,9 +221,7 @@ impl Clock {
 /// A finding's duration, at the precision of the coarser of its two
 /// timestamps (no finer than the logs wrote them).
 fn duration(start: Timestamp, end: Timestamp) -> String {
-    let tick = 10i64.pow(9 - u32::from(start.digits.min(end.digits).min(9)));
-    let d = (end.nanos - start.nanos).max(0);
-    human_duration((d + tick / 2) / tick * tick)
+    crate::time::honest_duration(start, end)
 }
 
 /// Writes the report, at most [`MAX_BYTES`] long.
@@ -361,7 +359,8 @@ fn finding_item(a: &Analysis, f: &Finding, n: usize, clk: Clock, link: &str) -> 
         (None, Some(c)) => format!(" · {}", escape(&a.controllers[c].name, 80)),
         (None, None) => String::new(),
     };
-    let window = clk.window(f.start, f.end);
+    // An end within its start's precision tick: an instant.
+    let window = if f.is_instant() { format!("at {}", clk.at(f.start)) } else { clk.window(f.start, f.end) };
     // An election overlap's window is its stall's: its length is not the
     // overlap's.
     let when = if window.starts_with("at ") || f.kind == FindingKind::ElectionOverlap {
@@ -411,7 +410,11 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
     writeln!(s, "### Slowest reconciles")?;
     writeln!(s)?;
     let mut slow: Vec<usize> = (0..a.reconciles.len()).collect();
-    slow.sort_by_key(|&i| (std::cmp::Reverse(a.reconciles[i].last.nanos - a.reconciles[i].start().nanos), i));
+    // One-line reconciles have no duration: after every other.
+    slow.sort_by_key(|&i| {
+        let r = &a.reconciles[i];
+        (r.is_one_line(), std::cmp::Reverse(r.last.nanos - r.start().nanos), i)
+    });
     if slow.is_empty() {
         writeln!(s, "None.")?;
     } else {
@@ -423,7 +426,7 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
             writeln!(
                 s,
                 "| {}{} | {} | {} | {} | {} | {} |",
-                duration(r.start(), r.last),
+                r.duration_text(),
                 latent,
                 escape(&a.controllers[r.controller].name, 80),
                 r.object.as_ref().map_or("–".to_string(), |o| escape(&o.to_string(), 120)),

@@ -328,6 +328,66 @@ pub fn human_duration(nanos: i64) -> String {
     format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
 }
 
+/// How finely a timestamp with `digits` fractional digits was written:
+/// `10^(9-digits)` nanoseconds (a second for `16:55:13Z`).
+pub fn tick_nanos(digits: u8) -> i64 {
+    10i64.pow(9 - u32::from(digits.min(9)))
+}
+
+/// The time between two log timestamps, as far as their precision tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gap {
+    /// The written difference (`end - start`, at least 0).
+    pub nanos: i64,
+    /// The coarser timestamp's [`tick_nanos`].
+    pub tick: i64,
+    /// Bounds on the real difference, whether the loggers cut or rounded
+    /// their timestamps to their precision: the written difference give or
+    /// take one coarse tick, never below 0.
+    pub at_least: i64,
+    pub at_most: i64,
+}
+
+impl Gap {
+    pub fn between(start: Timestamp, end: Timestamp) -> Gap {
+        let tick = tick_nanos(start.digits.min(end.digits));
+        let d = (end.nanos - start.nanos).max(0);
+        Gap { nanos: d, tick, at_least: (d - (tick - 1)).max(0), at_most: d + (tick - 1) }
+    }
+
+    /// Both timestamps exact to the nanosecond: the difference is the figure.
+    pub fn is_exact(&self) -> bool {
+        self.tick == 1
+    }
+
+    /// The difference is less than the coarser timestamp's tick: both fall in
+    /// the same second (or millisecond…) as far as the logs say.
+    pub fn within_tick(&self) -> bool {
+        self.tick > 1 && self.nanos < self.tick
+    }
+
+    /// `second`, `millisecond`, `microsecond`, or `None` for other ticks.
+    pub fn tick_name(&self) -> Option<&'static str> {
+        match self.tick {
+            NANOS_PER_SEC => Some("second"),
+            1_000_000 => Some("millisecond"),
+            1_000 => Some("microsecond"),
+            _ => None,
+        }
+    }
+}
+
+/// The time between two log timestamps, no finer than the coarser of them:
+/// `under 1s` when it is less than that tick (a start logged to the second,
+/// an end to the microsecond), else rounded to it (`3s`, never `2.731s`).
+pub fn honest_duration(start: Timestamp, end: Timestamp) -> String {
+    let g = Gap::between(start, end);
+    if g.within_tick() {
+        return format!("under {}", human_duration(g.tick));
+    }
+    human_duration((g.nanos + g.tick / 2) / g.tick * g.tick)
+}
+
 /// Parses a duration like `30s`, `1m30s`, `500ms`, `2h`.
 pub fn parse_duration_nanos(s: &str) -> Option<i64> {
     let s = s.trim();

@@ -281,7 +281,7 @@ fn analyze_json_of_the_incident_folder() {
         assert_eq!(f["message"], joined.as_str());
     }
     let stall = &v["findings"][0]["pieces"];
-    assert_eq!(stall[1], serde_json::json!({"kind": "code", "text": "unable to create the DataStore user: unable to check if user exists: cannot check if user exists: context deadline excee"}));
+    assert_eq!(stall[1], serde_json::json!({"kind": "code", "text": "unable to create the DataStore user: unable to check if user exists: cannot check if user exists: context deadline…"}));
 }
 
 #[test]

@@ -80,7 +80,7 @@ fn the_incident_reads_right() {
     assert!(!html.contains("16:55:13–16:55:13"));
     // Log text and Go frames are code, with `*` as it is.
     for c in [
-        "unable to create the DataStore user: unable to check if user exists: cannot check if user exists: context deadline excee",
+        "unable to create the DataStore user: unable to check if user exists: cannot check if user exists: context deadline…",
         "marked for deletion, performing clean-up",
         "[select, 15 minutes]",
         "go.etcd.io/etcd/client/v3.(*authClient).UserGet",

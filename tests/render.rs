@@ -8,7 +8,6 @@ use reconscope::analyze::{analyze, Analysis, AnalyzeOptions, FindingKind};
 use reconscope::layout::{layout, Grouping, LayoutOptions, Timeline};
 use reconscope::parse::{parse_file, ParseOptions};
 use reconscope::render::{self, View};
-use reconscope::time::human_duration;
 
 #[path = "support/files.rs"]
 mod files;
@@ -112,7 +111,11 @@ fn every_picture_of_the_incident_has_what_an_issue_needs() {
         }
         let mut labels = Vec::new();
         for h in t.highlights.iter().filter(|h| visible(h.start_nanos, h.end_nanos)) {
-            let want = format!("{} {}", h.kind.as_str(), human_duration(h.end_nanos - h.start_nanos));
+            let want = render::highlight_label(&a, h);
+            if h.kind == FindingKind::ExpiredContext {
+                // An instant: when, not a duration finer than its start.
+                assert!(want.starts_with("expired-context at "), "{want}");
+            }
             let found = d.texts.iter().find(|(_, _, _, s)| *s == want).unwrap_or_else(|| panic!("label {want} {ctx}"));
             labels.push(found.clone());
         }

@@ -8,7 +8,7 @@ use memchr::memmem;
 use crate::analyze::model::{Analysis, Finding, FindingKind, Outcome, Piece, Severity};
 use crate::analyze::AnalyzeOptions;
 use crate::model::{Field, ParsedFile, Record, Timestamp, ValueKind};
-use crate::time::NANOS_PER_SEC;
+use crate::time::{honest_duration, Gap, NANOS_PER_SEC};
 
 pub use crate::time::human_duration;
 
@@ -16,6 +16,34 @@ pub use crate::time::human_duration;
 pub fn clock(t: Timestamp) -> String {
     let s = crate::time::format_rfc3339(Timestamp::new(t.nanos, 0));
     s[11..19].to_string()
+}
+
+/// At most `max` characters of quoted log text, cut at a word boundary
+/// with `…` when it is longer.
+pub fn cut_quote(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(max.saturating_sub(1)).collect();
+    let at_word = match head.rfind(char::is_whitespace) {
+        Some(i) if i > 0 => head[..i].trim_end(),
+        _ => head.as_str(),
+    };
+    format!("{at_word}…")
+}
+
+/// How long after its start `start` a line at `at` came, as the two
+/// timestamps support it: `71µs after it started`, or `within the same
+/// second it started (its start is logged to the second)`.
+pub fn after_start(start: Timestamp, at: Timestamp) -> String {
+    let g = Gap::between(start, at);
+    match g.tick_name() {
+        Some(unit) if g.within_tick() => {
+            let coarse = if start.digits <= at.digits { "its start is" } else { "that line is" };
+            format!("within the same {unit} it started ({coarse} logged to the {unit})")
+        }
+        _ => format!("{} after it started", honest_duration(start, at)),
+    }
 }
 
 /// A finding's sentence built in pieces: [`Finding::message`] is its plain
@@ -263,7 +291,7 @@ fn stalled_workers(a: &Analysis, by_controller: Vec<Vec<Ends>>, opts: &AnalyzeOp
                 waited.dedup();
                 let held = next.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string());
                 let outcome = match (&next.outcome, &next.error) {
-                    (Outcome::Error, Some(e)) => Sentence::default().text(" and ended with ").code(e.chars().take(120).collect::<String>()),
+                    (Outcome::Error, Some(e)) => Sentence::default().text(" and ended with ").code(cut_quote(e, 120)),
                     _ => Sentence::default(),
                 };
                 let waited_clause = if waited.is_empty() {
@@ -279,7 +307,7 @@ fn stalled_workers(a: &Analysis, by_controller: Vec<Vec<Ends>>, opts: &AnalyzeOp
                     c.name,
                     c.workers,
                     if c.workers == 1 { "" } else { "s" },
-                    human_duration(end.nanos - start.nanos),
+                    honest_duration(start, end),
                     clock(start),
                     clock(end),
                     human_duration(normal),
@@ -380,12 +408,10 @@ fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: 
         if after > opts.reconcile_timeout_nanos / 10 {
             continue;
         }
-        let precise = client.map(|w| (w.time.nanos - r.first.nanos, w.attempt));
-        let how = match precise {
-            Some((d, Some(att))) => words(format!("the etcd client logged DeadlineExceeded on attempt {att} {} after it started", human_duration(d))),
-            Some((d, None)) => words(format!("the etcd client logged DeadlineExceeded {} after it started", human_duration(d))),
-            None if after <= 0 => words("it failed with ".into()).code("context deadline exceeded").text(" in the second it started"),
-            None => words("it failed with ".into()).code("context deadline exceeded").text(format!(" {} after it started", human_duration(after))),
+        let how = match client.map(|w| (w.time, w.attempt)) {
+            Some((t, Some(att))) => words(format!("the etcd client logged DeadlineExceeded on attempt {att} {}", after_start(r.first, t))),
+            Some((t, None)) => words(format!("the etcd client logged DeadlineExceeded {}", after_start(r.first, t))),
+            None => words("it failed with ".into()).code("context deadline exceeded").text(format!(" {}", after_start(r.first, deadline_at))),
         };
         let obj = r.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string());
         let first_msg = {
@@ -393,7 +419,7 @@ fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: 
             f.message(&f.records[first_rec.record as usize]).into_owned()
         };
         let sentence = words(format!("Reconcile {} of {} at {} (", r.reconcile_id, obj, clock(r.first)))
-            .code(first_msg.chars().take(80).collect::<String>())
+            .code(cut_quote(&first_msg, 80))
             .text(format!(") reached a deadline far inside the {} reconcile timeout: ", human_duration(opts.reconcile_timeout_nanos)))
             .then(how)
             .text(", so its context had already expired.");
@@ -444,7 +470,7 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
             o.kind.as_deref().unwrap_or("Object"),
             o.object,
             clock(req),
-            human_duration(end.nanos - req.nanos),
+            honest_duration(req, end),
             fins,
             gens,
             reconciles.len(),
@@ -488,7 +514,7 @@ fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
                 "Reconcile {} of {} ran {} ({}–{}), longer than the {} reconcile timeout.",
                 r.reconcile_id,
                 obj,
-                human_duration(d),
+                honest_duration(r.first, r.last),
                 clock(r.first),
                 clock(r.last),
                 human_duration(opts.reconcile_timeout_nanos)

@@ -20,7 +20,7 @@ use crate::analyze::model::{
 use crate::analyze::AnalyzeOptions;
 use crate::goroutine::{self, DumpKind, Frame, Role};
 use crate::model::{Format, ParsedFile, Timestamp};
-use crate::time::{civil_nanos, human_duration, NANOS_PER_SEC};
+use crate::time::{civil_nanos, honest_duration, NANOS_PER_SEC};
 
 use super::findings::{append, clock, Sentence};
 
@@ -311,7 +311,7 @@ pub fn link(a: &mut Analysis) {
                 .code("--pprof-bind-address=:6060")
                 .text(") and, when the suite fails, save ")
                 .command(COLLECT_GOROUTINES)
-                .text(format!(" (a stall of {} leaves time for it).", human_duration(f.end.nanos - f.start.nanos)));
+                .text(format!(" (a stall of {} leaves time for it).", honest_duration(f.start, f.end)));
             append(f, s);
         } else {
             append(f, Sentence::default().text(format!(" The goroutine dump(s) in the input (at {}) show no busy worker of this controller during the stall.", covering.join(", "))));

@@ -5,10 +5,21 @@
 use serde_json::{json, Value};
 
 use crate::analyze::model::Analysis;
+use crate::analyze::model::FindingKind;
 use crate::model::Timestamp;
+use crate::time::Gap;
 use crate::stats::FileStats;
 
 pub const SCHEMA: &str = "reconscope.analysis/v1";
+
+/// A gap's bounds: `null` when both timestamps are exact to the nanosecond.
+fn bounds(g: Gap) -> (Value, Value) {
+    if g.is_exact() {
+        (Value::Null, Value::Null)
+    } else {
+        (g.at_least.into(), g.at_most.into())
+    }
+}
 
 fn t(ts: Option<Timestamp>) -> Value {
     ts.map_or(Value::Null, |t| Value::String(t.to_string()))
@@ -23,13 +34,18 @@ pub fn to_json(inputs: &[FileStats], a: &Analysis) -> Value {
             "id": c.id, "name": c.name, "group": c.group, "kind": c.kind,
             "workers": c.workers, "workers_source": c.workers_source, "reconciles": c.reconciles,
         })).collect::<Vec<_>>(),
-        "reconciles": a.reconciles.iter().map(|r| json!({
+        "reconciles": a.reconciles.iter().map(|r| {
+            // first → last; none for one line.
+            let g = (!r.is_one_line()).then(|| Gap::between(r.first, r.last));
+            let (lo, hi) = g.map_or((Value::Null, Value::Null), bounds);
+            json!({
             "reconcile_id": r.reconcile_id,
             "controller": a.controllers[r.controller].id,
             "object": r.object.as_ref().map(|o| o.to_string()),
             "first": t(Some(r.first)), "last": t(Some(r.last)), "latent_start": t(r.latent_start),
             "lines": r.lines, "outcome": r.outcome, "error": r.error, "truncated": r.truncated, "lane": r.lane,
-        })).collect::<Vec<_>>(),
+            "duration_nanos": g.map(|g| g.nanos), "duration_nanos_at_least": lo, "duration_nanos_at_most": hi,
+        })}).collect::<Vec<_>>(),
         "elections": a.elections.iter().map(|e| json!({
             "cluster": e.cluster, "term": e.term, "start": t(Some(e.start)), "end": t(e.end),
             "leader": e.leader, "previous_leader": e.previous_leader,
@@ -44,7 +60,11 @@ pub fn to_json(inputs: &[FileStats], a: &Analysis) -> Value {
             "finalizers": o.finalizers,
             "generation": o.generation, "observed_generation": o.observed_generation,
         })).collect::<Vec<_>>(),
-        "findings": a.findings.iter().map(|f| json!({
+        "findings": a.findings.iter().map(|f| {
+            // An expired context: its start to the DeadlineExceeded line.
+            let gap = (f.kind == FindingKind::ExpiredContext).then(|| Gap::between(f.start, f.end));
+            let (lo, hi) = gap.map_or((Value::Null, Value::Null), bounds);
+            json!({
             "kind": f.kind, "severity": f.severity, "controller": ctrl_id(f.controller),
             "object": f.object.as_ref().map(|o| o.to_string()),
             "start": t(Some(f.start)), "end": t(Some(f.end)),
@@ -55,7 +75,8 @@ pub fn to_json(inputs: &[FileStats], a: &Analysis) -> Value {
             "blocked_in": f.blocked.as_ref().map(|b| b.call.clone()),
             "blocked_under": f.blocked.as_ref().and_then(|b| b.under.clone()),
             "goroutine": f.blocked.as_ref().map(|b| b.goroutine),
-        })).collect::<Vec<_>>(),
+            "gap_nanos": gap.map(|g| g.nanos), "gap_nanos_at_least": lo, "gap_nanos_at_most": hi,
+        })}).collect::<Vec<_>>(),
         "dumps": a.dumps.iter().map(|d| json!({
             "path": d.path, "first_line": d.first_line, "last_line": d.last_line, "kind": d.kind,
             "preamble": d.preamble, "goroutines": d.goroutines, "time": t(d.time), "time_source": d.time_source,

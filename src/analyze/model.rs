@@ -68,6 +68,21 @@ impl Reconcile {
     pub fn start(&self) -> Timestamp {
         self.latent_start.unwrap_or(self.first)
     }
+
+    /// Seen on one line, with no latent start: it has no duration to state.
+    pub fn is_one_line(&self) -> bool {
+        self.lines <= 1 && self.latent_start.is_none()
+    }
+
+    /// Its duration as the logs support it: `one line`, `under 1s`, `3s`
+    /// (from [`Reconcile::start`], no finer than its timestamps).
+    pub fn duration_text(&self) -> String {
+        if self.is_one_line() {
+            "one line".to_string()
+        } else {
+            crate::time::honest_duration(self.start(), self.last)
+        }
+    }
 }
 
 /// A controller instance: one `Controller` of controller-runtime. Two
@@ -205,6 +220,20 @@ pub struct Finding {
     /// may hold backticks). Empty in analyses made before it existed.
     #[serde(default)]
     pub pieces: Vec<Piece>,
+}
+
+impl Finding {
+    /// Its end is within its start's precision (or the end's, if coarser):
+    /// an instant, with no duration to state.
+    pub fn is_instant(&self) -> bool {
+        let g = crate::time::Gap::between(self.start, self.end);
+        g.nanos == 0 || g.within_tick()
+    }
+
+    /// Its duration no finer than its timestamps, or `None` for an instant.
+    pub fn duration_text(&self) -> Option<String> {
+        (!self.is_instant()).then(|| crate::time::honest_duration(self.start, self.end))
+    }
 }
 
 /// A piece of a finding's sentence. `message` is the pieces joined, with

@@ -17,7 +17,7 @@ use gloo::events::{EventListener, EventListenerOptions};
 use gloo::render::{request_animation_frame, AnimationFrame};
 use reconscope::analyze::{Analysis, Outcome};
 use reconscope::layout::{MarkerKind, Timeline};
-use reconscope::time::human_duration;
+use reconscope::time::{honest_duration, human_duration};
 use wasm_bindgen::JsCast;
 use web_sys::{
     CanvasPattern, CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, KeyboardEvent, MouseEvent, WheelEvent,
@@ -646,14 +646,18 @@ impl State {
             if let Some(l) = r.latent_start {
                 t.push_str(&format!("latent start {}\n", timefmt::full(l.nanos, z)));
             }
+            let lines = if r.is_one_line() {
+                String::new()
+            } else {
+                format!(" · {} line{}", r.lines, if r.lines == 1 { "" } else { "s" })
+            };
+            // No finer than its timestamps; one line has no duration.
             t.push_str(&format!(
-                "first {}\nlast  {}\n{} · {} · {} line{}{}",
+                "first {}\nlast  {}\n{} · {}{lines}{}",
                 timefmt::full(r.first.nanos, z),
                 timefmt::full(r.last.nanos, z),
-                human_duration(r.last.nanos - r.start().nanos),
+                r.duration_text(),
                 outcome_word(r.outcome),
-                r.lines,
-                if r.lines == 1 { "" } else { "s" },
                 if r.truncated { " · cut by the log's edge" } else { "" },
             ));
             if let Some(err) = &r.error {
@@ -699,7 +703,11 @@ impl State {
                     b.label,
                     timefmt::clock(b.start_nanos, z, 3),
                     timefmt::clock(b.end_nanos, z, 3),
-                    human_duration(b.end_nanos - b.start_nanos)
+                    // No finer than the election's own timestamps.
+                    match a.elections.get(b.election as usize).and_then(|e| Some((e.start, e.end?))) {
+                        Some((s, e)) => honest_duration(s, e),
+                        None => human_duration(b.end_nanos - b.start_nanos),
+                    }
                 ));
             }
         }

@@ -6,7 +6,6 @@ use std::rc::Rc;
 
 use reconscope::analyze::{Analysis, Finding, Outcome, Severity};
 use reconscope::evidence::EvidenceMeta;
-use reconscope::time::human_duration;
 use yew::html::Scope;
 use yew::prelude::*;
 
@@ -68,10 +67,11 @@ fn severity(s: Severity) -> &'static str {
 
 fn window(f: &Finding, zone: Zone) -> String {
     let (s, e) = (f.start.nanos, f.end.nanos);
-    if e - s < 1_000_000_000 {
-        timefmt::clock_auto(s, zone)
-    } else {
-        format!("{} → {}", timefmt::clock_auto(s, zone), timefmt::clock_auto(e, zone))
+    // No finer than its timestamps: an end within its start's tick is an
+    // instant.
+    match f.duration_text() {
+        None => timefmt::clock_auto(s, zone),
+        Some(d) => format!("{} → {} ({d})", timefmt::clock_auto(s, zone), timefmt::clock_auto(e, zone)),
     }
 }
 
@@ -207,15 +207,20 @@ pub fn inspector(l: &Loaded, i: &Inspector, zone: Zone, link: &Scope<App>) -> Ht
     let Some(r) = a.reconciles.get(i.reconcile as usize) else { return html! {} };
     let controller = a.controllers.get(r.controller).map(|c| c.name.clone()).unwrap_or_default();
     let object = r.object.as_ref().map(|o| o.to_string()).unwrap_or_else(|| "(no object)".into());
-    let meta = format!(
-        "{controller} · {object} · {} · {} → {} ({}) · {} line{}",
-        outcome(r.outcome),
-        timefmt::full(r.start().nanos, zone),
-        timefmt::clock_auto(r.last.nanos, zone),
-        human_duration(r.last.nanos - r.start().nanos),
-        r.lines,
-        if r.lines == 1 { "" } else { "s" },
-    );
+    // A reconcile seen on one line has no duration to state.
+    let meta = if r.is_one_line() {
+        format!("{controller} · {object} · {} · {} · one line", outcome(r.outcome), timefmt::full(r.start().nanos, zone))
+    } else {
+        format!(
+            "{controller} · {object} · {} · {} → {} ({}) · {} line{}",
+            outcome(r.outcome),
+            timefmt::full(r.start().nanos, zone),
+            timefmt::clock_auto(r.last.nanos, zone),
+            r.duration_text(),
+            r.lines,
+            if r.lines == 1 { "" } else { "s" },
+        )
+    };
     // Previous and next reconcile of the same object (found when asked:
     // one pass, cheaper than an index built for every load).
     let mut sibs: Vec<u32> = match &r.object {
