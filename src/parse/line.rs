@@ -372,7 +372,8 @@ fn us_datetime_prefix(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) 
     };
     i += 3;
     let h24 = (h % 12) + if pm { 12 } else { 0 };
-    if y < 1970 {
+    // (Not this M/D/YYYY form at all, e.g. a D/M/YYYY one.)
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || y < 1970 {
         return false;
     }
     let n = time::checked_civil_nanos(y as i64, mo, d, h24, mi, sec, 0).and_then(|n| time::minus_offset(n, cx.opts.default_offset_secs));

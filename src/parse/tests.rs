@@ -468,6 +468,8 @@ fn impossible_timestamps_are_records_without_a_time() {
         ("2025-02-31T10:00:00.123456789Z 2026-05-25T16:29:29Z\tINFO\tm", r#"L1 zap-console/kubectl-timestamps info 2026-05-25T16:29:29Z "m""#),
         ("2025-02-31T10:00:00.1234567Z ##[error]boom", r###"L1 text/github-actions error - "##[error]boom""###),
         ("2025-04-31T10:00:00.12345Z stdout F hello", r#"L1 text/cri unknown - "hello""#),
+        // a viewer's M/D/YYYY column glued before the line
+        ("2/30/2024 1:02:03 AM2026-05-25T16:29:30Z\tINFO\tm", r#"L1 zap-console/timestamp-prefix info 2026-05-25T16:29:30Z "m""#),
         (
             r#"{"log":"hello\n","stream":"stdout","time":"2025-02-31T10:00:00.1Z"}"#,
             r#"L1 text/docker-json unknown - "hello" {stream=stdout}"#,
@@ -475,6 +477,22 @@ fn impossible_timestamps_are_records_without_a_time() {
     ] {
         check_impossible(input, expect);
     }
+}
+
+#[test]
+fn possible_edge_timestamps_are_times() {
+    check(
+        "2024-02-29T10:00:00Z\tINFO\tleap day\n\
+2025-01-10T23:59:60Z\tINFO\tleap second\n\
+1678-01-01T00:00:00Z\tINFO\tfirst year\n\
+2262-04-11T00:00:00Z\tINFO\tlast day\n\
+2/29/2024 1:02:03 PM2026-05-25T16:29:30Z\tINFO\tm\n",
+        r#"L1 zap-console info 2024-02-29T10:00:00Z "leap day"
+           L2 zap-console info 2025-01-11T00:00:00Z "leap second"
+           L3 zap-console info 1678-01-01T00:00:00Z "first year"
+           L4 zap-console info 2262-04-11T00:00:00Z "last day"
+           L5 zap-console/timestamp-prefix info 2026-05-25T16:29:30Z collected 2024-02-29T13:02:03Z "m""#,
+    );
 }
 
 #[test]
