@@ -358,6 +358,15 @@ pub fn with_year(ts: Timestamp, year: i64) -> Option<Timestamp> {
     Some(Timestamp::new(n, ts.digits))
 }
 
+/// [`with_year`] for choosing a year: nanoseconds, a Feb 29 in a year
+/// that is not a leap year rolled to Mar 1, out of range saturated.
+pub fn with_year_rolling(ts: Timestamp, year: i64) -> i64 {
+    const DAY: i64 = 86_400 * NANOS_PER_SEC;
+    let into = ts.nanos.saturating_sub(days_from_civil(PLACEHOLDER_YEAR, 1, 1) * DAY);
+    let (_, m, d) = civil_from_days(days_from_civil(PLACEHOLDER_YEAR, 1, 1) + into.div_euclid(DAY));
+    days_from_civil(year, m, d).saturating_mul(DAY).saturating_add(into.rem_euclid(DAY))
+}
+
 /// An epoch time written as a number (or a string holding one), as JSON
 /// loggers write it: seconds, milliseconds, microseconds or nanoseconds,
 /// told apart by magnitude (s ~1e9, ms ~1e12, µs ~1e15, ns ~1e18), with

@@ -743,14 +743,13 @@ pub fn align_clocks(files: &mut [ParsedFile]) {
 }
 
 /// Places a yearless time in the year that puts it nearest `reference_nanos`.
-/// `None` when none of the three years near it has the date (Feb 29 far
-/// from a leap year).
+/// The year is chosen as if every year had the date (a Feb 29 counts as
+/// the Mar 1 it would roll to): `None` when the year chosen does not have
+/// it (Feb 29 placed in a year that is not a leap year).
 fn nearest_year(t: Timestamp, reference_nanos: i64) -> Option<Timestamp> {
     let y = time::year_of(Timestamp::new(reference_nanos, 0));
-    [y - 1, y, y + 1]
-        .into_iter()
-        .filter_map(|y| time::with_year(t, y))
-        .min_by_key(|c| c.nanos.abs_diff(reference_nanos))
+    let year = [y - 1, y, y + 1].into_iter().min_by_key(|&y| time::with_year_rolling(t, y).abs_diff(reference_nanos))?;
+    time::with_year(t, year)
 }
 
 /// Gives yearless times (klog, journald) a year: the year that puts each one

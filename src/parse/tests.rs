@@ -537,6 +537,18 @@ fn a_leap_day_without_a_year_needs_a_leap_year() {
 }
 
 #[test]
+fn a_leap_day_takes_the_year_nearest_its_reference_or_none() {
+    // Collected on 2025-03-01: the nearest Feb 29 would be 2025's, which
+    // has none (2024's is a year away): no time, and the note.
+    check(
+        "2025-03-01T00:00:00.000000000Z I0229 23:59:00.000000       1 x.go:1] late\n\
+2024-03-01T00:00:00.000000000Z I0229 23:59:00.000000       1 x.go:1] leap\n",
+        r#"L1 klog/kubectl-timestamps info - collected 2025-03-01T00:00:00.000000000Z "late" {=x.go:1}
+           L2 klog/kubectl-timestamps info 2024-02-29T23:59:00.000000Z collected 2024-03-01T00:00:00.000000000Z "leap" {=x.go:1}"#,
+    );
+}
+
+#[test]
 fn json_logs_with_any_common_key_set() {
     check(
         r#"{"Timestamp":"2026-05-26T16:29:30.123456+02:00","message":"Reconciling","reconcileID":"r1"}
