@@ -300,7 +300,8 @@ fn starts_with_level(r: &[u8]) -> bool {
 /// The header of a CRI on-node log line: `<ts> stdout|stderr F|P `.
 #[derive(Clone, Copy, Debug)]
 pub struct CriHeader {
-    pub ts: Timestamp,
+    /// `None`: the header's time is impossible (Feb 30, year 4052).
+    pub ts: Option<Timestamp>,
     /// Where the payload starts.
     pub payload: usize,
     /// Tag `P`: the line continues in the next piece.
@@ -320,12 +321,16 @@ pub fn cri_header(s: &[u8]) -> Option<CriHeader> {
     if stream != b" stdout " && stream != b" stderr " {
         return None;
     }
-    let p = parse_rfc3339(s, false, 0)?;
-    let r = s.get(p.end..p.end + 10)?;
+    let (ts, end) = match scan_rfc3339(s, false, 0) {
+        Scan::Time(p) => (Some(p.ts), p.end),
+        Scan::Impossible { end } => (None, end),
+        Scan::No => return None,
+    };
+    let r = s.get(end..end + 10)?;
     if !(r.starts_with(b" stdout ") || r.starts_with(b" stderr ")) || r[9] != b' ' || !(r[8] == b'F' || r[8] == b'P') {
         return None;
     }
-    Some(CriHeader { ts: p.ts, payload: p.end + 10, partial: r[8] == b'P' })
+    Some(CriHeader { ts, payload: end + 10, partial: r[8] == b'P' })
 }
 
 /// A viewer's `M/D/YYYY h:mm:ss AM` glued before the line (Rancher UI).

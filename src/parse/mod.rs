@@ -585,7 +585,8 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
                     out.message = Span::scratch(at, at + joined.len());
                 }
                 out.wrapper = Wrapper::Cri;
-                out.collected = Some(h.ts);
+                out.collected = h.ts;
+                out.impossible_time |= h.ts.is_none();
                 out.inner = (end, end);
                 true
             }

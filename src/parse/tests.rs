@@ -468,6 +468,7 @@ fn impossible_timestamps_are_records_without_a_time() {
         ("2025-02-31T10:00:00.123456789Z 2026-05-25T16:29:29Z\tINFO\tm", r#"L1 zap-console/kubectl-timestamps info 2026-05-25T16:29:29Z "m""#),
         ("2025-02-31T10:00:00.1234567Z ##[error]boom", r###"L1 text/github-actions error - "##[error]boom""###),
         ("2025-04-31T10:00:00.12345Z stdout F hello", r#"L1 text/cri unknown - "hello""#),
+        ("2025-04-31T10:00:00.12345Z stdout P hel\n2025-04-31T10:00:00.12346Z stdout F lo", r#"L1+1 text/cri unknown - "hello""#),
         // a viewer's M/D/YYYY column glued before the line
         ("2/30/2024 1:02:03 AM2026-05-25T16:29:30Z\tINFO\tm", r#"L1 zap-console/timestamp-prefix info 2026-05-25T16:29:30Z "m""#),
         (
