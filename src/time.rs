@@ -30,7 +30,8 @@ pub fn days_in_month(y: i64, m: u32) -> u32 {
 /// Whether `y-m-d` is a calendar date in the years timestamps hold.
 #[inline]
 pub fn valid_date(y: i64, m: u32, d: u32) -> bool {
-    (MIN_YEAR..=MAX_YEAR).contains(&y) && d >= 1 && d <= days_in_month(y, m)
+    // (Days 1-28 of a month 1-12 need no table: the common case.)
+    (MIN_YEAR..=MAX_YEAR).contains(&y) && (1..=12).contains(&m) && d >= 1 && (d <= 28 || d <= days_in_month(y, m))
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant).
@@ -63,6 +64,7 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 /// clock is impossible (Feb 30, hour 24, minute 60, ...) or the time does
 /// not fit i64 nanoseconds. Second 60 (a leap second) is taken, as the next
 /// minute's second 0.
+#[inline]
 pub fn checked_civil_nanos(y: i64, mo: u32, d: u32, h: u32, mi: u32, s: u32, frac_nanos: u32) -> Option<i64> {
     if !valid_date(y, mo, d) || !valid_hms(h, mi, s) || frac_nanos >= NANOS_PER_SEC as u32 {
         return None;
@@ -200,6 +202,7 @@ pub fn parse_rfc3339(s: &[u8], allow_space: bool, default_offset_secs: i32) -> O
 }
 
 /// [`parse_rfc3339`], telling an impossible time from no time at all.
+#[inline]
 pub fn scan_rfc3339(s: &[u8], allow_space: bool, default_offset_secs: i32) -> Scan {
     if s.len() < 19 || s[4] != b'-' || s[7] != b'-' || s[13] != b':' || s[16] != b':' {
         return Scan::No;
