@@ -336,6 +336,9 @@ pub struct ParseCounts {
     pub invalid_utf8_lines: u64,
     /// Lines longer than the parser's limit, parsed on a prefix only.
     pub overlong_lines: u64,
+    /// Records whose timestamp is impossible (Feb 30, year 4052): kept
+    /// without a time.
+    pub impossible_times: u64,
     /// Records per inner format, indexed like [`Format::ALL`].
     pub formats: [u64; Format::ALL.len()],
     /// Records per wrapper.
@@ -350,6 +353,7 @@ impl ParseCounts {
         self.continuation_lines += o.continuation_lines;
         self.invalid_utf8_lines += o.invalid_utf8_lines;
         self.overlong_lines += o.overlong_lines;
+        self.impossible_times += o.impossible_times;
         for (a, b) in self.formats.iter_mut().zip(o.formats.iter()) {
             *a += b;
         }

@@ -5,7 +5,37 @@ use crate::model::Timestamp;
 
 pub const NANOS_PER_SEC: i64 = 1_000_000_000;
 
+/// The years a timestamp may have: what i64 nanoseconds since 1970 hold
+/// (1677-09-21 to 2262-04-11). A time outside them is refused, not wrapped.
+pub const MIN_YEAR: i64 = 1678;
+pub const MAX_YEAR: i64 = 2262;
+
+/// Whether `y` is a Gregorian leap year.
+#[inline]
+pub fn is_leap(y: i64) -> bool {
+    y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
+}
+
+/// Days in month `m` (1..=12) of year `y`; 0 for a month that does not exist.
+#[inline]
+pub fn days_in_month(y: i64, m: u32) -> u32 {
+    const DAYS: [u32; 13] = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    match m {
+        2 if is_leap(y) => 29,
+        1..=12 => DAYS[m as usize],
+        _ => 0,
+    }
+}
+
+/// Whether `y-m-d` is a calendar date in the years timestamps hold.
+#[inline]
+pub fn valid_date(y: i64, m: u32, d: u32) -> bool {
+    // (Days 1-28 of a month 1-12 need no table: the common case.)
+    (MIN_YEAR..=MAX_YEAR).contains(&y) && (1..=12).contains(&m) && d >= 1 && (d <= 28 || d <= days_in_month(y, m))
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant).
+/// The date is not checked: see [`valid_date`].
 pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = if y >= 0 { y } else { y - 399 } / 400;
@@ -30,11 +60,35 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
-/// Nanoseconds of a civil date and time, in UTC.
+/// Nanoseconds of a civil date and time, in UTC; `None` when the date or
+/// clock is impossible (Feb 30, hour 24, minute 60, ...) or the time does
+/// not fit i64 nanoseconds. Second 60 (a leap second) is taken, as the next
+/// minute's second 0.
+#[inline]
+pub fn checked_civil_nanos(y: i64, mo: u32, d: u32, h: u32, mi: u32, s: u32, frac_nanos: u32) -> Option<i64> {
+    if !valid_date(y, mo, d) || !valid_hms(h, mi, s) || frac_nanos >= NANOS_PER_SEC as u32 {
+        return None;
+    }
+    let days = days_from_civil(y, mo, d);
+    let secs = days.checked_mul(86_400)?.checked_add(h as i64 * 3600 + mi as i64 * 60 + s as i64)?;
+    secs.checked_mul(NANOS_PER_SEC)?.checked_add(frac_nanos as i64)
+}
+
+/// Nanoseconds of a civil date and time, in UTC, for dates the caller
+/// knows are possible. An impossible one saturates (never wraps or panics);
+/// parsers use [`checked_civil_nanos`].
 pub fn civil_nanos(y: i64, mo: u32, d: u32, h: u32, mi: u32, s: u32, frac_nanos: u32) -> i64 {
     let days = days_from_civil(y, mo, d);
-    ((days * 86_400 + h as i64 * 3600 + mi as i64 * 60 + s as i64) * NANOS_PER_SEC)
+    days.saturating_mul(86_400)
+        .saturating_add(h as i64 * 3600 + mi as i64 * 60 + s as i64)
+        .saturating_mul(NANOS_PER_SEC)
         .saturating_add(frac_nanos as i64)
+}
+
+/// `nanos` minus a zone offset, `None` when that leaves i64.
+#[inline]
+pub fn minus_offset(nanos: i64, offset_secs: i32) -> Option<i64> {
+    nanos.checked_sub((offset_secs as i64).checked_mul(NANOS_PER_SEC)?)
 }
 
 #[inline]
@@ -58,10 +112,6 @@ fn num4(s: &[u8], i: usize) -> Option<u32> {
 
 fn valid_hms(h: u32, mi: u32, s: u32) -> bool {
     h < 24 && mi < 60 && s <= 60
-}
-
-fn valid_md(mo: u32, d: u32) -> bool {
-    (1..=12).contains(&mo) && (1..=31).contains(&d)
 }
 
 /// Reads `.fffffffff` at `i` (the dot included). Returns (nanos, digits, end).
@@ -121,25 +171,50 @@ pub struct Parsed {
     pub zoned: bool,
 }
 
+/// What [`scan_rfc3339`] found at the start of the bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scan {
+    /// A time.
+    Time(Parsed),
+    /// Something written as a time that is none: an impossible date or
+    /// clock (`2025-02-31`, `24:00:00`), or a year outside
+    /// [`MIN_YEAR`]..=[`MAX_YEAR`]. `end` is where it ended.
+    Impossible { end: usize },
+    /// Not written as a time.
+    No,
+}
+
+impl Scan {
+    pub fn time(self) -> Option<Parsed> {
+        match self {
+            Scan::Time(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
 /// RFC3339 / ISO8601 at the start of `s`: `2006-01-02T15:04:05[.f{1,9}][Z|±hh:mm|±hhmm]`.
 /// A space instead of `T` is accepted when `allow_space` is set (capnslog).
 /// A missing zone means local time at `default_offset_secs` east of UTC.
+/// An impossible date or clock is `None`: see [`scan_rfc3339`].
 pub fn parse_rfc3339(s: &[u8], allow_space: bool, default_offset_secs: i32) -> Option<Parsed> {
-    if s.len() < 19 {
-        return None;
-    }
-    let y = num4(s, 0)?;
-    if s[4] != b'-' || s[7] != b'-' || s[13] != b':' || s[16] != b':' {
-        return None;
+    scan_rfc3339(s, allow_space, default_offset_secs).time()
+}
+
+/// [`parse_rfc3339`], telling an impossible time from no time at all.
+#[inline]
+pub fn scan_rfc3339(s: &[u8], allow_space: bool, default_offset_secs: i32) -> Scan {
+    if s.len() < 19 || s[4] != b'-' || s[7] != b'-' || s[13] != b':' || s[16] != b':' {
+        return Scan::No;
     }
     if !(s[10] == b'T' || s[10] == b't' || (allow_space && s[10] == b' ')) {
-        return None;
+        return Scan::No;
     }
-    let (mo, d) = (num2(s, 5)?, num2(s, 8)?);
-    let (h, mi, sec) = (num2(s, 11)?, num2(s, 14)?, num2(s, 17)?);
-    if !valid_md(mo, d) || !valid_hms(h, mi, sec) {
-        return None;
-    }
+    let (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(sec)) =
+        (num4(s, 0), num2(s, 5), num2(s, 8), num2(s, 11), num2(s, 14), num2(s, 17))
+    else {
+        return Scan::No;
+    };
     let (frac, digits, mut end) = fraction(s, 19);
     let (off, zoned) = match zone(s, end) {
         Some((off, e)) => {
@@ -148,8 +223,10 @@ pub fn parse_rfc3339(s: &[u8], allow_space: bool, default_offset_secs: i32) -> O
         }
         None => (default_offset_secs, false),
     };
-    let nanos = civil_nanos(y as i64, mo, d, h, mi, sec, frac) - off as i64 * NANOS_PER_SEC;
-    Some(Parsed { ts: Timestamp::new(nanos, digits), end, zoned })
+    match checked_civil_nanos(y as i64, mo, d, h, mi, sec, frac).and_then(|n| minus_offset(n, off)) {
+        Some(nanos) => Scan::Time(Parsed { ts: Timestamp::new(nanos, digits), end, zoned }),
+        None => Scan::Impossible { end },
+    }
 }
 
 /// An epoch-seconds float at the start of `s`: `1737643238.5336082` or
@@ -243,8 +320,14 @@ pub const PLACEHOLDER_YEAR: i64 = 2000;
 
 /// `HH:MM:SS[.ffffff]` at `i`. Returns (h, m, s, frac nanos, digits, end).
 pub fn parse_hms(s: &[u8], i: usize) -> Option<(u32, u32, u32, u32, u8, usize)> {
+    hms_fields(s, i).filter(|&(h, mi, sec, ..)| valid_hms(h, mi, sec))
+}
+
+/// [`parse_hms`] without checking the values (`25:61:99` is read): for
+/// formats that tell an impossible clock from no clock.
+pub fn hms_fields(s: &[u8], i: usize) -> Option<(u32, u32, u32, u32, u8, usize)> {
     let (h, mi, sec) = (num2(s, i)?, num2(s, i + 3)?, num2(s, i + 6)?);
-    if s.get(i + 2) != Some(&b':') || s.get(i + 5) != Some(&b':') || !valid_hms(h, mi, sec) {
+    if s.get(i + 2) != Some(&b':') || s.get(i + 5) != Some(&b':') {
         return None;
     }
     let (frac, digits, end) = fraction(s, i + 8);
@@ -252,27 +335,92 @@ pub fn parse_hms(s: &[u8], i: usize) -> Option<(u32, u32, u32, u32, u8, usize)> 
 }
 
 /// A yearless month/day/time, placed in [`PLACEHOLDER_YEAR`] until
-/// [`with_year`] gives it the right year.
+/// [`with_year`] gives it the right year. `None` when no year has that date
+/// and clock (Feb 30, Apr 31, hour 24, ...).
 /// `clock` is (hour, minute, second, fraction nanos, fraction digits).
 pub fn yearless(mo: u32, d: u32, clock: (u32, u32, u32, u32, u8), offset_secs: i32) -> Option<Timestamp> {
     let (h, mi, s, frac, digits) = clock;
-    if !valid_md(mo, d) {
-        return None;
-    }
-    let n = civil_nanos(PLACEHOLDER_YEAR, mo, d, h, mi, s, frac) - offset_secs as i64 * NANOS_PER_SEC;
-    Some(Timestamp::new(n, digits))
+    let n = checked_civil_nanos(PLACEHOLDER_YEAR, mo, d, h, mi, s, frac)?;
+    Some(Timestamp::new(minus_offset(n, offset_secs)?, digits))
 }
 
-/// Moves a yearless timestamp from the placeholder year to `year`.
-pub fn with_year(ts: Timestamp, year: i64) -> Timestamp {
-    let base = days_from_civil(PLACEHOLDER_YEAR, 1, 1) * 86_400 * NANOS_PER_SEC;
-    let into = ts.nanos - base; // nanos into the placeholder year
-    let day = into.div_euclid(86_400 * NANOS_PER_SEC);
-    let rest = into.rem_euclid(86_400 * NANOS_PER_SEC);
+/// Moves a yearless timestamp from the placeholder year to `year`; `None`
+/// when that year has no such date (Feb 29 in a year that is not a leap
+/// year) or is outside [`MIN_YEAR`]..=[`MAX_YEAR`].
+pub fn with_year(ts: Timestamp, year: i64) -> Option<Timestamp> {
+    const DAY: i64 = 86_400 * NANOS_PER_SEC;
+    let base = days_from_civil(PLACEHOLDER_YEAR, 1, 1) * DAY;
+    let into = ts.nanos.checked_sub(base)?; // nanos into the placeholder year
+    let day = into.div_euclid(DAY);
+    let rest = into.rem_euclid(DAY);
     let (_, m, d) = civil_from_days(days_from_civil(PLACEHOLDER_YEAR, 1, 1) + day);
-    // Feb 29 in a non-leap year rolls to Mar 1, as a wall clock would not write it anyway.
-    let days = days_from_civil(year, m, d);
-    Timestamp::new(days * 86_400 * NANOS_PER_SEC + rest, ts.digits)
+    if !valid_date(year, m, d) {
+        return None;
+    }
+    let n = days_from_civil(year, m, d).checked_mul(DAY)?.checked_add(rest)?;
+    Some(Timestamp::new(n, ts.digits))
+}
+
+/// [`with_year`] for choosing a year: nanoseconds, a Feb 29 in a year
+/// that is not a leap year rolled to Mar 1, out of range saturated.
+pub fn with_year_rolling(ts: Timestamp, year: i64) -> i64 {
+    const DAY: i64 = 86_400 * NANOS_PER_SEC;
+    let into = ts.nanos.saturating_sub(days_from_civil(PLACEHOLDER_YEAR, 1, 1) * DAY);
+    let (_, m, d) = civil_from_days(days_from_civil(PLACEHOLDER_YEAR, 1, 1) + into.div_euclid(DAY));
+    days_from_civil(year, m, d).saturating_mul(DAY).saturating_add(into.rem_euclid(DAY))
+}
+
+/// An epoch time written as a number (or a string holding one), as JSON
+/// loggers write it: seconds, milliseconds, microseconds or nanoseconds,
+/// told apart by magnitude (s ~1e9, ms ~1e12, µs ~1e15, ns ~1e18), with
+/// an optional fraction of that unit. Exponent forms (`1.65e+09`) are
+/// seconds. Exact decimal arithmetic, no f64 rounding. A number too big for
+/// i64 nanoseconds is [`Scan::Impossible`]; a negative one is no time.
+pub fn scan_epoch_number(s: &[u8]) -> Scan {
+    let mut i = 0;
+    let mut int: u128 = 0;
+    while let Some(d) = s.get(i).and_then(|&b| digit(b)) {
+        int = int.saturating_mul(10).saturating_add(d as u128);
+        i += 1;
+    }
+    if i == 0 {
+        return Scan::No;
+    }
+    let mut frac: u128 = 0;
+    let mut nfrac = 0u32;
+    if s.get(i) == Some(&b'.') {
+        i += 1;
+        while let Some(d) = s.get(i).and_then(|&b| digit(b)) {
+            if nfrac < 18 {
+                frac = frac * 10 + d as u128;
+                nfrac += 1;
+            }
+            i += 1;
+        }
+    }
+    if matches!(s.get(i), Some(b'e' | b'E')) {
+        return match parse_epoch_float(s) {
+            Some(p) if p.end == s.len() => Scan::Time(p),
+            Some(_) => Scan::No,
+            None => Scan::Impossible { end: s.len() },
+        };
+    }
+    if i != s.len() {
+        return Scan::No;
+    }
+    // log10 of nanos per unit
+    let unit: u32 = match int {
+        0..100_000_000_000 => 9,
+        100_000_000_000..100_000_000_000_000 => 6,
+        100_000_000_000_000..100_000_000_000_000_000 => 3,
+        _ => 0,
+    };
+    let scale = 10u128.pow(unit);
+    let nanos = int.saturating_mul(scale).saturating_add(frac * scale / 10u128.pow(nfrac));
+    match i64::try_from(nanos) {
+        Ok(n) => Scan::Time(Parsed { ts: Timestamp::new(n, (9 - unit + nfrac).min(9) as u8), end: i, zoned: true }),
+        Err(_) => Scan::Impossible { end: i },
+    }
 }
 
 /// The UTC year of a timestamp.
@@ -462,9 +610,17 @@ mod tests {
     #[test]
     fn yearless_roundtrip() {
         let ts = yearless(2, 29, (1, 2, 3, 0, 0), 0).unwrap();
-        assert_eq!(format_rfc3339(with_year(ts, 2024)), "2024-02-29T01:02:03Z");
+        assert_eq!(format_rfc3339(with_year(ts, 2024).unwrap()), "2024-02-29T01:02:03Z");
+        assert_eq!(with_year(ts, 2023), None, "Feb 29 of a year that is not a leap year");
         let ts = yearless(9, 10, (9, 6, 15, 416_743_000, 6), 0).unwrap();
-        assert_eq!(format_rfc3339(with_year(ts, 2021)), "2021-09-10T09:06:15.416743Z");
+        assert_eq!(format_rfc3339(with_year(ts, 2021).unwrap()), "2021-09-10T09:06:15.416743Z");
+        assert_eq!(with_year(ts, 4052), None, "past 2262");
+        for (mo, d) in [(2, 30), (2, 31), (4, 31), (6, 31), (9, 31), (11, 31), (13, 1), (0, 1), (1, 0), (1, 32)] {
+            assert_eq!(yearless(mo, d, (1, 2, 3, 0, 0), 0), None, "{mo}/{d}");
+        }
+        for clock in [(24, 0, 0, 0, 0), (25, 0, 0, 0, 0), (1, 60, 0, 0, 0), (1, 2, 61, 0, 0)] {
+            assert_eq!(yearless(1, 1, clock, 0), None, "{clock:?}");
+        }
     }
 
     #[test]
@@ -481,5 +637,114 @@ mod tests {
         assert_eq!(parse_duration_nanos("1m30s"), Some(90_000_000_000));
         assert_eq!(parse_duration_nanos("250ms"), Some(250_000_000));
         assert_eq!(parse_duration_nanos("x"), None);
+    }
+
+    /// `input` read by [`scan_rfc3339`] (a space allowed): `expect` is the
+    /// UTC time, or `"impossible"`, or `"no"`.
+    fn check_scan(input: &str, expect: &str) {
+        let got = match scan_rfc3339(input.as_bytes(), true, 0) {
+            Scan::Time(p) => format_rfc3339(p.ts),
+            Scan::Impossible { end } => {
+                assert_eq!(end, input.len(), "{input}: end");
+                "impossible".into()
+            }
+            Scan::No => "no".into(),
+        };
+        assert_eq!(got, expect, "{input}");
+    }
+
+    #[test]
+    fn impossible_dates_and_clocks_are_not_times() {
+        for input in [
+            "2025-02-31T10:00:00Z",
+            "2025-02-30T10:00:00.123Z",
+            "2025-04-31T10:00:00+02:00",
+            "2025-06-31 10:00:00.000001",
+            "2025-02-29T10:00:00Z",
+            "1900-02-29T10:00:00Z",
+            "2025-13-01T10:00:00Z",
+            "2025-00-10T10:00:00Z",
+            "2025-01-00T10:00:00Z",
+            "2025-01-32T10:00:00Z",
+            "2025-01-10T24:00:00Z",
+            "2025-01-10T25:00:00Z",
+            "2025-01-10T10:60:00Z",
+            "2025-01-10T10:00:61Z",
+            "2025-01-10T10:00:99.5Z",
+            // Years i64 nanoseconds do not hold (4052 used to wrap to 1713).
+            "4052-01-10T10:00:00Z",
+            "9999-12-31T23:59:59.999999999Z",
+            "1600-01-01T00:00:00Z",
+            "0000-01-01T00:00:00Z",
+            "2263-01-01T00:00:00Z",
+            // In range by year, out of range by nanoseconds (ends 2262-04-11).
+            "2262-12-31T00:00:00Z",
+        ] {
+            check_scan(input, "impossible");
+        }
+        check_scan("2024-02-29T10:00:00Z", "2024-02-29T10:00:00Z");
+        check_scan("2000-02-29T10:00:00Z", "2000-02-29T10:00:00Z");
+        check_scan("2025-01-10T23:59:60Z", "2025-01-11T00:00:00Z");
+        check_scan("1678-01-01T00:00:00Z", "1678-01-01T00:00:00Z");
+        check_scan("2262-04-11T00:00:00Z", "2262-04-11T00:00:00Z");
+        check_scan("2025-01-1OT10:00:00Z", "no");
+        check_scan("2025/01/10T10:00:00Z", "no");
+        check_scan("hello", "no");
+    }
+
+    fn check_epoch(input: &str, expect: &str) {
+        let got = match scan_epoch_number(input.as_bytes()) {
+            Scan::Time(p) => format_rfc3339(p.ts),
+            Scan::Impossible { .. } => "impossible".into(),
+            Scan::No => "no".into(),
+        };
+        assert_eq!(got, expect, "{input}");
+    }
+
+    #[test]
+    fn epoch_numbers_by_magnitude() {
+        check_epoch("1716000000", "2024-05-18T02:40:00Z");
+        check_epoch("1716000000.5", "2024-05-18T02:40:00.5Z");
+        check_epoch("1716000000123", "2024-05-18T02:40:00.123Z");
+        check_epoch("1716000000123.456", "2024-05-18T02:40:00.123456Z");
+        check_epoch("1716000000123456", "2024-05-18T02:40:00.123456Z");
+        check_epoch("1716000000123456789", "2024-05-18T02:40:00.123456789Z");
+        check_epoch("1.716e+09", "2024-05-18T02:40:00Z");
+        check_epoch("99999999999999999999", "impossible");
+        check_epoch("9999999999999999999", "impossible");
+        check_epoch("-5", "no");
+        check_epoch("17x", "no");
+    }
+
+    #[test]
+    fn arithmetic_saturates_never_wraps() {
+        assert_eq!(checked_civil_nanos(i64::MAX, 1, 1, 0, 0, 0, 0), None);
+        assert_eq!(civil_nanos(292_000_000_000, 1, 1, 0, 0, 0, 0), i64::MAX);
+        assert_eq!(minus_offset(i64::MIN, 3600), None);
+    }
+
+    proptest::proptest! {
+        /// The validator and days-from-civil agree with chrono on every date
+        /// 1678-2262, possible or not.
+        #[test]
+        fn calendar_agrees_with_chrono(y in 1678i64..=2262, m in 0u32..=13, d in 0u32..=32) {
+            let c = chrono::NaiveDate::from_ymd_opt(y as i32, m, d);
+            proptest::prop_assert_eq!(c.is_some(), valid_date(y, m, d), "{}-{}-{}", y, m, d);
+            if let Some(c) = c {
+                let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
+                proptest::prop_assert_eq!(days_from_civil(y, m, d), (c - epoch).num_days());
+                proptest::prop_assert_eq!(civil_from_days(days_from_civil(y, m, d)), (y, m, d));
+            }
+        }
+
+        /// RFC3339 times read as chrono reads them, or refused where chrono
+        /// has no such date and time.
+        #[test]
+        fn rfc3339_agrees_with_chrono(y in 1678u32..=2261, m in 1u32..=12, d in 1u32..=31, h in 0u32..=25, mi in 0u32..=60, s in 0u32..=59, f in 0u32..1_000_000_000) {
+            let text = format!("{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{f:09}Z");
+            let c = chrono::NaiveDate::from_ymd_opt(y as i32, m, d).and_then(|day| day.and_hms_nano_opt(h, mi, s, f));
+            let ours = parse_rfc3339(text.as_bytes(), false, 0).map(|p| p.ts.nanos);
+            proptest::prop_assert_eq!(ours, c.and_then(|c| c.and_utc().timestamp_nanos_opt()), "{}", text);
+        }
     }
 }

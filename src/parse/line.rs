@@ -7,7 +7,7 @@
 
 use crate::model::{Field, Format, Level, Span, Timestamp, ValueKind, Wrapper};
 use crate::parse::json::{self, End, Pair};
-use crate::time::{self, parse_epoch_float, parse_hms, parse_rfc3339};
+use crate::time::{self, hms_fields, parse_epoch_float, parse_hms, parse_rfc3339, scan_rfc3339, Scan};
 
 /// Where a slice being parsed sits.
 #[derive(Clone, Copy, Debug)]
@@ -46,6 +46,21 @@ pub struct LineOut {
     pub inner: (usize, usize),
     /// The line is cut off (JSON object not closed).
     pub truncated: bool,
+    /// The line writes a time that is none (Feb 30, hour 24, year 4052):
+    /// `time` is left empty and the file gets a note.
+    pub impossible_time: bool,
+}
+
+/// The time of a [`Scan`]; an impossible one marks the line and is none.
+fn take(out: &mut LineOut, scan: Scan) -> Option<Timestamp> {
+    match scan {
+        Scan::Time(p) => Some(p.ts),
+        Scan::Impossible { .. } => {
+            out.impossible_time = true;
+            None
+        }
+        Scan::No => None,
+    }
 }
 
 /// Settings the line parser needs.
@@ -128,7 +143,8 @@ fn inner(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     let order: &[Format] = match first {
         b'{' => &[Format::ZapJson],
         b'0'..=b'9' => &[Format::ZapConsole, Format::EtcdCapnslog, Format::GoLog],
-        b'I' | b'W' | b'E' | b'F' => &[Format::Klog, Format::Logrus, Format::GoTraceback],
+        // (`Feb 10 …` is journald's.)
+        b'I' | b'W' | b'E' | b'F' => &[Format::Klog, Format::Logrus, Format::Journald, Format::GoTraceback],
         b'A'..=b'Z' => &[Format::Journald, Format::Logrus, Format::GoTraceback],
         b'p' | b'f' | b'g' | b'r' | b'^' => &[Format::GoTraceback],
         b'[' => &[Format::GoLog],
@@ -148,6 +164,7 @@ fn inner(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
 
 fn try_format(f: Format, s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     let mark = cx.fields.len();
+    let impossible = out.impossible_time;
     let ok = match f {
         Format::ZapJson => zap_json(s, o, cx, out),
         Format::ZapConsole => zap_console(s, o, cx, out),
@@ -164,6 +181,7 @@ fn try_format(f: Format, s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOu
         out.format = Some(f);
     } else {
         cx.fields.truncate(mark);
+        out.impossible_time = impossible;
     }
     ok
 }
@@ -199,7 +217,7 @@ fn wrapped(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut, w: Wrapper,
     if w != Wrapper::DockerJson && s.starts_with(b"{\"log\":") && docker_json(s, o, cx, out) {
         return true;
     }
-    if collected.is_some() {
+    if collected.is_some() || out.impossible_time {
         out.format = Some(Format::Text);
         out.message = o.span(0, trim_end(s, s.len()));
         out.level = gha_level(s);
@@ -219,7 +237,32 @@ fn gha_level(s: &[u8]) -> Level {
 }
 
 fn timestamp_wrapper(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
-    if let Some(p) = parse_rfc3339(s, false, cx.opts.default_offset_secs) {
+    let scan = scan_rfc3339(s, false, cx.opts.default_offset_secs);
+    if let Scan::Impossible { end } = scan {
+        // A wrapper's time that is none: the wrapper is still peeled.
+        let rest = &s[end..];
+        let w = match (end, s[end - 1]) {
+            (28, b'Z') => Wrapper::GithubActions,
+            (30, b'Z') => Wrapper::KubectlTimestamps,
+            _ => Wrapper::TimestampPrefix,
+        };
+        let (skip, w) = match rest.first() {
+            Some(b' ') if rest.len() >= 10 && (rest[1..].starts_with(b"stdout ") || rest[1..].starts_with(b"stderr ")) && rest[9] == b' ' => (10, Wrapper::Cri),
+            // A zap console line mangled to spaces is not a wrapper.
+            Some(b' ') if starts_with_level(&rest[1..]) => return false,
+            Some(b' ') => (1, w),
+            Some(b'{') => (0, Wrapper::TimestampPrefix),
+            _ => return false,
+        };
+        let saved = *out;
+        out.impossible_time = true;
+        if wrapped(&s[end + skip..], o.offset(end + skip), cx, out, w, None) {
+            return true;
+        }
+        *out = saved;
+        return false;
+    }
+    if let Scan::Time(p) = scan {
         let rest = &s[p.end..];
         if rest.first() == Some(&b' ') {
             let r = &rest[1..];
@@ -229,9 +272,7 @@ fn timestamp_wrapper(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -
                 return wrapped(&r[9..], ro.offset(9), cx, out, Wrapper::Cri, Some(p.ts));
             }
             // A zap console line mangled to spaces is not a wrapper.
-            let lvl_start = skip_ws(r, 0);
-            let lvl_end = r[lvl_start..].iter().position(|&b| is_ws(b)).map_or(r.len(), |e| lvl_start + e);
-            if lvl_end < r.len() && Level::parse(&r[lvl_start..lvl_end]).is_some() {
+            if starts_with_level(r) {
                 return false;
             }
             let w = match (p.ts.digits, p.zoned) {
@@ -249,10 +290,18 @@ fn timestamp_wrapper(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -
     us_datetime_prefix(s, o, cx, out)
 }
 
+/// Whether `r` starts (after blanks) with a level word and more after it.
+fn starts_with_level(r: &[u8]) -> bool {
+    let lvl_start = skip_ws(r, 0);
+    let lvl_end = r[lvl_start..].iter().position(|&b| is_ws(b)).map_or(r.len(), |e| lvl_start + e);
+    lvl_end < r.len() && Level::parse(&r[lvl_start..lvl_end]).is_some()
+}
+
 /// The header of a CRI on-node log line: `<ts> stdout|stderr F|P `.
 #[derive(Clone, Copy, Debug)]
 pub struct CriHeader {
-    pub ts: Timestamp,
+    /// `None`: the header's time is impossible (Feb 30, year 4052).
+    pub ts: Option<Timestamp>,
     /// Where the payload starts.
     pub payload: usize,
     /// Tag `P`: the line continues in the next piece.
@@ -272,12 +321,16 @@ pub fn cri_header(s: &[u8]) -> Option<CriHeader> {
     if stream != b" stdout " && stream != b" stderr " {
         return None;
     }
-    let p = parse_rfc3339(s, false, 0)?;
-    let r = s.get(p.end..p.end + 10)?;
+    let (ts, end) = match scan_rfc3339(s, false, 0) {
+        Scan::Time(p) => (Some(p.ts), p.end),
+        Scan::Impossible { end } => (None, end),
+        Scan::No => return None,
+    };
+    let r = s.get(end..end + 10)?;
     if !(r.starts_with(b" stdout ") || r.starts_with(b" stderr ")) || r[9] != b' ' || !(r[8] == b'F' || r[8] == b'P') {
         return None;
     }
-    Some(CriHeader { ts: p.ts, payload: p.end + 10, partial: r[8] == b'P' })
+    Some(CriHeader { ts, payload: end + 10, partial: r[8] == b'P' })
 }
 
 /// A viewer's `M/D/YYYY h:mm:ss AM` glued before the line (Rancher UI).
@@ -324,11 +377,15 @@ fn us_datetime_prefix(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) 
     };
     i += 3;
     let h24 = (h % 12) + if pm { 12 } else { 0 };
+    // (Not this M/D/YYYY form at all, e.g. a D/M/YYYY one.)
     if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || y < 1970 {
         return false;
     }
-    let n = time::civil_nanos(y as i64, mo, d, h24, mi, sec, 0) - cx.opts.default_offset_secs as i64 * time::NANOS_PER_SEC;
-    wrapped(&s[i..], o.offset(i), cx, out, Wrapper::TimestampPrefix, Some(Timestamp::new(n, 0)))
+    let n = time::checked_civil_nanos(y as i64, mo, d, h24, mi, sec, 0).and_then(|n| time::minus_offset(n, cx.opts.default_offset_secs));
+    if n.is_none() {
+        out.impossible_time = true;
+    }
+    wrapped(&s[i..], o.offset(i), cx, out, Wrapper::TimestampPrefix, n.map(|n| Timestamp::new(n, 0)))
 }
 
 /// `{"log":"<line>\n","stream":"stderr","time":"<RFC3339Nano>"}`
@@ -343,7 +400,7 @@ fn docker_json(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool
         _ => {}
     });
     let Some(log) = log else { return false };
-    let collected = t.and_then(|p| parse_rfc3339(&s[p.value.0..p.value.1], false, cx.opts.default_offset_secs)).map(|p| p.ts);
+    let collected = t.and_then(|p| take(out, scan_rfc3339(&s[p.value.0..p.value.1], false, cx.opts.default_offset_secs)));
     let mark = cx.fields.len();
     let start = cx.scratch.len();
     json::unescape_into(&s[log.value.0..log.value.1], cx.scratch);
@@ -459,16 +516,35 @@ fn zap_json(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     let mut level: Option<Pair> = None;
     let mut msg: Option<Pair> = None;
     let mut logger: Option<Pair> = None;
+    // `name` names the logger (bunyan, pino) only in a line with no object
+    // context: controller-runtime's `"namespace": …, "name": …` is the
+    // reconciled object's, and stays a field.
+    let mut name: Option<Pair> = None;
+    let mut object_context = false;
     let fields = &mut *cx.fields;
     let end = json::scan_object(s, 0, |p| {
+        // The keys loggers write (case-sensitive): zap (`ts`, `level`,
+        // `logger`, `msg`; its development encoder config `T`, `L`, `N`,
+        // `M`), slog and logrus (`time`, `level`, `msg`), klog JSON (`ts`,
+        // `msg`), Elastic/Logstash (`@timestamp`, `message`), and the
+        // capitalised `Timestamp`, `Level`, `Message`.
         match &s[p.key.0..p.key.1] {
-            b"ts" | b"time" | b"timestamp" | b"@timestamp" if ts.is_none() => ts = Some(p),
-            b"level" | b"severity" | b"lvl" if level.is_none() => level = Some(p),
-            b"msg" | b"message" if msg.is_none() => msg = Some(p),
-            b"logger" if logger.is_none() => logger = Some(p),
-            _ => push(fields, o, p.key, p.value, p.kind),
+            b"ts" | b"time" | b"timestamp" | b"Timestamp" | b"@timestamp" | b"T" if ts.is_none() => ts = Some(p),
+            b"level" | b"severity" | b"lvl" | b"Level" | b"L" if level.is_none() => level = Some(p),
+            b"msg" | b"message" | b"Message" | b"M" if msg.is_none() => msg = Some(p),
+            b"logger" | b"N" if logger.is_none() => logger = Some(p),
+            k => {
+                if k == b"name" && name.is_none() {
+                    name = Some(p);
+                }
+                object_context |= matches!(k, b"namespace" | b"reconcileID" | b"controller");
+                push(fields, o, p.key, p.value, p.kind)
+            }
         }
     });
+    if logger.is_none() && !object_context {
+        logger = name.filter(|p| p.kind == ValueKind::JsonString);
+    }
     if msg.is_none() && level.is_none() {
         return false;
     }
@@ -479,10 +555,16 @@ fn zap_json(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     }
     if let Some(p) = ts {
         let v = &s[p.value.0..p.value.1];
-        out.time = match p.kind {
-            ValueKind::JsonString => parse_rfc3339(v, true, cx.opts.default_offset_secs).map(|p| p.ts),
-            _ => parse_epoch_float(v).map(|p| p.ts),
+        // RFC3339 at any precision and zone, or an epoch number (also as a
+        // string) in seconds, millis, micros or nanos.
+        let scan = match p.kind {
+            ValueKind::JsonString => match scan_rfc3339(v, true, cx.opts.default_offset_secs) {
+                Scan::No => time::scan_epoch_number(v),
+                t => t,
+            },
+            _ => time::scan_epoch_number(v),
         };
+        out.time = take(out, scan);
     }
     if let Some(p) = level {
         out.level = Level::parse(&s[p.value.0..p.value.1]).unwrap_or(Level::Unknown);
@@ -510,12 +592,13 @@ fn looks_like_caller(s: &[u8]) -> bool {
 /// `<ts>\t<LEVEL>\t[<logger>\t][<caller>\t]<msg>[\t{json}]`, also with the
 /// TABs turned into runs of spaces by a terminal copy.
 fn zap_console(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
-    let (ts, mut i) = if let Some(p) = parse_rfc3339(s, false, cx.opts.default_offset_secs) {
-        (p.ts, p.end)
-    } else if let Some(p) = parse_epoch_float(s) {
-        (p.ts, p.end)
-    } else {
-        return false;
+    let (ts, mut i) = match scan_rfc3339(s, false, cx.opts.default_offset_secs) {
+        Scan::Time(p) => (Some(p.ts), p.end),
+        Scan::Impossible { end } => (None, end),
+        Scan::No => match parse_epoch_float(s) {
+            Some(p) => (Some(p.ts), p.end),
+            None => return false,
+        },
     };
     if !s.get(i).is_some_and(|&b| is_ws(b)) {
         return false;
@@ -527,7 +610,8 @@ fn zap_console(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool
         i += 1;
     }
     let Some(level) = Level::parse(&s[ls..i]) else { return false };
-    out.time = Some(ts);
+    out.time = ts;
+    out.impossible_time |= ts.is_none();
     out.level = level;
     let body_start = skip_ws(s, i);
     let mut body_end = trim_end(s, s.len()).max(body_start);
@@ -649,11 +733,14 @@ fn split_columns(s: &[u8], tabbed: bool) -> ([(usize, usize); 3], usize) {
 
 /// `2021-09-11 14:46:23.606939 I | raft: <msg>` (capnslog, local time).
 fn capnslog(s: &[u8], o: Origin, out: &mut LineOut) -> bool {
-    let Some(p) = parse_rfc3339(s, true, 0) else { return false };
+    let (ts, i) = match scan_rfc3339(s, true, 0) {
+        Scan::Time(p) => (Some(p.ts), p.end),
+        Scan::Impossible { end } => (None, end),
+        Scan::No => return false,
+    };
     if s.get(10) != Some(&b' ') {
         return false;
     }
-    let i = p.end;
     let (Some(b' '), Some(&l), Some(b' '), Some(b'|'), Some(b' ')) = (s.get(i), s.get(i + 1), s.get(i + 2), s.get(i + 3), s.get(i + 4)) else {
         return false;
     };
@@ -665,7 +752,8 @@ fn capnslog(s: &[u8], o: Origin, out: &mut LineOut) -> bool {
         b'D' | b'T' => Level::Debug,
         _ => return false,
     };
-    out.time = Some(p.ts);
+    out.time = ts;
+    out.impossible_time |= ts.is_none();
     let m = i + 5;
     // `pkg: message`
     match memchr::memmem::find(&s[m..], b": ") {
@@ -690,10 +778,11 @@ fn go_log(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
             return false;
         }
         let n = |i: usize| ((d[i] - b'0') * 10 + (d[i + 1] - b'0')) as u32;
-        let Some((h, mi, sec, frac, digits, end)) = parse_hms(s, sp + 8) else { return false };
+        let Some((h, mi, sec, frac, digits, end)) = hms_fields(s, sp + 8) else { return false };
         let Some(close) = memchr::memmem::find(&s[end..], b"] ").map(|k| k + end) else { return false };
-        let nanos = time::civil_nanos(2000 + n(0) as i64, n(2), n(4), h, mi, sec, frac) - cx.opts.default_offset_secs as i64 * time::NANOS_PER_SEC;
-        out.time = Some(Timestamp::new(nanos, digits));
+        let nanos = time::checked_civil_nanos(2000 + n(0) as i64, n(2), n(4), h, mi, sec, frac).and_then(|n| time::minus_offset(n, cx.opts.default_offset_secs));
+        out.time = nanos.map(|n| Timestamp::new(n, digits));
+        out.impossible_time |= nanos.is_none();
         out.level = level;
         out.message = o.span(close + 2, s.len());
         cx.fields.push(Field { key: Span::EMPTY, value: o.span(skip_ws(s, end), close), kind: ValueKind::Text });
@@ -705,15 +794,18 @@ fn go_log(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
         norm[4] = b'-';
         norm[7] = b'-';
         norm[10] = b'T';
-        let Some(p) = parse_rfc3339(&norm, false, cx.opts.default_offset_secs) else { return false };
-        let (frac, digits, end) = match parse_hms(s, 11) {
+        let scan = scan_rfc3339(&norm, false, cx.opts.default_offset_secs);
+        if scan == Scan::No {
+            return false;
+        }
+        let (frac, digits, end) = match hms_fields(s, 11) {
             Some((_, _, _, f, d, e)) => (f, d, e),
             None => return false,
         };
         if s.get(end) != Some(&b' ') {
             return false;
         }
-        out.time = Some(Timestamp::new(p.ts.nanos + frac as i64, digits));
+        out.time = take(out, scan).and_then(|p| Some(Timestamp::new(p.nanos.checked_add(frac as i64)?, digits)));
         out.level = Level::Info;
         out.message = o.span(end + 1, s.len());
         return true;
@@ -751,8 +843,8 @@ fn klog(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     }
     let mo = ((s[1] - b'0') * 10 + (s[2] - b'0')) as u32;
     let d = ((s[3] - b'0') * 10 + (s[4] - b'0')) as u32;
-    let Some((h, mi, sec, frac, digits, end)) = parse_hms(s, 6) else { return false };
-    let Some(ts) = time::yearless(mo, d, (h, mi, sec, frac, digits), cx.opts.default_offset_secs) else { return false };
+    let Some((h, mi, sec, frac, digits, end)) = hms_fields(s, 6) else { return false };
+    let ts = time::yearless(mo, d, (h, mi, sec, frac, digits), cx.opts.default_offset_secs);
     // pid, then file:line]
     let i = skip_ws(s, end);
     let mut j = i;
@@ -768,8 +860,9 @@ fn klog(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
         return false;
     }
     out.level = level;
-    out.time = Some(ts);
-    out.yearless = true;
+    out.time = ts;
+    out.yearless = ts.is_some();
+    out.impossible_time |= ts.is_none();
     cx.fields.push(Field { key: Span::EMPTY, value: o.span(caller.0, caller.1), kind: ValueKind::Text });
     let m = (close + 2).min(s.len());
     if s.get(m) == Some(&b'"') {
@@ -822,8 +915,11 @@ fn key_values(s: &[u8], mut i: usize, o: Origin, fields: &mut Vec<Field>) -> usi
 
 // ----------------------------------------------------------------- logrus
 
-/// `INFO[2022-04-26T16:27:00.030902332+08:00] msg` or logfmt
-/// `time="..." level=info msg="..."`.
+/// `INFO[2022-04-26T16:27:00.030902332+08:00] msg` or logfmt: logrus
+/// `time="..." level=info msg="..."`, slog's text handler
+/// `time=2026-05-26T16:29:30.123Z level=INFO msg=Reconciling controller=x reconcileID=…`,
+/// go-kit `ts=… level=…`. Keys other than time, level, msg and logger
+/// are fields (so `reconcileID` gives the record its reconcile).
 fn logrus(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     if s.len() > 5 && s[4] == b'[' {
         let Some(level) = Level::parse(&s[..4]).or(match &s[..4] {
@@ -838,7 +934,7 @@ fn logrus(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
             return false;
         };
         let Some(close) = memchr::memchr(b']', s) else { return false };
-        out.time = parse_rfc3339(&s[5..close], false, cx.opts.default_offset_secs).map(|p| p.ts);
+        out.time = take(out, scan_rfc3339(&s[5..close], false, cx.opts.default_offset_secs));
         out.level = level;
         let m = skip_ws(s, close + 1);
         // message, then optional key=value pairs after two spaces
@@ -862,8 +958,15 @@ fn logrus(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
         let k = span_in(base, o, s, f.key);
         let v = span_in(base, o, s, f.value);
         match k {
-            b"time" | b"ts" => out.time = parse_rfc3339(v, true, cx.opts.default_offset_secs).map(|p| p.ts),
+            b"time" | b"ts" => {
+                let scan = match scan_rfc3339(v, true, cx.opts.default_offset_secs) {
+                    Scan::No => time::scan_epoch_number(v),
+                    t => t,
+                };
+                out.time = take(out, scan);
+            }
             b"level" | b"lvl" => out.level = Level::parse(v).unwrap_or(Level::Unknown),
+            b"logger" => out.logger = f.value,
             b"msg" | b"message" => {
                 out.message = f.value;
                 out.message_kind = Some(f.kind);
@@ -894,8 +997,8 @@ fn journald(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     if s[6] != b' ' {
         return false;
     }
-    let Some((h, mi, sec, frac, digits, end)) = parse_hms(s, 7) else { return false };
-    let Some(ts) = time::yearless(mo as u32 + 1, d, (h, mi, sec, frac, digits), cx.opts.default_offset_secs) else { return false };
+    let Some((h, mi, sec, frac, digits, end)) = hms_fields(s, 7) else { return false };
+    let ts = time::yearless(mo as u32 + 1, d, (h, mi, sec, frac, digits), cx.opts.default_offset_secs);
     let hs = skip_ws(s, end);
     let Some(he) = memchr::memchr(b' ', &s[hs..]).map(|k| k + hs) else { return false };
     let Some(colon) = memchr::memmem::find(&s[he + 1..], b": ").map(|k| k + he + 1) else { return false };
@@ -904,8 +1007,9 @@ fn journald(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
         return false;
     }
     let unit_end = memchr::memchr(b'[', tag).map_or(colon, |k| he + 1 + k);
-    out.time = Some(ts);
-    out.yearless = true;
+    out.time = ts;
+    out.yearless = ts.is_some();
+    out.impossible_time |= ts.is_none();
     out.level = Level::Unknown;
     out.logger = o.span(he + 1, unit_end);
     out.message = o.span(colon + 2, s.len());

@@ -361,7 +361,13 @@ impl StreamParser {
 }
 
 /// The problems a line can have (a [`Chunk`] lists them by line).
-const PROBLEMS: [&str; 1] = ["line is cut off inside its JSON object; the fields before the cut were kept"];
+const PROBLEMS: [&str; 2] = [
+    "line is cut off inside its JSON object; the fields before the cut were kept",
+    IMPOSSIBLE_TIME,
+];
+
+/// The problem of a line whose timestamp is no time (listed once per file).
+const IMPOSSIBLE_TIME: &str = "timestamp is impossible";
 
 /// Files smaller than this are parsed on one thread.
 const MIN_PARALLEL_BYTES: usize = 4 << 20;
@@ -434,8 +440,12 @@ fn rebase(sp: Span, raw_base: u32, scratch_base: u32) -> Span {
 fn finish(mut pf: ParsedFile, c: Chunk, mut diagnostics: Vec<Diagnostic>) -> ParsedFile {
     let Chunk { records, fields, scratch, counts, problems, truncated_lines } = c;
     const LISTED: usize = 20;
-    for (line, message) in problems.iter().take(LISTED) {
+    for (line, message) in problems.iter().filter(|p| p.1 != IMPOSSIBLE_TIME).take(LISTED) {
         diagnostics.push(Diagnostic { path: pf.path.clone(), line: Some(*line), message: (*message).into() });
+    }
+    // One note for all the impossible timestamps, naming the first.
+    if let Some(&(line, _)) = problems.iter().find(|p| p.1 == IMPOSSIBLE_TIME) {
+        diagnostics.push(Diagnostic { path: pf.path.clone(), line: Some(line), message: impossible_note(counts.impossible_times) });
     }
     if truncated_lines as usize > LISTED {
         diagnostics.push(Diagnostic {
@@ -575,7 +585,8 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
                     out.message = Span::scratch(at, at + joined.len());
                 }
                 out.wrapper = Wrapper::Cri;
-                out.collected = Some(h.ts);
+                out.collected = h.ts;
+                out.impossible_time |= h.ts.is_none();
                 out.inner = (end, end);
                 true
             }
@@ -613,9 +624,16 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         // A wrapper's collection time gives a yearless inner time its year.
         if out.yearless {
             if let (Some(t), Some(c)) = (out.time, out.collected) {
-                out.time = Some(nearest_year(t, c.nanos));
+                out.time = nearest_year(t, c.nanos);
+                out.impossible_time |= out.time.is_none();
                 out.yearless = false;
             }
+        }
+        if out.impossible_time && fmt != Format::Unparsed {
+            if counts.impossible_times == 0 {
+                problems.push((first_line, IMPOSSIBLE_TIME));
+            }
+            counts.impossible_times += 1;
         }
         // A stack with no record before it (a dump cut at its start) is a
         // dump fragment of its own.
@@ -662,6 +680,16 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
             offset: start as u64,
             byte_len: (end - start) as u32,
         });
+    }
+}
+
+/// The note on a file's impossible timestamps.
+fn impossible_note(n: u64) -> String {
+    let what = "not a calendar date and time (Feb 30, hour 24, ...) or outside the years 1678-2262";
+    if n == 1 {
+        format!("{IMPOSSIBLE_TIME}: {what}; the line is kept without a time")
+    } else {
+        format!("{IMPOSSIBLE_TIME}: {what}; {n} lines in all (this is the first) are kept without a time")
     }
 }
 
@@ -716,13 +744,13 @@ pub fn align_clocks(files: &mut [ParsedFile]) {
 }
 
 /// Places a yearless time in the year that puts it nearest `reference_nanos`.
-fn nearest_year(t: Timestamp, reference_nanos: i64) -> Timestamp {
+/// The year is chosen as if every year had the date (a Feb 29 counts as
+/// the Mar 1 it would roll to): `None` when the year chosen does not have
+/// it (Feb 29 placed in a year that is not a leap year).
+fn nearest_year(t: Timestamp, reference_nanos: i64) -> Option<Timestamp> {
     let y = time::year_of(Timestamp::new(reference_nanos, 0));
-    [y - 1, y, y + 1]
-        .into_iter()
-        .map(|y| time::with_year(t, y))
-        .min_by_key(|c| (c.nanos - reference_nanos).unsigned_abs())
-        .unwrap_or(t)
+    let year = [y - 1, y, y + 1].into_iter().min_by_key(|&y| time::with_year_rolling(t, y).abs_diff(reference_nanos))?;
+    time::with_year(t, year)
 }
 
 /// Gives yearless times (klog, journald) a year: the year that puts each one
@@ -751,6 +779,8 @@ pub fn resolve_years(files: &mut [ParsedFile], fallback_year: Option<i64>) {
         }
         let local = median_of(&[&*f]).or(global);
         let mut used_fallback = false;
+        // (count, first line) of the dates no year near them has (Feb 29).
+        let mut impossible = (0u64, 0u32);
         for r in f.records.iter_mut().filter(|r| r.yearless) {
             let Some(t) = r.time else { continue };
             let reference = r.collected.map(|c| c.nanos).or(local);
@@ -764,8 +794,25 @@ pub fn resolve_years(files: &mut [ParsedFile], fallback_year: Option<i64>) {
                     None => continue,
                 },
             };
-            r.time = Some(new);
+            if new.is_none() {
+                if impossible.0 == 0 {
+                    impossible.1 = r.line;
+                }
+                impossible.0 += 1;
+            }
+            r.time = new;
             r.yearless = false;
+        }
+        if impossible.0 > 0 {
+            f.counts.impossible_times += impossible.0;
+            f.diagnostics.push(Diagnostic {
+                path: f.path.clone(),
+                line: Some(impossible.1),
+                message: format!(
+                    "{IMPOSSIBLE_TIME}: Feb 29 without a year, in a year that is not a leap year; {} such lines are kept without a time",
+                    impossible.0
+                ),
+            });
         }
         if used_fallback {
             f.diagnostics.push(Diagnostic {

@@ -192,7 +192,7 @@ impl Piece {
         put_u64(&mut out, self.len);
         put_u64(&mut out, self.cut.unwrap_or(NO_CUT));
         let counts = &c.counts;
-        for v in [counts.lines, counts.blank_lines, counts.continuation_lines, counts.invalid_utf8_lines, counts.overlong_lines] {
+        for v in [counts.lines, counts.blank_lines, counts.continuation_lines, counts.invalid_utf8_lines, counts.overlong_lines, counts.impossible_times] {
             put_u64(&mut out, v);
         }
         put_u32(&mut out, counts.formats.len() as u32);
@@ -303,6 +303,7 @@ impl<'a> EncodedPiece<'a> {
             continuation_lines: r.u64()?,
             invalid_utf8_lines: r.u64()?,
             overlong_lines: r.u64()?,
+            impossible_times: r.u64()?,
             ..ParseCounts::default()
         };
         if r.count(8)? != counts.formats.len() {

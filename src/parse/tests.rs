@@ -422,3 +422,175 @@ fn bad_piece_bytes_are_an_error_not_a_panic() {
         }
     }
 }
+
+/// One line with an impossible timestamp: `expect` is its record (as
+/// [`render`] writes it), and the file gets one note on line 1.
+fn check_impossible(input: &str, expect: &str) {
+    check(input, expect);
+    let pf = parse_file("t.log", input.as_bytes().to_vec(), &ParseOptions::default());
+    let notes: Vec<String> = pf.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert_eq!(notes.len(), 1, "{input}: {notes:?}");
+    assert!(notes[0].starts_with("t.log:1: timestamp is impossible"), "{input}: {notes:?}");
+    assert_eq!(pf.counts.impossible_times, 1, "{input}");
+}
+
+#[test]
+fn impossible_timestamps_are_records_without_a_time() {
+    for (input, expect) in [
+        // RFC3339 / ISO8601 forms
+        ("2025-02-31T10:00:00Z\tINFO\tm", r#"L1 zap-console info - "m""#),
+        ("2025-02-30T10:00:00.123Z\tINFO\tm", r#"L1 zap-console info - "m""#),
+        ("2025-04-31T10:00:00.123+02:00\tERROR\tboom", r#"L1 zap-console error - "boom""#),
+        ("2025-02-29T10:00:00Z\tINFO\tnot a leap year", r#"L1 zap-console info - "not a leap year""#),
+        ("2025-13-01T10:00:00Z\tINFO\tm", r#"L1 zap-console info - "m""#),
+        ("2025-01-10T24:00:00Z\tINFO\tm", r#"L1 zap-console info - "m""#),
+        ("2025-01-10T24:00:00Z    INFO    tabs lost", r#"L1 zap-console info - "tabs lost""#),
+        ("2025-01-10T25:00:00Z\tINFO\tm", r#"L1 zap-console info - "m""#),
+        ("2025-01-10T10:60:00Z\tINFO\tm", r#"L1 zap-console info - "m""#),
+        ("2025-01-10T10:00:61Z\tINFO\tm", r#"L1 zap-console info - "m""#),
+        ("4052-01-10T10:00:00Z\tINFO\tfar", r#"L1 zap-console info - "far""#),
+        ("1600-01-10T10:00:00Z\tINFO\tfar", r#"L1 zap-console info - "far""#),
+        (r#"{"level":"info","ts":"2025-02-31T10:00:00.000Z","msg":"m"}"#, r#"L1 zap-json info - "m""#),
+        (r#"{"level":"info","ts":"4052-02-01T10:00:00.000000+0530","msg":"m"}"#, r#"L1 zap-json info - "m""#),
+        (r#"{"level":"info","ts":99999999999999999999,"msg":"m"}"#, r#"L1 zap-json info - "m""#),
+        ("2025-13-01 10:00:00.000001 I | raft: m", r#"L1 etcd-capnslog info - [raft] "m""#),
+        ("INFO[2025-02-31T10:00:00Z] m", r#"L1 logrus info - "m""#),
+        ("time=2025-02-31T10:00:00Z level=info msg=m", r#"L1 logrus info - "m""#),
+        ("2009/02/30 23:00:00 m", r#"L1 go-log info - "m""#),
+        // yearless: klog, journald/syslog
+        ("I0230 10:00:00.000000       1 main.go:10] m", r#"L1 klog info - "m" {=main.go:10}"#),
+        ("E0431 10:00:00.000000       1 main.go:10] m", r#"L1 klog error - "m" {=main.go:10}"#),
+        ("I0101 24:00:00.000000       1 main.go:10] m", r#"L1 klog info - "m" {=main.go:10}"#),
+        ("Feb 30 10:00:00 host etcd[1]: m", r#"L1 journald unknown - [etcd] "m" {=host}"#),
+        ("Apr 29 25:00:00 host etcd[1]: m", r#"L1 journald unknown - [etcd] "m" {=host}"#),
+        // wrapper times: kubectl --timestamps, CRI, GitHub Actions, docker json-file
+        ("2025-02-31T10:00:00.123456789Z plain text", r#"L1 text/kubectl-timestamps unknown - "plain text""#),
+        ("2025-02-31T10:00:00.123456789Z 2026-05-25T16:29:29Z\tINFO\tm", r#"L1 zap-console/kubectl-timestamps info 2026-05-25T16:29:29Z "m""#),
+        ("2025-02-31T10:00:00.1234567Z ##[error]boom", r###"L1 text/github-actions error - "##[error]boom""###),
+        ("2025-04-31T10:00:00.12345Z stdout F hello", r#"L1 text/cri unknown - "hello""#),
+        ("2025-04-31T10:00:00.12345Z stdout P hel\n2025-04-31T10:00:00.12346Z stdout F lo", r#"L1+1 text/cri unknown - "hello""#),
+        // a viewer's M/D/YYYY column glued before the line
+        ("2/30/2024 1:02:03 AM2026-05-25T16:29:30Z\tINFO\tm", r#"L1 zap-console/timestamp-prefix info 2026-05-25T16:29:30Z "m""#),
+        (
+            r#"{"log":"hello\n","stream":"stdout","time":"2025-02-31T10:00:00.1Z"}"#,
+            r#"L1 text/docker-json unknown - "hello" {stream=stdout}"#,
+        ),
+    ] {
+        check_impossible(input, expect);
+    }
+}
+
+#[test]
+fn possible_edge_timestamps_are_times() {
+    check(
+        "2024-02-29T10:00:00Z\tINFO\tleap day\n\
+2025-01-10T23:59:60Z\tINFO\tleap second\n\
+1678-01-01T00:00:00Z\tINFO\tfirst year\n\
+2262-04-11T00:00:00Z\tINFO\tlast day\n\
+2/29/2024 1:02:03 PM2026-05-25T16:29:30Z\tINFO\tm\n",
+        r#"L1 zap-console info 2024-02-29T10:00:00Z "leap day"
+           L2 zap-console info 2025-01-11T00:00:00Z "leap second"
+           L3 zap-console info 1678-01-01T00:00:00Z "first year"
+           L4 zap-console info 2262-04-11T00:00:00Z "last day"
+           L5 zap-console/timestamp-prefix info 2026-05-25T16:29:30Z collected 2024-02-29T13:02:03Z "m""#,
+    );
+}
+
+#[test]
+fn impossible_timestamps_get_one_note_per_file_naming_the_first() {
+    let input = "2025-01-10T10:00:00Z\tINFO\tfine\n\
+2025-02-31T10:00:00Z\tINFO\tfirst\n\
+4052-01-10T10:00:00Z\tINFO\tsecond\n\
+2025-01-10T10:00:01Z\tINFO\tfine\n\
+I0230 10:00:00.000000       1 main.go:10] third\n";
+    check(
+        input,
+        r#"L1 zap-console info 2025-01-10T10:00:00Z "fine"
+           L2 zap-console info - "first"
+           L3 zap-console info - "second"
+           L4 zap-console info 2025-01-10T10:00:01Z "fine"
+           L5 klog info - "third" {=main.go:10}"#,
+    );
+    let pf = parse_file("t.log", input.as_bytes().to_vec(), &ParseOptions::default());
+    let notes: Vec<String> = pf.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert_eq!(
+        notes,
+        ["t.log:2: timestamp is impossible: not a calendar date and time (Feb 30, hour 24, ...) or outside the years 1678-2262; 3 lines in all (this is the first) are kept without a time"]
+    );
+    // The same on many threads (the pieces' counts add up, one note).
+    let big: String = input.repeat(30_000);
+    let one = parse_file("t.log", big.as_bytes().to_vec(), &ParseOptions::default());
+    let many = parse_file("t.log", big.as_bytes().to_vec(), &ParseOptions { threads: 4, ..ParseOptions::default() });
+    assert_eq!(one.counts.impossible_times, 90_000);
+    assert_same(&one, &many);
+}
+
+#[test]
+fn a_leap_day_without_a_year_needs_a_leap_year() {
+    let mut files = vec![parse_file("klog.log", b"I0229 10:00:00.000000       1 x.go:1] leap\n".to_vec(), &ParseOptions::default())];
+    resolve_years(&mut files, Some(2025));
+    assert_eq!(files[0].records[0].time, None);
+    let notes: Vec<String> = files[0].diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(notes.iter().any(|n| n.starts_with("klog.log:1: timestamp is impossible: Feb 29")), "{notes:?}");
+    let mut files = vec![parse_file("klog.log", b"I0229 10:00:00.000000       1 x.go:1] leap\n".to_vec(), &ParseOptions::default())];
+    resolve_years(&mut files, Some(2024));
+    assert_eq!(files[0].records[0].time.map(|t| t.to_string()).as_deref(), Some("2024-02-29T10:00:00.000000Z"));
+}
+
+#[test]
+fn a_leap_day_takes_the_year_nearest_its_reference_or_none() {
+    // Collected on 2025-03-01: the nearest Feb 29 would be 2025's, which
+    // has none (2024's is a year away): no time, and the note.
+    check(
+        "2025-03-01T00:00:00.000000000Z I0229 23:59:00.000000       1 x.go:1] late\n\
+2024-03-01T00:00:00.000000000Z I0229 23:59:00.000000       1 x.go:1] leap\n",
+        r#"L1 klog/kubectl-timestamps info - collected 2025-03-01T00:00:00.000000000Z "late" {=x.go:1}
+           L2 klog/kubectl-timestamps info 2024-02-29T23:59:00.000000Z collected 2024-03-01T00:00:00.000000000Z "leap" {=x.go:1}"#,
+    );
+}
+
+#[test]
+fn json_logs_with_any_common_key_set() {
+    check(
+        r#"{"Timestamp":"2026-05-26T16:29:30.123456+02:00","message":"Reconciling","reconcileID":"r1"}
+{"time":"2026-05-26T16:29:30.123Z","level":"INFO","msg":"slog json","controller":"tcp"}
+{"level":"info","msg":"logrus json","time":"2026-05-26T16:29:30+02:00"}
+{"ts":1716000000.123456,"v":0,"msg":"klog json"}
+{"ts":1716000000123,"level":"debug","msg":"epoch millis"}
+{"time":"1716000000123456","level":"warn","msg":"epoch micros as a string"}
+{"timestamp":1716000000123456789,"severity":"ERROR","message":"epoch nanos"}
+{"@timestamp":"2026-05-26T16:29:30.1Z","Level":"Warning","Message":"capitalised"}
+{"T":"2026-05-26T16:29:30.000Z","L":"INFO","N":"setup","M":"zap development keys"}
+{"time":"2026-05-26T16:29:30Z","level":"info","name":"my-app","msg":"name is the logger"}
+{"level":"info","ts":"2026-05-26T16:29:30Z","msg":"Reconciling","controller":"tcp","namespace":"ns","name":"obj","reconcileID":"r2"}"#,
+        r#"L1 zap-json unknown 2026-05-26T14:29:30.123456Z "Reconciling" {reconcileID=r1}
+           L2 zap-json info 2026-05-26T16:29:30.123Z "slog json" {controller=tcp}
+           L3 zap-json info 2026-05-26T14:29:30Z "logrus json"
+           L4 zap-json unknown 2024-05-18T02:40:00.123456Z "klog json" {v=0}
+           L5 zap-json debug 2024-05-18T02:40:00.123Z "epoch millis"
+           L6 zap-json warn 2024-05-18T02:40:00.123456Z "epoch micros as a string"
+           L7 zap-json error 2024-05-18T02:40:00.123456789Z "epoch nanos"
+           L8 zap-json warn 2026-05-26T16:29:30.1Z "capitalised"
+           L9 zap-json info 2026-05-26T16:29:30.000Z [setup] "zap development keys"
+           L10 zap-json info 2026-05-26T16:29:30Z [my-app] "name is the logger" {name=my-app}
+           L11 zap-json info 2026-05-26T16:29:30Z "Reconciling" {controller=tcp, namespace=ns, name=obj, reconcileID=r2}"#,
+    );
+    let pf = parse_file("t.log", br#"{"Timestamp":"2026-05-26T16:29:30Z","message":"Reconciling","reconcileID":"r1"}"#.to_vec(), &ParseOptions::default());
+    assert_eq!(pf.text(pf.records[0].reconcile_id), "r1");
+}
+
+#[test]
+fn slog_text_and_logfmt_lines() {
+    check(
+        r#"time=2026-05-26T16:29:30.123Z level=INFO msg="Reconciling" controller=tenantcontrolplane namespace=ns name=obj reconcileID=7d1c-1
+time=2026-05-26T16:29:31.5+02:00 level=ERROR msg="Reconciler error" controller=tenantcontrolplane reconcileID=7d1c-1 error="boom \"x\""
+ts=2026-05-26T16:29:32Z level=warn logger=setup msg=go-kit
+ts=1716000000.5 level=debug msg="epoch seconds""#,
+        r#"L1 logrus info 2026-05-26T16:29:30.123Z "Reconciling" {controller=tenantcontrolplane, namespace=ns, name=obj, reconcileID=7d1c-1}
+           L2 logrus error 2026-05-26T14:29:31.5Z "Reconciler error" {controller=tenantcontrolplane, reconcileID=7d1c-1, error=boom "x"}
+           L3 logrus warn 2026-05-26T16:29:32Z [setup] "go-kit"
+           L4 logrus debug 2024-05-18T02:40:00.5Z "epoch seconds""#,
+    );
+    let pf = parse_file("t.log", b"time=2026-05-26T16:29:30.123Z level=INFO msg=\"Reconciling\" controller=tcp reconcileID=7d1c-1\n".to_vec(), &ParseOptions::default());
+    assert_eq!(pf.text(pf.records[0].reconcile_id), "7d1c-1");
+}
