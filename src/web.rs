@@ -427,6 +427,8 @@ pub struct Session {
     /// After [`Session::finish`]: the whole analysis, record references
     /// included (the inspector, the filters and sharing read it).
     analysis: Analysis,
+    /// The inputs' names, as sent (for naming what was loaded).
+    inputs: Vec<String>,
     /// `.reconscope` evidence files among the inputs (name, bytes).
     evidence_inputs: Vec<(String, Vec<u8>)>,
     /// The evidence being shown, when the load was one
@@ -531,6 +533,7 @@ impl Session {
     /// `size` is its size as sent.
     pub fn add_parsed(&mut self, name: &str, size: u64, file: ParsedFile) {
         self.current = name.to_string();
+        self.inputs.push(name.to_string());
         self.loaded.add_parsed(file);
         self.files_done += 1;
         self.done_bytes += size;
@@ -777,6 +780,7 @@ impl Session {
     pub fn add(&mut self, name: &str, bytes: Vec<u8>) {
         self.current = name.to_string();
         let n = bytes.len() as u64;
+        self.inputs.push(name.to_string());
         if is_evidence_name(name) {
             self.evidence_inputs.push((name.to_string(), bytes));
         } else {
@@ -895,20 +899,21 @@ impl Session {
             redact: req.redact,
             max_payload_bytes: req.max_payload_bytes as usize,
         };
-        let link = evidence::share(&self.analysis, &self.loaded.files, &opts);
-        let (link, file) = match link {
-            Ok(l) if l.meta.left_out.is_empty() => (Some(l), None),
+        // The whole slice as a file too, when the link had to leave
+        // context out (or could not be made at all).
+        let (link, needs_file) = match evidence::share(&self.analysis, &self.loaded.files, &opts) {
             Ok(l) => {
-                opts.max_payload_bytes = 0;
-                let file = evidence::share(&self.analysis, &self.loaded.files, &opts).map_err(|e| e.to_string())?;
-                (Some(l), Some(file))
+                let partial = !l.meta.left_out.is_empty();
+                (Some(l), partial)
             }
-            Err(evidence::EvidenceError::TooBigForLink(..)) => {
-                opts.max_payload_bytes = 0;
-                let file = evidence::share(&self.analysis, &self.loaded.files, &opts).map_err(|e| e.to_string())?;
-                (None, Some(file))
-            }
+            Err(evidence::EvidenceError::TooBigForLink(..)) => (None, true),
             Err(e) => return Err(e.to_string()),
+        };
+        let file = if needs_file {
+            opts.max_payload_bytes = 0;
+            Some(evidence::share(&self.analysis, &self.loaded.files, &opts).map_err(|e| e.to_string())?)
+        } else {
+            None
         };
         Ok(SharedEvidence {
             fragment: link.as_ref().map(evidence::fragment),
@@ -937,22 +942,7 @@ impl Session {
         if let Some((m, _)) = &self.evidence {
             return m.artifact.clone();
         }
-        // The inputs' first path parts (an archive's name, a folder's).
-        let mut tops: Vec<&str> = self
-            .loaded
-            .files
-            .iter()
-            .map(|f| {
-                let outer = f.path.split("!/").next().unwrap_or(&f.path);
-                if outer.len() < f.path.len() { outer } else { outer.split('/').next().unwrap_or(outer) }
-            })
-            .collect();
-        tops.dedup();
-        match tops.as_slice() {
-            [] => String::new(),
-            [one] => one.to_string(),
-            [first, rest @ ..] => format!("{first} and {} more", rest.len()),
-        }
+        crate::render::artifact_name(&self.inputs).unwrap_or_default()
     }
 
     /// Analyzes the inputs again with goroutine dumps that nothing else

@@ -374,8 +374,7 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
     if opts.svg.is_some() || opts.png.is_some() {
         let timeline = layout::layout(&analysis, &LayoutOptions::default());
         // The title names what was analysed: the inputs' last path parts.
-        let names: Vec<String> = opts.inputs.iter().map(|p| p.file_name().unwrap_or(p.as_os_str()).to_string_lossy().into_owned()).collect();
-        let view = render::View { title: Some(names.join(", ")), ..render::View::default() };
+        let view = render::View { title: Some(input_names(opts).join(", ")), ..render::View::default() };
         // Log text in the picture is redacted as in the Markdown.
         let svg = Redactor::new(opts.redact).redact(&render::svg(&analysis, &timeline, &view)).into_owned();
         if let (Some(target), Some(raster)) = (&opts.png, &raster) {
@@ -436,19 +435,16 @@ fn app_url(url: &str) -> String {
     url.chars().filter(|c| !c.is_whitespace() && !matches!(c, '(' | ')' | '<' | '>' | '"')).collect()
 }
 
+/// The inputs' last path parts (`cozyreport.zip`, `artifacts`): what was
+/// analysed, for titles and banners.
+fn input_names(opts: &Options) -> Vec<String> {
+    opts.inputs.iter().map(|p| p.file_name().unwrap_or(p.as_os_str()).to_string_lossy().into_owned()).collect()
+}
+
 /// What every evidence slice of this run shares: the artifact's name, the
 /// time it is taken, redaction.
 fn share_template(opts: &Options) -> ShareOptions {
-    let names: Vec<String> = opts
-        .inputs
-        .iter()
-        .map(|p| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned()))
-        .collect();
-    let artifact = match names.as_slice() {
-        [one] => one.clone(),
-        [first, rest @ ..] => format!("{first} and {} more", rest.len()),
-        [] => String::new(),
-    };
+    let artifact = render::artifact_name(&input_names(opts)).unwrap_or_default();
     let taken_at_nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .ok()
