@@ -29,7 +29,9 @@ pub struct RedactOptions {
 
 /// The kinds of text removed, as named in replacements (`[redacted:jwt]`)
 /// and in counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
     PrivateKey,
@@ -98,7 +100,12 @@ struct Rule {
 }
 
 fn rule(kind: Kind, pattern: &str, group: usize) -> Rule {
-    Rule { kind, re: Regex::new(pattern).expect("redaction pattern"), group, hosts: false }
+    Rule {
+        kind,
+        re: Regex::new(pattern).expect("redaction pattern"),
+        group,
+        hosts: false,
+    }
 }
 
 /// Key names that mark a secret value (matched against the whole key,
@@ -113,39 +120,86 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)",
             0,
         ),
-        rule(Kind::Jwt, r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*", 0),
+        rule(
+            Kind::Jwt,
+            r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
+            0,
+        ),
         // `Authorization: Bearer x`, `"authorization":"Basic x"`, `authorization=x`.
         rule(
             Kind::Authorization,
             r#"(?i)\b(?:proxy-)?authorization\\?"?\s*[:=]\s*\\?"?((?:(?:bearer|basic|token|digest|negotiate)\s+)?[^\s"\\,;}]+)"#,
             1,
         ),
-        rule(Kind::Authorization, r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})", 1),
+        rule(
+            Kind::Authorization,
+            r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})",
+            1,
+        ),
         // AWS access key ids, GCP API keys.
-        rule(Kind::AccessKey, r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b", 0),
+        rule(
+            Kind::AccessKey,
+            r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b",
+            0,
+        ),
         rule(Kind::AccessKey, r"\bAIza[0-9A-Za-z_-]{35}\b", 0),
         // Azure storage connection strings.
         rule(Kind::AccessKey, r"(?i)\bAccountKey=([^;\s]+)", 1),
         // GitHub, GitLab, Slack, npm tokens; Kubernetes bootstrap tokens.
-        rule(Kind::Token, r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})\b", 0),
+        rule(
+            Kind::Token,
+            r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})\b",
+            0,
+        ),
         rule(Kind::Token, r"\bglpat-[A-Za-z0-9_-]{20,}\b", 0),
         rule(Kind::Token, r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b", 0),
         rule(Kind::Token, r"\bnpm_[A-Za-z0-9]{36}\b", 0),
         rule(Kind::Token, r"\b[a-z0-9]{6}\.[a-z0-9]{16}\b", 0),
         // scheme://user:password@host: the userinfo.
-        rule(Kind::UrlCredentials, r"(?i)\b[a-z][a-z0-9+.-]*://([^\s/@:\x22']+:[^\s/@\x22']*)@", 1),
+        rule(
+            Kind::UrlCredentials,
+            r"(?i)\b[a-z][a-z0-9+.-]*://([^\s/@:\x22']+:[^\s/@\x22']*)@",
+            1,
+        ),
         // "key": "value" / \"key\":\"value\" (JSON, also escaped inside JSON).
-        rule(Kind::SecretValue, &format!(r#"(?i)\\?"{SECRET_KEY}\\?"\s*:\s*\\?"((?:[^"\\]|\\[^"])*)\\?""#), 1),
+        rule(
+            Kind::SecretValue,
+            &format!(r#"(?i)\\?"{SECRET_KEY}\\?"\s*:\s*\\?"((?:[^"\\]|\\[^"])*)\\?""#),
+            1,
+        ),
         // key=value, key="value", --key=value, key: value.
-        rule(Kind::SecretValue, &format!(r#"(?i)(?:^|[^A-Za-z0-9_.-])-{{0,2}}{SECRET_KEY}\s*=\s*"((?:[^"\\]|\\.)*)""#), 1),
-        rule(Kind::SecretValue, &format!(r#"(?i)(?:^|[^A-Za-z0-9_.-])-{{0,2}}{SECRET_KEY}\s*=\s*([^\s"'`,;&)}}]+)"#), 1),
-        rule(Kind::SecretValue, &format!(r#"(?i)(?:^|\s){SECRET_KEY}:\s+([^\s"',;{{}}\[\]]+)"#), 1),
+        rule(
+            Kind::SecretValue,
+            &format!(r#"(?i)(?:^|[^A-Za-z0-9_.-])-{{0,2}}{SECRET_KEY}\s*=\s*"((?:[^"\\]|\\.)*)""#),
+            1,
+        ),
+        rule(
+            Kind::SecretValue,
+            &format!(r#"(?i)(?:^|[^A-Za-z0-9_.-])-{{0,2}}{SECRET_KEY}\s*=\s*([^\s"'`,;&)}}]+)"#),
+            1,
+        ),
+        rule(
+            Kind::SecretValue,
+            &format!(r#"(?i)(?:^|\s){SECRET_KEY}:\s+([^\s"',;{{}}\[\]]+)"#),
+            1,
+        ),
     ];
     let mut host = |kind, pattern: &str| {
-        rules.push(Rule { kind, re: Regex::new(pattern).expect("redaction pattern"), group: 0, hosts: true })
+        rules.push(Rule {
+            kind,
+            re: Regex::new(pattern).expect("redaction pattern"),
+            group: 0,
+            hosts: true,
+        })
     };
-    host(Kind::Ip, r"\b(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}\b");
-    host(Kind::Ip, r"(?i)\b(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}\b|(?i)\b(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,5})?\b");
+    host(
+        Kind::Ip,
+        r"\b(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}\b",
+    );
+    host(
+        Kind::Ip,
+        r"(?i)\b(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}\b|(?i)\b(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,5})?\b",
+    );
     // Dotted host names ending in a letter label: not Go import paths
     // (`go.etcd.io/etcd`, followed by `/`), file names (`x.log`), or
     // versions.
@@ -176,7 +230,10 @@ pub struct Redactor {
 
 impl Redactor {
     pub fn new(opts: RedactOptions) -> Redactor {
-        Redactor { opts, counts: BTreeMap::new() }
+        Redactor {
+            opts,
+            counts: BTreeMap::new(),
+        }
     }
 
     /// How many of each kind were removed so far.
@@ -221,7 +278,9 @@ impl Redactor {
         while let Some(at) = rest.find("](") {
             let target = &rest[at + 2..];
             let end = target.find(')').map_or(rest.len(), |e| at + 2 + e + 1);
-            let own = (target.starts_with("https://") || target.starts_with("http://") || target.starts_with('#'))
+            let own = (target.starts_with("https://")
+                || target.starts_with("http://")
+                || target.starts_with('#'))
                 && !rest[at..end].contains(char::is_whitespace);
             if !own {
                 out.push_str(&self.redact(&rest[..at + 2]));
@@ -243,7 +302,9 @@ fn replace(re: &Regex, group: usize, text: &str, kind: Kind, n: &mut u64) -> Str
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for caps in re.captures_iter(text) {
-        let (Some(whole), Some(m)) = (caps.get(0), caps.get(group)) else { continue };
+        let (Some(whole), Some(m)) = (caps.get(0), caps.get(group)) else {
+            continue;
+        };
         if m.start() < at {
             continue;
         }
@@ -255,8 +316,12 @@ fn replace(re: &Regex, group: usize, text: &str, kind: Kind, n: &mut u64) -> Str
             if kind == Kind::SecretValue {
                 // The key is the text of the match before the value.
                 let key = whole.as_str()[..m.start() - whole.start()]
-                    .trim_end_matches(|c: char| c == '"' || c == '\\' || c == ':' || c == '=' || c.is_whitespace())
-                    .trim_start_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '"' && c != '\\');
+                    .trim_end_matches(|c: char| {
+                        c == '"' || c == '\\' || c == ':' || c == '=' || c.is_whitespace()
+                    })
+                    .trim_start_matches(|c: char| {
+                        !c.is_alphanumeric() && c != '-' && c != '"' && c != '\\'
+                    });
                 if NOT_SECRET_KEY.is_match(key) {
                     continue;
                 }
@@ -279,7 +344,9 @@ fn replace(re: &Regex, group: usize, text: &str, kind: Kind, n: &mut u64) -> Str
 fn is_kept_host(text: &str, start: usize, end: usize) -> bool {
     let after = &text[end..];
     let before = &text[..start];
-    after.starts_with('/') || before.ends_with('/') && !before.ends_with("//") || after.starts_with('(')
+    after.starts_with('/')
+        || before.ends_with('/') && !before.ends_with("//")
+        || after.starts_with('(')
 }
 
 #[cfg(test)]
@@ -307,32 +374,92 @@ mod tests {
             "[redacted:private-key] done",
             &[PrivateKey],
         );
-        secrets(r#"{"key":"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg"}"#, r#"{"key":"[redacted:private-key]"#, &[PrivateKey]);
+        secrets(
+            r#"{"key":"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg"}"#,
+            r#"{"key":"[redacted:private-key]"#,
+            &[PrivateKey],
+        );
         secrets(
             "token eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ.eyJzdWIiOiJzeXN0ZW0ifQ.c2lnbmF0dXJl used",
             "token [redacted:jwt] used",
             &[Jwt],
         );
-        secrets("Authorization: Bearer abc.def-123456", "Authorization: [redacted:authorization]", &[Authorization]);
-        secrets(r#"{"Authorization":"Basic dXNlcjpwYXNz"}"#, r#"{"Authorization":"[redacted:authorization]"}"#, &[Authorization]);
-        secrets("curl -H 'bearer 0123456789abcdef'", "curl -H 'bearer [redacted:authorization]'", &[Authorization]);
-        secrets("key AKIAIOSFODNN7EXAMPLE in use", "key [redacted:access-key] in use", &[AccessKey]);
-        secrets("gcp AIzaSyA-1234567890abcdefghijklmnopqrstu ok", "gcp [redacted:access-key] ok", &[AccessKey]);
-        secrets("DefaultEndpointsProtocol=https;AccountKey=abc+def==;EndpointSuffix", "DefaultEndpointsProtocol=https;AccountKey=[redacted:access-key];EndpointSuffix", &[AccessKey]);
-        secrets("push with ghp_0123456789abcdefghijklmnopqrstuvwxyz", "push with [redacted:token]", &[Token]);
+        secrets(
+            "Authorization: Bearer abc.def-123456",
+            "Authorization: [redacted:authorization]",
+            &[Authorization],
+        );
+        secrets(
+            r#"{"Authorization":"Basic dXNlcjpwYXNz"}"#,
+            r#"{"Authorization":"[redacted:authorization]"}"#,
+            &[Authorization],
+        );
+        secrets(
+            "curl -H 'bearer 0123456789abcdef'",
+            "curl -H 'bearer [redacted:authorization]'",
+            &[Authorization],
+        );
+        secrets(
+            "key AKIAIOSFODNN7EXAMPLE in use",
+            "key [redacted:access-key] in use",
+            &[AccessKey],
+        );
+        secrets(
+            "gcp AIzaSyA-1234567890abcdefghijklmnopqrstu ok",
+            "gcp [redacted:access-key] ok",
+            &[AccessKey],
+        );
+        secrets(
+            "DefaultEndpointsProtocol=https;AccountKey=abc+def==;EndpointSuffix",
+            "DefaultEndpointsProtocol=https;AccountKey=[redacted:access-key];EndpointSuffix",
+            &[AccessKey],
+        );
+        secrets(
+            "push with ghp_0123456789abcdefghijklmnopqrstuvwxyz",
+            "push with [redacted:token]",
+            &[Token],
+        );
         secrets("glpat-abcdefghijklmnopqrst12", "[redacted:token]", &[Token]);
-        secrets("slack xoxb-1234567890-abcdefghij", "slack [redacted:token]", &[Token]);
-        secrets("kubeadm join --token abcdef.0123456789abcdef", "kubeadm join --token [redacted:token]", &[Token]);
+        secrets(
+            "slack xoxb-1234567890-abcdefghij",
+            "slack [redacted:token]",
+            &[Token],
+        );
+        secrets(
+            "kubeadm join --token abcdef.0123456789abcdef",
+            "kubeadm join --token [redacted:token]",
+            &[Token],
+        );
         secrets(
             "dial postgres://admin:hunter2@db.example:5432/x",
             "dial postgres://[redacted:url-credentials]@db.example:5432/x",
             &[UrlCredentials],
         );
-        secrets(r#"{"password":"hunter2","user":"bob"}"#, r#"{"password":"[redacted:secret]","user":"bob"}"#, &[SecretValue]);
-        secrets(r#"{\"clientSecret\":\"s3cr3t\"}"#, r#"{\"clientSecret\":\"[redacted:secret]\"}"#, &[SecretValue]);
-        secrets(r#"msg="login" password="p a s s" user=bob"#, r#"msg="login" password="[redacted:secret]" user=bob"#, &[SecretValue]);
-        secrets("starting --db-password=hunter2 --port=80", "starting --db-password=[redacted:secret] --port=80", &[SecretValue]);
-        secrets("  token: abc123def\n", "  token: [redacted:secret]\n", &[SecretValue]);
+        secrets(
+            r#"{"password":"hunter2","user":"bob"}"#,
+            r#"{"password":"[redacted:secret]","user":"bob"}"#,
+            &[SecretValue],
+        );
+        secrets(
+            r#"{\"clientSecret\":\"s3cr3t\"}"#,
+            r#"{\"clientSecret\":\"[redacted:secret]\"}"#,
+            &[SecretValue],
+        );
+        secrets(
+            r#"msg="login" password="p a s s" user=bob"#,
+            r#"msg="login" password="[redacted:secret]" user=bob"#,
+            &[SecretValue],
+        );
+        secrets(
+            "starting --db-password=hunter2 --port=80",
+            "starting --db-password=[redacted:secret] --port=80",
+            &[SecretValue],
+        );
+        secrets(
+            "  token: abc123def\n",
+            "  token: [redacted:secret]\n",
+            &[SecretValue],
+        );
     }
 
     #[test]
