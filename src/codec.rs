@@ -123,7 +123,8 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 
 fn put_ts(out: &mut Vec<u8>, t: Timestamp) {
     out.extend_from_slice(&t.nanos.to_le_bytes());
-    out.push(t.digits);
+    // The top bit: no year ([`Timestamp::yearless`]).
+    out.push(t.digits | if t.yearless { 0x80 } else { 0 });
 }
 
 /// Reads bytes written by [`encode_reconciles`].
@@ -584,7 +585,7 @@ impl<'a> Reader<'a> {
         let b = self.take(9)?;
         let mut n = [0u8; 8];
         n.copy_from_slice(&b[..8]);
-        Ok(Timestamp { nanos: i64::from_le_bytes(n), digits: b[8].min(9) })
+        Ok(Timestamp { nanos: i64::from_le_bytes(n), digits: (b[8] & 0x7f).min(9), yearless: b[8] & 0x80 != 0 })
     }
 }
 

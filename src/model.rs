@@ -14,18 +14,33 @@ pub struct Timestamp {
     pub nanos: i64,
     /// Fractional digits the source had (0..=9).
     pub digits: u8,
+    /// The source wrote no year and the input had nothing to take one from
+    /// (see [`crate::parse::resolve_years`]): `nanos` is in
+    /// [`crate::time::PLACEHOLDER_YEAR`], and the year is never shown.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub yearless: bool,
 }
 
 impl Timestamp {
     pub fn new(nanos: i64, digits: u8) -> Self {
-        Timestamp { nanos, digits: digits.min(9) }
+        Timestamp { nanos, digits: digits.min(9), yearless: false }
+    }
+
+    /// The same kind of time (its year known or not) at `nanos`.
+    pub fn at(self, nanos: i64, digits: u8) -> Self {
+        Timestamp { nanos, digits: digits.min(9), yearless: self.yearless }
     }
 }
 
 impl fmt::Display for Timestamp {
-    /// RFC3339 in UTC at the precision the source had.
+    /// RFC3339 in UTC at the precision the source had; a time without a
+    /// year in ISO 8601's truncated form, `--04-23T08:04:00Z`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::time::format_rfc3339(*self))
+        if self.yearless {
+            f.write_str(&crate::time::format_without_year(*self))
+        } else {
+            f.write_str(&crate::time::format_rfc3339(*self))
+        }
     }
 }
 
@@ -155,11 +170,16 @@ pub enum Wrapper {
     /// A short container or job name column before the line (`manager `,
     /// `job<TAB>step<TAB>`).
     NamePrefix,
+    /// A syslog / journald prefix (`Apr 29 11:15:36 host unit[pid]: `, or
+    /// `journalctl -o short-iso`'s dated form) over a line with a format of
+    /// its own: the inner line's time is the record's, the prefix's is the
+    /// collection time.
+    Journald,
 }
 
 impl Wrapper {
     /// Every wrapper, in declaration order (`wrapper as usize` indexes it).
-    pub const ALL: [Wrapper; 8] = [
+    pub const ALL: [Wrapper; 9] = [
         Wrapper::None,
         Wrapper::KubectlTimestamps,
         Wrapper::Cri,
@@ -168,6 +188,7 @@ impl Wrapper {
         Wrapper::GithubActions,
         Wrapper::TimestampPrefix,
         Wrapper::NamePrefix,
+        Wrapper::Journald,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -180,6 +201,7 @@ impl Wrapper {
             Wrapper::GithubActions => "github-actions",
             Wrapper::TimestampPrefix => "timestamp-prefix",
             Wrapper::NamePrefix => "name-prefix",
+            Wrapper::Journald => "journald",
         }
     }
 }
@@ -373,12 +395,38 @@ impl ParseCounts {
     }
 }
 
+/// Where times written without a year (klog, journald, syslog) took
+/// their year from, in the order they are tried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum YearSource {
+    /// A collector's dated time on the same line (`kubectl --timestamps`, CRI).
+    Collector,
+    /// Dated timestamps near it in the same file.
+    SameFile,
+    /// Dated timestamps in the other files of the input.
+    OtherFiles,
+    /// The archive member's modification time.
+    ArchiveMember,
+    /// The input file's modification time.
+    FileMtime,
+    /// Nothing: the times are shown without a year.
+    Unknown,
+}
+
 /// Everything parsed from one input file.
 #[derive(Clone, Debug, Default)]
 pub struct ParsedFile {
     pub path: String,
     /// The modification time an archive gave its member (Unix seconds).
     pub mtime_secs: Option<i64>,
+    /// The modification time of the input file it was read from (the CLI's
+    /// `stat`, the browser's `File.lastModified`; Unix seconds). For a
+    /// member of an archive, the archive file's.
+    pub file_mtime_secs: Option<i64>,
+    /// Where the year of its times written without one came from; `None`
+    /// when it has no such times.
+    pub year_source: Option<YearSource>,
     pub bytes: Vec<u8>,
     pub scratch: Vec<u8>,
     pub records: Vec<Record>,

@@ -28,6 +28,21 @@ impl Loaded {
     /// Reads one named input: a log file or an archive. A plain file's
     /// buffer is handed to the parser as it is, without a copy.
     pub fn add(&mut self, name: &str, bytes: Vec<u8>, opts: &LoadOptions) {
+        self.add_with_mtime(name, bytes, None, opts);
+    }
+
+    /// [`Loaded::add`] for an input whose modification time is known (Unix
+    /// seconds): times without a year take theirs from it when nothing in
+    /// the logs gives one ([`crate::parse::resolve_years`]).
+    pub fn add_with_mtime(&mut self, name: &str, bytes: Vec<u8>, mtime_secs: Option<i64>, opts: &LoadOptions) {
+        let first = self.files.len();
+        self.add_members(name, bytes, opts);
+        for f in &mut self.files[first..] {
+            f.file_mtime_secs = mtime_secs;
+        }
+    }
+
+    fn add_members(&mut self, name: &str, bytes: Vec<u8>, opts: &LoadOptions) {
         let mut whole: Option<String> = None;
         let mut members = Vec::new();
         ingest::ingest(name, &bytes, &opts.ingest, &mut |ev| match ev {
@@ -63,7 +78,7 @@ impl Loaded {
     /// moves skewed clocks onto their collector's clock, and gathers the
     /// parser's diagnostics into `notes`.
     pub fn finish(&mut self) {
-        parse::resolve_years(&mut self.files, None);
+        parse::resolve_years(&mut self.files);
         parse::align_clocks(&mut self.files);
         for f in &self.files {
             self.notes.extend(f.diagnostics.iter().cloned());

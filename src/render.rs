@@ -288,8 +288,13 @@ fn civil(nanos: i64, offset_secs: i32) -> (i64, u32, u32, i64, i64) {
     (y, m, d, secs.rem_euclid(86_400), t.rem_euclid(NANOS_PER_SEC))
 }
 
-fn date(nanos: i64, offset_secs: i32) -> String {
+/// `2026-05-26`, or `Apr 23` when the logs gave no year.
+fn date(nanos: i64, offset_secs: i32, yearless: bool) -> String {
     let (y, m, d, _, _) = civil(nanos, offset_secs);
+    if yearless {
+        let month = std::str::from_utf8(crate::time::MONTHS[(m as usize).clamp(1, 12) - 1]).unwrap_or("?");
+        return format!("{month} {d}");
+    }
     format!("{y:04}-{m:02}-{d:02}")
 }
 
@@ -323,15 +328,17 @@ pub fn zone_name(offset_secs: i32) -> String {
 
 /// `2026-05-26 16:21:04 – 16:44:10 UTC` (the end's date too when it differs):
 /// whole seconds, the start rounded down and the end up, so the range holds
-/// what is drawn and claims no precision of its own.
-pub fn time_range(t0: i64, t1: i64, offset_secs: i32) -> String {
+/// what is drawn and claims no precision of its own. Without a year in
+/// the logs: `Apr 23 08:04:00 – 08:05:10 UTC, no year in the logs`.
+pub fn time_range(t0: i64, t1: i64, offset_secs: i32, yearless: bool) -> String {
     let end = t1.div_euclid(NANOS_PER_SEC) * NANOS_PER_SEC;
     let end = if end < t1 { end + NANOS_PER_SEC } else { end };
     let (_, _, _, s0, _) = civil(t0, offset_secs);
     let (_, _, _, s1, _) = civil(end, offset_secs);
-    let (d0, d1) = (date(t0, offset_secs), date(end, offset_secs));
+    let (d0, d1) = (date(t0, offset_secs, yearless), date(end, offset_secs, yearless));
     let end_text = if d0 == d1 { hms(s1) } else { format!("{d1} {}", hms(s1)) };
-    format!("{d0} {} – {end_text} {}", hms(s0), zone_name(offset_secs))
+    let no_year = if yearless { ", no year in the logs" } else { "" };
+    format!("{d0} {} – {end_text} {}{no_year}", hms(s0), zone_name(offset_secs))
 }
 
 // ----- drawing -----
@@ -488,7 +495,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
 
     // The title: what, when, where.
     let what = view.title.as_deref().map(str::trim).filter(|s| !s.is_empty()).unwrap_or("reconscope timeline");
-    let when = if t.rows.is_empty() && t.start_nanos == 0 && t.end_nanos == 0 { zone_name(off) } else { time_range(t0, t1, off) };
+    let when = if t.rows.is_empty() && t.start_nanos == 0 && t.end_nanos == 0 { zone_name(off) } else { time_range(t0, t1, off, a.year_unknown) };
     let what = clean(what);
     let shown = middle_cut(&what, width - 24.0 - text_width(&format!(" · {when}"), FONT_TITLE, true), FONT_TITLE, true);
     let mut d = Doc { out: String::new() };
@@ -693,7 +700,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     }
     d.line(label_w - 0.5, rows_top, label_w - 0.5, rows_bottom, &format!(r#"stroke="{}""#, p.grid));
     // The date and zone in the label column's axis corner, as the app has it.
-    d.text(8.0, axis_top + AXIS_H / 2.0 - 3.0, FONT_SMALL, &format!("{} {}", date(t0, off), zone_name(off)), &format!(r#"fill="{}""#, p.muted));
+    d.text(8.0, axis_top + AXIS_H / 2.0 - 3.0, FONT_SMALL, &format!("{} {}", date(t0, off, a.year_unknown), zone_name(off)), &format!(r#"fill="{}""#, p.muted));
 
     // Legend.
     for (i, line) in legend_lines.iter().enumerate() {
@@ -907,11 +914,14 @@ mod tests {
     fn time_range_says_seconds_and_zone() {
         let t0 = crate::time::civil_nanos(2026, 5, 26, 16, 21, 4, 250_000_000);
         let t1 = crate::time::civil_nanos(2026, 5, 26, 16, 44, 9, 100);
-        assert_eq!(time_range(t0, t1, 0), "2026-05-26 16:21:04 – 16:44:10 UTC");
-        assert_eq!(time_range(t0, t1, 9 * 3600), "2026-05-27 01:21:04 – 01:44:10 UTC+09:00");
-        assert_eq!(time_range(t0, t1, -(5 * 3600 + 1800)), "2026-05-26 10:51:04 – 11:14:10 UTC-05:30");
+        assert_eq!(time_range(t0, t1, 0, false), "2026-05-26 16:21:04 – 16:44:10 UTC");
+        assert_eq!(time_range(t0, t1, 9 * 3600, false), "2026-05-27 01:21:04 – 01:44:10 UTC+09:00");
+        assert_eq!(time_range(t0, t1, -(5 * 3600 + 1800), false), "2026-05-26 10:51:04 – 11:14:10 UTC-05:30");
         let t2 = crate::time::civil_nanos(2026, 5, 27, 0, 0, 1, 0);
-        assert_eq!(time_range(t0, t2, 0), "2026-05-26 16:21:04 – 2026-05-27 00:00:01 UTC");
+        assert_eq!(time_range(t0, t2, 0, false), "2026-05-26 16:21:04 – 2026-05-27 00:00:01 UTC");
+        // No year in the logs: the placeholder year is never shown.
+        let (y0, y1) = (crate::time::civil_nanos(2000, 4, 23, 8, 4, 0, 0), crate::time::civil_nanos(2000, 4, 23, 8, 5, 9, 1));
+        assert_eq!(time_range(y0, y1, 0, true), "Apr 23 08:04:00 – 08:05:10 UTC, no year in the logs");
     }
 
     #[test]

@@ -166,9 +166,9 @@ struct Clock {
     dated: bool,
 }
 
-/// `2026-05-26`.
+/// `2026-05-26`, or `Apr 23` when the logs gave no year.
 fn date(t: Timestamp) -> String {
-    crate::time::format_rfc3339(Timestamp::new(t.nanos, 0))[..10].to_string()
+    crate::time::format_date(t)
 }
 
 impl Clock {
@@ -190,6 +190,11 @@ impl Clock {
         }
         let (Some(lo), Some(hi)) = (lo, hi) else { return (Clock { dated: false }, None) };
         let (first, last) = (date(lo), date(hi));
+        if a.year_unknown {
+            let days = if first == last { format!("on {first}") } else { format!("from {first} to {last}") };
+            let dated = first != last;
+            return (Clock { dated }, Some(format!("Times are UTC, {days}; the logs give no year.")));
+        }
         if first == last {
             (Clock { dated: false }, Some(format!("Times are UTC, on {first}.")))
         } else {

@@ -44,6 +44,10 @@ pub enum ToWorker {
     /// the file is complete. Answered with a [`FromWorker::Progress`] once
     /// the slice is taken in (the page's backpressure).
     FileSlice { name: String, offset: u64, size: u64, last: bool },
+    /// The input `name`'s modification time (`File.lastModified`, Unix
+    /// seconds), sent before its first slice: times without a year take
+    /// theirs from it when nothing in the logs gives one.
+    Modified { name: String, secs: i64 },
     /// The page could not read an input (`size` bytes): noted against its
     /// name; slices of it already sent are dropped.
     Unreadable { name: String, size: u64, message: String },
@@ -429,6 +433,8 @@ pub struct Session {
     analysis: Analysis,
     /// The inputs' names, as sent (for naming what was loaded).
     inputs: Vec<String>,
+    /// The inputs' modification times ([`ToWorker::Modified`]).
+    modified: std::collections::HashMap<String, i64>,
     /// `.reconscope` evidence files among the inputs (name, bytes).
     evidence_inputs: Vec<(String, Vec<u8>)>,
     /// The evidence being shown, when the load was one
@@ -531,9 +537,10 @@ impl Session {
 
     /// Adds a file parsed as it arrived (see [`crate::pipeline::streamable`]);
     /// `size` is its size as sent.
-    pub fn add_parsed(&mut self, name: &str, size: u64, file: ParsedFile) {
+    pub fn add_parsed(&mut self, name: &str, size: u64, mut file: ParsedFile) {
         self.current = name.to_string();
         self.inputs.push(name.to_string());
+        file.file_mtime_secs = self.modified.get(name).copied();
         self.loaded.add_parsed(file);
         self.files_done += 1;
         self.done_bytes += size;
@@ -776,6 +783,12 @@ impl Session {
         p
     }
 
+    /// The input `name` was last modified at `secs` (Unix seconds): see
+    /// [`ToWorker::Modified`].
+    pub fn modified(&mut self, name: &str, secs: i64) {
+        self.modified.insert(name.to_string(), secs);
+    }
+
     /// Reads one input (a log file or an archive).
     pub fn add(&mut self, name: &str, bytes: Vec<u8>) {
         self.current = name.to_string();
@@ -784,7 +797,7 @@ impl Session {
         if is_evidence_name(name) {
             self.evidence_inputs.push((name.to_string(), bytes));
         } else {
-            self.loaded.add(name, bytes, &self.load);
+            self.loaded.add_with_mtime(name, bytes, self.modified.get(name).copied(), &self.load);
         }
         self.files_done += 1;
         self.done_bytes += n;
@@ -816,6 +829,7 @@ impl Session {
             findings: a.findings.clone(),
             dumps: a.dumps.clone(),
             goroutines: a.goroutines.clone(),
+            year_unknown: a.year_unknown,
         };
         let files = self.loaded.files.iter().map(FileStats::of).collect();
         let notes = self.loaded.notes.iter().chain(diags.iter()).cloned().collect();

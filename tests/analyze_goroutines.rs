@@ -38,7 +38,7 @@ fn incident_with(extra: &[(&str, String)], opts: &AnalyzeOptions) -> Analysis {
     for (name, text) in extra {
         files.push(parse_file(*name, text.as_bytes().to_vec(), &ParseOptions::default()));
     }
-    resolve_years(&mut files, None);
+    resolve_years(&mut files);
     analyze(&files, opts).0
 }
 

@@ -76,6 +76,7 @@ fn analysis(controllers: Vec<ControllerInstance>, reconciles: Vec<Reconcile>) ->
         findings: vec![],
         dumps: vec![],
         goroutines: vec![],
+        year_unknown: false,
     }
 }
 

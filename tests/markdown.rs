@@ -141,7 +141,7 @@ fn hostile(evil: &str) -> Analysis {
         );
     }
     let mut files = vec![parse_file("evil.log", log.into_bytes(), &ParseOptions::default())];
-    resolve_years(&mut files, None);
+    resolve_years(&mut files);
     let mut a = analyze(&files, &AnalyzeOptions::default()).0;
     assert!(!a.reconciles.is_empty(), "{evil:?} parsed");
     let t = a.reconciles[0].first;

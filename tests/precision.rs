@@ -70,7 +70,7 @@ fn incident() -> (Vec<ParsedFile>, Analysis) {
             parse_file(rel, std::fs::read(&p).unwrap(), &ParseOptions::default())
         })
         .collect();
-    resolve_years(&mut files, None);
+    resolve_years(&mut files);
     let (a, _) = analyze(&files, &AnalyzeOptions::default());
     (files, a)
 }

@@ -283,7 +283,7 @@ fn stalled_workers(a: &Analysis, by_controller: Vec<Vec<Ends>>, opts: &AnalyzeOp
                 if before < 3 && after.len() < 3 {
                     continue;
                 }
-                let start = Timestamp::new(prev.last.nanos + tick(prev.last), prev.last.digits);
+                let start = prev.last.at(prev.last.nanos + tick(prev.last), prev.last.digits);
                 let end = next.last;
                 let els = overlapping(a, start, end);
                 let mut waited: Vec<String> = after.iter().filter_map(|&i| a.reconciles[i].object.as_ref().map(|o| o.to_string())).collect();

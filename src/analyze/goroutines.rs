@@ -68,7 +68,7 @@ pub fn read(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
             for (gi, g) in goroutine::group(&d.goroutines).into_iter().enumerate() {
                 let controller = g.info.reconciler.as_deref().and_then(|r| controller_of(a, r));
                 let blocked_since_at_most = match (time, g.max_wait_minutes) {
-                    (Some(t), Some(m)) if m > 0 => Some(Timestamp::new(t.nanos - i64::from(m) * 60 * NANOS_PER_SEC, 0)),
+                    (Some(t), Some(m)) if m > 0 => Some(t.at(t.nanos - i64::from(m) * 60 * NANOS_PER_SEC, 0)),
                     _ => None,
                 };
                 a.goroutines.push(GoroutineGroup {

@@ -30,6 +30,8 @@ pub fn to_json(inputs: &[FileStats], a: &Analysis) -> Value {
     json!({
         "schema": SCHEMA,
         "inputs": inputs,
+        // false: the logs gave no year; times are `--MM-DDThh:mm:ssZ`.
+        "year_known": !a.year_unknown,
         "controllers": a.controllers.iter().map(|c| json!({
             "id": c.id, "name": c.name, "group": c.group, "kind": c.kind,
             "workers": c.workers, "workers_source": c.workers_source, "reconciles": c.reconciles,

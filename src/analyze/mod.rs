@@ -65,6 +65,7 @@ pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Di
         findings: Vec::new(),
         dumps: Vec::new(),
         goroutines: Vec::new(),
+        year_unknown: files.iter().any(|f| f.year_source == Some(crate::model::YearSource::Unknown)),
     };
     goroutines::read(&mut a, files, opts);
     findings::find(&mut a, files, opts);

@@ -368,6 +368,10 @@ pub struct Analysis {
     pub dumps: Vec<GoroutineDump>,
     #[serde(default)]
     pub goroutines: Vec<GoroutineGroup>,
+    /// The logs wrote their times without a year and nothing in the input
+    /// gave one: every time is [`Timestamp::yearless`], shown without it.
+    #[serde(default)]
+    pub year_unknown: bool,
 }
 
 impl Analysis {

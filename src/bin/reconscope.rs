@@ -306,7 +306,13 @@ fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
             let shown: String = name.chars().rev().take(60).collect::<Vec<_>>().into_iter().rev().collect();
             eprint!("\r\x1b[2Kreading {}/{} ({} MB) {}", i + 1, total, done_bytes >> 20, shown);
         }
-        loaded.add(&name, bytes, &opts.load);
+        // Times written without a year may take theirs from it.
+        let mtime = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .and_then(|d| i64::try_from(d.as_secs()).ok());
+        loaded.add_with_mtime(&name, bytes, mtime, &opts.load);
     }
     if progress {
         eprint!("\r\x1b[2K");

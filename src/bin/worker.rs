@@ -236,6 +236,7 @@ mod imp {
                     }
                 }
             }
+            ToWorker::Modified { name, secs } => with_session(|s| s.modified(&name, secs)),
             ToWorker::Split { name, size, tail_from } => with_session(|s| s.split(&name, size, tail_from)),
             ToWorker::BeginPart { name, size, from } => {
                 PART.with(|p| *p.borrow_mut() = Some(PartJob::new(&name, size, from)));

@@ -178,7 +178,10 @@ fn try_format(f: Format, s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOu
         Format::Text | Format::Unparsed => false,
     };
     if ok {
-        out.format = Some(f);
+        // A journald line whose inner line has a format of its own keeps it.
+        if !(f == Format::Journald && out.wrapper == Wrapper::Journald) {
+            out.format = Some(f);
+        }
     } else {
         cx.fields.truncate(mark);
         out.impossible_time = impossible;
@@ -216,6 +219,15 @@ fn wrapped(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut, w: Wrapper,
     }
     if w != Wrapper::DockerJson && s.starts_with(b"{\"log\":") && docker_json(s, o, cx, out) {
         return true;
+    }
+    // `journalctl -o short-iso`: `<time> host unit[pid]: <line>`.
+    if let Some(t) = collected.and_then(|_| syslog_tag(s)) {
+        if under_syslog(&s[t..], o.offset(t), cx, out, collected, false) {
+            return true;
+        }
+        out.wrapper = w;
+        out.collected = collected;
+        out.inner = (o.start, o.start + s.len());
     }
     if collected.is_some() || out.impossible_time {
         out.format = Some(Format::Text);
@@ -1007,6 +1019,12 @@ fn journald(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
         return false;
     }
     let unit_end = memchr::memchr(b'[', tag).map_or(colon, |k| he + 1 + k);
+    // A line with a format and a time of its own under the prefix (etcd's
+    // JSON, klog, zap): its time is the record's, the prefix's the
+    // collection time.
+    if colon + 2 < s.len() && under_syslog(&s[colon + 2..], o.offset(colon + 2), cx, out, ts, true) {
+        return true;
+    }
     out.time = ts;
     out.yearless = ts.is_some();
     out.impossible_time |= ts.is_none();
@@ -1015,6 +1033,45 @@ fn journald(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     out.message = o.span(colon + 2, s.len());
     cx.fields.push(Field { key: Span::EMPTY, value: o.span(hs, he), kind: ValueKind::Text });
     true
+}
+
+/// Parses the line a syslog / journald prefix carries. True when it has a
+/// format and a time of its own: `out` is then that line, wrapped
+/// ([`Wrapper::Journald`]), its collection time the prefix's (given the
+/// inner time's year when the prefix had none; dropped when neither has a
+/// year). Otherwise nothing in `out` or `cx` changes.
+fn under_syslog(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut, prefix: Option<Timestamp>, prefix_yearless: bool) -> bool {
+    let mark = cx.fields.len();
+    let saved = cx.last_format;
+    let mut io = LineOut { inner: (o.start, o.start + s.len()), ..LineOut::default() };
+    let ok = inner(s, o, cx, &mut io) && io.time.is_some();
+    cx.last_format = saved;
+    if !ok {
+        cx.fields.truncate(mark);
+        return false;
+    }
+    let collected = match prefix {
+        Some(p) if !prefix_yearless => Some(p),
+        Some(p) if !io.yearless => io.time.and_then(|t| super::nearest_year(p, t.nanos)),
+        _ => None,
+    };
+    let impossible = out.impossible_time || io.impossible_time;
+    *out = LineOut { wrapper: Wrapper::Journald, collected, impossible_time: impossible, ..io };
+    true
+}
+
+/// `host unit[pid]: ` after a dated collector time (`journalctl -o
+/// short-iso`): the end of the tag, or `None`.
+fn syslog_tag(s: &[u8]) -> Option<usize> {
+    let he = memchr::memchr(b' ', s)?;
+    if he == 0 || s[..he].iter().any(|&b| b == b'"' || b == b'=' || b == b'{') {
+        return None;
+    }
+    let colon = memchr::memmem::find(&s[he + 1..], b": ")? + he + 1;
+    let tag = &s[he + 1..colon];
+    // `unit[pid]`: a bracketed pid keeps this from eating ordinary text.
+    let open = memchr::memchr(b'[', tag)?;
+    (open > 0 && tag.last() == Some(&b']') && tag[open + 1..tag.len() - 1].iter().all(u8::is_ascii_digit) && !tag.contains(&b' ')).then_some(colon + 2)
 }
 
 // ---------------------------------------------------------------- chainsaw

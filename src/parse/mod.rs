@@ -12,7 +12,7 @@ mod piece;
 use piece::EncodedPiece;
 pub use piece::{Piece, PieceError, PieceParser};
 
-use crate::model::{Diagnostic, Format, Timestamp, ParseCounts, ParsedFile, Record, Span, ValueKind, Wrapper};
+use crate::model::{Diagnostic, Format, ParseCounts, ParsedFile, Record, Span, Timestamp, ValueKind, Wrapper, YearSource};
 use crate::time;
 use line::{Ctx, LineOptions, LineOut, Origin};
 
@@ -753,46 +753,108 @@ fn nearest_year(t: Timestamp, reference_nanos: i64) -> Option<Timestamp> {
     time::with_year(t, year)
 }
 
-/// Gives yearless times (klog, journald) a year: the year that puts each one
-/// nearest its reference, which is the record's own collection time when a
-/// wrapper gave one, else the median of the file's other times, else the
-/// median over all files, else `fallback_year`.
-pub fn resolve_years(files: &mut [ParsedFile], fallback_year: Option<i64>) {
-    fn median_of(files: &[&ParsedFile]) -> Option<i64> {
-        let mut v: Vec<i64> = files
-            .iter()
-            .flat_map(|f| f.records.iter())
-            .filter(|r| !r.yearless)
-            .filter_map(|r| r.time.or(r.collected).map(|t| t.nanos))
-            .collect();
+/// The year that puts a yearless time at or before a file's modification
+/// time `mtime_secs` (a log is written before its file is last changed),
+/// allowing a day for zones; `None` when that year lacks the date.
+fn year_before(t: Timestamp, mtime_secs: i64) -> Option<Timestamp> {
+    const SLACK_NANOS: i64 = 86_400 * time::NANOS_PER_SEC;
+    let limit = mtime_secs.checked_mul(time::NANOS_PER_SEC)?.checked_add(SLACK_NANOS)?;
+    let y = time::year_of(Timestamp::new(limit, 0));
+    let year = if time::with_year_rolling(t, y) <= limit { y } else { y - 1 };
+    time::with_year(t, year)
+}
+
+/// Gives times written without a year (klog, journald, syslog) a year,
+/// from the first of these the input has, and says which in one note per
+/// file ([`YearSource`]):
+/// 1. dated timestamps near it in the same file (the nearest dated record
+///    before or after it, the year that puts it nearest that), else those
+///    of the other files (their median);
+/// 2. the archive member's modification time;
+/// 3. the input file's modification time (2 and 3: the year that puts it
+///    at or before that time);
+/// 4. other files whose yearless times got a year from 2 or 3.
+///
+/// With none of these the times keep no year: `Timestamp::yearless` is set
+/// and every output shows them without one. Never a year made up.
+pub fn resolve_years(files: &mut [ParsedFile]) {
+    fn median(v: &mut [i64]) -> Option<i64> {
         if v.is_empty() {
             return None;
         }
         let mid = v.len() / 2;
         Some(*v.select_nth_unstable(mid).1)
     }
-    let all: Vec<&ParsedFile> = files.iter().collect();
-    let global = median_of(&all);
-    for f in files.iter_mut() {
-        if !f.records.iter().any(|r| r.yearless) {
+    let dated = |f: &ParsedFile| f.records.iter().filter(|r| !r.yearless).filter_map(|r| r.time.or(r.collected).map(|t| t.nanos)).collect::<Vec<i64>>();
+    let global = median(&mut files.iter().flat_map(|f| dated(f)).collect::<Vec<_>>());
+    let mut unresolved = Vec::new();
+    for (k, f) in files.iter_mut().enumerate() {
+        if !f.records.iter().any(|r| r.yearless && r.time.is_some()) {
+            if f.records.iter().any(|r| r.yearless) {
+                // Only impossible times were yearless.
+                for r in f.records.iter_mut() {
+                    r.yearless = false;
+                }
+            }
             continue;
         }
-        let local = median_of(&[&*f]).or(global);
-        let mut used_fallback = false;
-        // (count, first line) of the dates no year near them has (Feb 29).
+        // Nearest dated record before and after each record (by position).
+        let n = f.records.len();
+        let mut before = vec![None::<(usize, i64)>; n];
+        let mut last = None;
+        for (i, r) in f.records.iter().enumerate() {
+            if !r.yearless {
+                if let Some(t) = r.time.or(r.collected) {
+                    last = Some((i, t.nanos));
+                }
+            }
+            before[i] = last;
+        }
+        let mut after = vec![None::<(usize, i64)>; n];
+        let mut next = None;
+        for (i, r) in f.records.iter().enumerate().rev() {
+            if !r.yearless {
+                if let Some(t) = r.time.or(r.collected) {
+                    next = Some((i, t.nanos));
+                }
+            }
+            after[i] = next;
+        }
+        let source = if last.is_some() || next.is_some() {
+            YearSource::SameFile
+        } else if global.is_some() {
+            YearSource::OtherFiles
+        } else if f.mtime_secs.is_some() && f.path.contains('!') {
+            YearSource::ArchiveMember
+        } else if f.file_mtime_secs.or(f.mtime_secs).is_some() {
+            YearSource::FileMtime
+        } else {
+            unresolved.push(k);
+            continue;
+        };
+        let mtime = if source == YearSource::ArchiveMember { f.mtime_secs } else { f.file_mtime_secs.or(f.mtime_secs) };
         let mut impossible = (0u64, 0u32);
-        for r in f.records.iter_mut().filter(|r| r.yearless) {
+        for i in 0..n {
+            let r = &mut f.records[i];
+            if !r.yearless {
+                continue;
+            }
+            r.yearless = false;
             let Some(t) = r.time else { continue };
-            let reference = r.collected.map(|c| c.nanos).or(local);
-            let new = match reference {
-                Some(refn) => nearest_year(t, refn),
-                None => match fallback_year {
-                    Some(y) => {
-                        used_fallback = true;
-                        time::with_year(t, y)
-                    }
-                    None => continue,
-                },
+            let new = match source {
+                YearSource::SameFile => {
+                    let b = before[i].map(|(j, t)| (i - j, t));
+                    let a = after[i].map(|(j, t)| (j - i, t));
+                    let reference = match (b, a) {
+                        (Some(b), Some(a)) => if b.0 <= a.0 { b.1 } else { a.1 },
+                        (Some(b), None) => b.1,
+                        (None, Some(a)) => a.1,
+                        (None, None) => continue,
+                    };
+                    nearest_year(t, reference)
+                }
+                YearSource::OtherFiles => global.and_then(|g| nearest_year(t, g)),
+                _ => mtime.and_then(|m| year_before(t, m)),
             };
             if new.is_none() {
                 if impossible.0 == 0 {
@@ -801,8 +863,8 @@ pub fn resolve_years(files: &mut [ParsedFile], fallback_year: Option<i64>) {
                 impossible.0 += 1;
             }
             r.time = new;
-            r.yearless = false;
         }
+        f.year_source = Some(source);
         if impossible.0 > 0 {
             f.counts.impossible_times += impossible.0;
             f.diagnostics.push(Diagnostic {
@@ -814,14 +876,49 @@ pub fn resolve_years(files: &mut [ParsedFile], fallback_year: Option<i64>) {
                 ),
             });
         }
-        if used_fallback {
-            f.diagnostics.push(Diagnostic {
-                path: f.path.clone(),
-                line: None,
-                message: "times without a year and no other dated line in the input: assumed the current year".into(),
-            });
-        }
+        f.diagnostics.push(Diagnostic { path: f.path.clone(), line: None, message: year_note(source, mtime) });
     }
+    // Files with nothing of their own take the year of those that had an
+    // archive's or a file's time.
+    let resolved = median(
+        &mut files
+            .iter()
+            .filter(|f| matches!(f.year_source, Some(YearSource::ArchiveMember | YearSource::FileMtime)))
+            .flat_map(|f| f.records.iter().filter_map(|r| r.time.map(|t| t.nanos)))
+            .collect::<Vec<_>>(),
+    );
+    for k in unresolved {
+        let f = &mut files[k];
+        let source = if resolved.is_some() { YearSource::OtherFiles } else { YearSource::Unknown };
+        for r in f.records.iter_mut().filter(|r| r.yearless) {
+            match resolved {
+                Some(g) => {
+                    r.yearless = false;
+                    r.time = r.time.and_then(|t| nearest_year(t, g));
+                }
+                None => {
+                    if let Some(t) = r.time.as_mut() {
+                        t.yearless = true;
+                    }
+                }
+            }
+        }
+        f.year_source = Some(source);
+        f.diagnostics.push(Diagnostic { path: f.path.clone(), line: None, message: year_note(source, None) });
+    }
+}
+
+/// The note that says where a file's yearless times took their year.
+fn year_note(source: YearSource, mtime_secs: Option<i64>) -> String {
+    let when = mtime_secs.map(|m| time::format_date(Timestamp::new(m.saturating_mul(time::NANOS_PER_SEC), 0))).unwrap_or_default();
+    let from = match source {
+        YearSource::Collector | YearSource::SameFile => "from the dated timestamps near them in the same file".to_string(),
+        YearSource::OtherFiles => "from the dated timestamps of the other files in the input".to_string(),
+        YearSource::ArchiveMember => format!("from the archive member's modification time ({when})"),
+        YearSource::FileMtime => format!("from the file's modification time ({when})"),
+        YearSource::Unknown => return "its times carry no year and nothing in the input gives one (no dated line, no modification time): they are shown without a year".to_string(),
+    };
+    format!("its times carry no year; the year was taken {from}")
 }
 
 #[cfg(test)]

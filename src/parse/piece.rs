@@ -414,7 +414,7 @@ fn span_at(b: &[u8], at: usize) -> Span {
 }
 
 fn time_at(b: &[u8], at: usize) -> Option<Timestamp> {
-    (b[at] != 0).then(|| Timestamp { nanos: le_u64(b, at + 1) as i64, digits: b[at + 9] })
+    (b[at] != 0).then(|| Timestamp::new(le_u64(b, at + 1) as i64, b[at + 9]))
 }
 
 struct Reader<'a> {

@@ -165,12 +165,12 @@ fn counts_lossy_utf8_crlf_and_long_lines() {
 }
 
 #[test]
-fn years_come_from_other_files() {
+fn years_come_from_other_files_nearest_the_turn_of_the_year() {
     let mut files = vec![
         parse_file("klog.log", b"I1231 23:59:59.000000       1 x.go:1] late\nI0101 00:00:01.000000       1 x.go:1] early\n".to_vec(), &ParseOptions::default()),
         parse_file("zap.log", b"2026-01-01T00:00:00Z\tINFO\tnew year\n".to_vec(), &ParseOptions::default()),
     ];
-    resolve_years(&mut files, None);
+    resolve_years(&mut files);
     let t: Vec<String> = files[0].records.iter().map(|r| r.time.unwrap().to_string()).collect();
     assert_eq!(t, ["2025-12-31T23:59:59.000000Z", "2026-01-01T00:00:01.000000Z"]);
 }
@@ -528,12 +528,14 @@ I0230 10:00:00.000000       1 main.go:10] third\n";
 #[test]
 fn a_leap_day_without_a_year_needs_a_leap_year() {
     let mut files = vec![parse_file("klog.log", b"I0229 10:00:00.000000       1 x.go:1] leap\n".to_vec(), &ParseOptions::default())];
-    resolve_years(&mut files, Some(2025));
+    files[0].file_mtime_secs = Some(1_748_736_000); // 2025-06-01
+    resolve_years(&mut files);
     assert_eq!(files[0].records[0].time, None);
     let notes: Vec<String> = files[0].diagnostics.iter().map(|d| d.to_string()).collect();
     assert!(notes.iter().any(|n| n.starts_with("klog.log:1: timestamp is impossible: Feb 29")), "{notes:?}");
     let mut files = vec![parse_file("klog.log", b"I0229 10:00:00.000000       1 x.go:1] leap\n".to_vec(), &ParseOptions::default())];
-    resolve_years(&mut files, Some(2024));
+    files[0].file_mtime_secs = Some(1_717_200_000); // 2024-06-01
+    resolve_years(&mut files);
     assert_eq!(files[0].records[0].time.map(|t| t.to_string()).as_deref(), Some("2024-02-29T10:00:00.000000Z"));
 }
 
@@ -593,4 +595,97 @@ ts=1716000000.5 level=debug msg="epoch seconds""#,
     );
     let pf = parse_file("t.log", b"time=2026-05-26T16:29:30.123Z level=INFO msg=\"Reconciling\" controller=tcp reconcileID=7d1c-1\n".to_vec(), &ParseOptions::default());
     assert_eq!(pf.text(pf.records[0].reconcile_id), "7d1c-1");
+}
+
+#[test]
+fn inner_times_win_under_syslog_and_journald_prefixes() {
+    // etcd's JSON under `journalctl -u etcd` / `systemctl status etcd`: the
+    // prefix has no year and only seconds; the JSON has both.
+    check(
+        r#"Apr 23 08:04:00 node1 etcd[1234]: {"level":"info","ts":"2024-04-23T08:04:00.123456Z","caller":"raft/raft.go:923","msg":"8e9e05c52164694d is starting a new election at term 5"}
+Dec 31 23:59:59 node1 etcd[1234]: {"level":"info","ts":"2025-01-01T00:00:00.5Z","msg":"x"}
+Apr 23 08:04:01 node1 kubelet[812]: I0423 08:04:01.123456     812 kubelet.go:2194] "SyncLoop ADD" source="api"
+Apr 23 08:04:02 node1 etcd[1234]: raft: 8e9e05c52164694d became leader at term 5
+2024-04-23T08:04:03+0000 node1 etcd[1234]: {"level":"warn","ts":"2024-04-23T08:04:03.25Z","msg":"slow fdatasync"}
+"#,
+        r#"L1 zap-json/journald info 2024-04-23T08:04:00.123456Z collected 2024-04-23T08:04:00Z "8e9e05c52164694d is starting a new election at term 5" {caller=raft/raft.go:923}
+           L2 zap-json/journald info 2025-01-01T00:00:00.5Z collected 2024-12-31T23:59:59Z "x"
+           L3 klog/journald info 2000-04-23T08:04:01.123456Z "SyncLoop ADD" {=kubelet.go:2194, source=api}
+           L4 journald unknown 2000-04-23T08:04:02Z [etcd] "raft: 8e9e05c52164694d became leader at term 5" {=node1}
+           L5 zap-json/journald warn 2024-04-23T08:04:03.25Z collected 2024-04-23T08:04:03Z "slow fdatasync""#,
+    );
+}
+
+/// Parses `(path, member mtime, file mtime, text)` files, gives their
+/// yearless times a year, and renders each file's record times and its
+/// year note: `path: t1 t2 ... | note`.
+fn check_years(files: &[(&str, Option<i64>, Option<i64>, &str)], expect: &str) {
+    let mut parsed: Vec<ParsedFile> = files
+        .iter()
+        .map(|&(path, member, file, text)| {
+            let mut f = parse_file(path, text.as_bytes().to_vec(), &ParseOptions::default());
+            f.mtime_secs = member;
+            f.file_mtime_secs = file;
+            f
+        })
+        .collect();
+    resolve_years(&mut parsed);
+    let mut got = String::new();
+    for f in &parsed {
+        let times: Vec<String> = f.records.iter().map(|r| r.time.map_or("-".into(), |t| t.to_string())).collect();
+        let notes: Vec<&str> = f.diagnostics.iter().map(|d| d.message.as_str()).collect();
+        got.push_str(&format!("{}: {} | {}\n", f.path, times.join(" "), notes.join("; ")));
+    }
+    let want: String = expect.lines().map(|l| l.trim_start()).filter(|l| !l.is_empty()).map(|l| format!("{l}\n")).collect();
+    assert_eq!(got, want, "\n--- got ---\n{got}--- want ---\n{want}");
+}
+
+const KLOG_APR: &str = "I0423 08:04:00.000001       1 x.go:1] a\nI1231 23:59:59.5       1 x.go:1] b\n";
+
+#[test]
+fn years_come_from_dated_lines_nearest_in_the_same_file() {
+    // Each yearless line takes the year of the dated line nearest it.
+    check_years(
+        &[("mixed.log", None, Some(0), "2023-12-31T23:59:58Z\tINFO\told\nI1231 23:59:59.000000       1 x.go:1] near the 2023 line\nI0101 00:00:01.000000       1 x.go:1] x\nI0101 00:00:02.000000       1 x.go:1] y\n2024-01-01T00:00:03Z\tINFO\tnew\n")],
+        "mixed.log: 2023-12-31T23:59:58Z 2023-12-31T23:59:59.000000Z 2024-01-01T00:00:01.000000Z 2024-01-01T00:00:02.000000Z 2024-01-01T00:00:03Z | its times carry no year; the year was taken from the dated timestamps near them in the same file",
+    );
+}
+
+#[test]
+fn years_come_from_other_files_then_member_then_file_mtime() {
+    // Another file's dates win over any modification time.
+    check_years(
+        &[("klog.log", Some(0), Some(0), KLOG_APR), ("zap.log", None, None, "2026-01-01T00:00:00Z\tINFO\tnew year\n")],
+        "klog.log: 2026-04-23T08:04:00.000001Z 2025-12-31T23:59:59.5Z | its times carry no year; the year was taken from the dated timestamps of the other files in the input
+         zap.log: 2026-01-01T00:00:00Z | ",
+    );
+    // An archive member's time (2024-06-01), before the archive file's (2030).
+    check_years(
+        &[("a.tgz!/klog.log", Some(1_717_200_000), Some(1_900_000_000), KLOG_APR)],
+        "a.tgz!/klog.log: 2024-04-23T08:04:00.000001Z 2023-12-31T23:59:59.5Z | its times carry no year; the year was taken from the archive member's modification time (2024-06-01)",
+    );
+    // The file's own time (2025-01-02): a Dec 31 line is of the year before.
+    check_years(
+        &[("klog.log", None, Some(1_735_776_000), KLOG_APR)],
+        "klog.log: 2024-04-23T08:04:00.000001Z 2024-12-31T23:59:59.5Z | its times carry no year; the year was taken from the file's modification time (2025-01-02)",
+    );
+    // A file with nothing of its own takes the year of one dated by its mtime.
+    check_years(
+        &[("a.log", None, None, KLOG_APR), ("b.log", None, Some(1_735_776_000), "I0423 09:00:00.000000       1 x.go:1] c\n")],
+        "a.log: 2024-04-23T08:04:00.000001Z 2023-12-31T23:59:59.5Z | its times carry no year; the year was taken from the dated timestamps of the other files in the input
+         b.log: 2024-04-23T09:00:00.000000Z | its times carry no year; the year was taken from the file's modification time (2025-01-02)",
+    );
+}
+
+#[test]
+fn without_any_year_source_times_have_no_year() {
+    check_years(
+        &[("journal.txt", None, None, "Apr 23 08:04:00 node1 etcd[1234]: raft: x\n")],
+        "journal.txt: --04-23T08:04:00Z | its times carry no year and nothing in the input gives one (no dated line, no modification time): they are shown without a year",
+    );
+    let mut f = vec![parse_file("k.log", KLOG_APR.as_bytes().to_vec(), &ParseOptions::default())];
+    resolve_years(&mut f);
+    let t = f[0].records[0].time.unwrap();
+    assert!(t.yearless && f[0].year_source == Some(YearSource::Unknown));
+    assert_eq!(crate::time::format_date(t), "Apr 23");
 }

@@ -34,6 +34,6 @@ pub fn parsed_under(dir: &Path, base: &Path, keep: impl Fn(&Path) -> bool) -> Ve
             reconscope::parse::parse_file(rel, std::fs::read(&p).unwrap(), &Default::default())
         })
         .collect();
-    reconscope::parse::resolve_years(&mut files, None);
+    reconscope::parse::resolve_years(&mut files);
     files
 }

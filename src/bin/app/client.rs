@@ -292,6 +292,12 @@ impl WorkerClient {
             let _spares = SpareBuffers::start();
             for (name, blob) in inputs {
                 let size = blob.size();
+                // A file's own time dates lines written without a year.
+                if let Some(ms) = blob.dyn_ref::<web_sys::File>().map(|f| f.last_modified()).filter(|ms| ms.is_finite() && *ms > 0.0) {
+                    if let Some(c) = me.upgrade() {
+                        c.send(&ToWorker::Modified { name: name.clone(), secs: (ms / 1000.0).floor() as i64 });
+                    }
+                }
                 // The first slice alone: it tells a plain log from an archive.
                 let first_end = SLICE_BYTES.min(size);
                 if !wait_for_room(&me, SLICES_AHEAD).await {
