@@ -334,7 +334,7 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
                 } else {
                     let (k, label) = match grp.object {
                         Some(_) => (format!("{key}/o:{}", grp.name), grp.name.clone()),
-                        None => (format!("{key}/o:-"), "(no object)".to_string()),
+                        None => (format!("{key}/o:-"), "unknown object".to_string()),
                     };
                     rows.push(child(k, label, c));
                     rows.len() as u32 - 1

@@ -201,3 +201,54 @@ fn slow_reconciles_hot_loops_and_error_bursts() {
     assert_eq!(burst.len(), 1, "{:#?}", a.findings);
     assert!(burst[0].message.starts_with("12 reconciles of widget failed"), "{}", burst[0].message);
 }
+
+/// What each reconcile of `log` is said to be: `id controller kind object`,
+/// `-` where unknown.
+fn check_identity(log: &str, expect: &str) {
+    let files = load(&[("op.log", log.to_string())]);
+    let (a, notes) = analyze(&files, &AnalyzeOptions::default());
+    let mut got = String::new();
+    for r in &a.reconciles {
+        let c = &a.controllers[r.controller];
+        let name = if c.is_named() { c.controller.as_str() } else { "-" };
+        let object = r.object.as_ref().map_or("-".to_string(), |o| o.to_string());
+        got.push_str(&format!("{} {name} {} {object}\n", r.reconcile_id, r.kind.as_deref().unwrap_or("-")));
+    }
+    for n in notes {
+        got.push_str(&format!("note {n}\n"));
+    }
+    let want: String = expect.lines().map(str::trim_start).filter(|l| !l.is_empty()).map(|l| format!("{l}\n")).collect();
+    assert_eq!(got, want, "\n--- got ---\n{got}--- want ---\n{want}");
+}
+
+#[test]
+fn controllers_and_objects_are_read_from_every_place_real_logs_put_them() {
+    check_identity(
+        concat!(
+            // KubeRay: the logger names the controller, a Kind key the object.
+            r#"{"level":"info","ts":"2024-03-05T10:12:01.123Z","logger":"controllers.RayCluster","msg":"reconcilePods","RayCluster":{"name":"raycluster-kuberay","namespace":"default"},"reconcileID":"2c5e6f1c-9d3b-4a8e-b1f2-3c4d5e6f7a8b"}"#,
+            "\n",
+            // klog structured pairs, `Kind="ns/name"` (klog.KRef).
+            r#"I0305 10:12:03.000000       1 controller.go:10] "Reconciling" controller="cluster" controllerGroup="cluster.x-k8s.io" controllerKind="Cluster" Cluster="default/capi-quickstart" reconcileID="7b2c6a8e-0f41-4d57-9a0b-1c2d3e4f5a6b""#,
+            "\n",
+            // controller-runtime before v0.12: logger `controller.<name>`, `reconciler kind`, `request`.
+            "1.6573084001213665e+09\tINFO\tcontroller.tenantcontrolplane\tdone\t{\"reconciler group\": \"kamaji.clastix.io\", \"reconciler kind\": \"TenantControlPlane\", \"request\": \"tenants/tcp1\", \"reconcileID\": \"r-legacy\"}\n",
+            // An `object` key; a Kind key that is not the controller's kind is no object.
+            r#"{"level":"info","ts":"2024-03-05T10:12:04Z","controller":"widget","controllerKind":"Widget","Secret":{"name":"s","namespace":"ns"},"msg":"m","reconcileID":"r-other-kind"}"#,
+            "\n",
+            r#"{"level":"info","ts":"2024-03-05T10:12:05Z","controller":"widget","object":{"name":"w1","namespace":"ns"},"msg":"m","reconcileID":"r-object"}"#,
+            "\n",
+            // Nothing names them: unknown, with a note.
+            r#"{"level":"info","ts":"2024-03-05T10:12:06Z","logger":"galera","msg":"orphan","reconcileID":"r-orphan"}"#,
+            "\n",
+        ),
+        "2c5e6f1c-9d3b-4a8e-b1f2-3c4d5e6f7a8b RayCluster RayCluster default/raycluster-kuberay
+         7b2c6a8e-0f41-4d57-9a0b-1c2d3e4f5a6b cluster Cluster default/capi-quickstart
+         r-legacy tenantcontrolplane TenantControlPlane tenants/tcp1
+         r-other-kind widget Widget -
+         r-object widget - ns/w1
+         r-orphan - - -
+         note op.log:6: reconcile r-orphan names no controller (no `controller` key, no controller logger name): shown as \"unknown controller\", `null` in the JSON
+         note op.log:4: 2 reconciles (the first: r-other-kind) name no object (no `name`/`namespace`, Kind-named or `object` key): shown as unknown, `null` in the JSON",
+    );
+}

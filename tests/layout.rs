@@ -199,7 +199,7 @@ span 5..31
 2:   c:tcp/o:ns/b "ns/b" r0[10-12 ok] r3[20-25 ok]
 3:   c:tcp/o:ns/c "ns/c" r5[10-11 ok]
 4:   c:tcp/o:cluster "cluster" r7[30-31 ok]
-5:   c:tcp/o:- "(no object)" r2[14-15 ok]
+5:   c:tcp/o:- "unknown object" r2[14-15 ok]
 6: c:soot "soot · 1 worker"
 7:   c:soot/o:ns/a "ns/a" r4[5-6 ok]
 "#,
@@ -410,7 +410,7 @@ span 5..31
 2:   c:tcp/o:ns/b "ns/b" r0[10-12 ok] r3[20-25 ok]
 3:   c:tcp/o:ns/c "ns/c" r5[10-11 ok]
 4:   c:tcp/o:cluster "cluster" r7[30-31 ok]
-5:   c:tcp/o:- "(no object)" r2[14-15 ok]
+5:   c:tcp/o:- "unknown object" r2[14-15 ok]
 6: c:soot "soot · 1 worker"
 7:   c:soot/o:ns/a "ns/a" r4[5-6 ok]
 marker row 1 @7 SpecUpdate "ns/a: spec updated"
@@ -484,7 +484,7 @@ span 5..31
 2:   c:tcp/o:ns/b "ns/b" r0[10-12 ok] r3[20-25 ok]
 3:   c:tcp/o:ns/c "ns/c" r5[10-11 ok]
 4:   c:tcp/o:cluster "cluster" r7[30-31 ok]
-5:   c:tcp/o:- "(no object)" r2[14-15 ok]
+5:   c:tcp/o:- "unknown object" r2[14-15 ok]
 6: c:soot "soot · 1 worker"
 7:   c:soot/o:ns/a "ns/a" r4[5-6 ok]
 highlight f0 stalled-worker 12..20 rows [0, 2]

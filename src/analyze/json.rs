@@ -26,14 +26,16 @@ fn t(ts: Option<Timestamp>) -> Value {
 }
 
 pub fn to_json(inputs: &[FileStats], a: &Analysis) -> Value {
-    let ctrl_id = |i: Option<usize>| i.map_or(Value::Null, |i| Value::String(a.controllers[i].id.clone()));
+    // A controller no line names is `null` (its instance id is still given
+    // as `controller_instance`).
+    let ctrl_id = |i: Option<usize>| i.filter(|&i| a.controllers[i].is_named()).map_or(Value::Null, |i| Value::String(a.controllers[i].id.clone()));
     json!({
         "schema": SCHEMA,
         "inputs": inputs,
         // false: the logs gave no year; times are `--MM-DDThh:mm:ssZ`.
         "year_known": !a.year_unknown,
         "controllers": a.controllers.iter().map(|c| json!({
-            "id": c.id, "name": c.name, "group": c.group, "kind": c.kind,
+            "id": c.id, "name": c.is_named().then_some(&c.name), "group": c.group, "kind": c.kind,
             "workers": c.workers, "workers_source": c.workers_source, "reconciles": c.reconciles,
         })).collect::<Vec<_>>(),
         "reconciles": a.reconciles.iter().map(|r| {
@@ -42,7 +44,7 @@ pub fn to_json(inputs: &[FileStats], a: &Analysis) -> Value {
             let (lo, hi) = g.map_or((Value::Null, Value::Null), bounds);
             json!({
             "reconcile_id": r.reconcile_id,
-            "controller": a.controllers[r.controller].id,
+            "controller": ctrl_id(Some(r.controller)), "controller_instance": a.controllers[r.controller].id,
             "object": r.object.as_ref().map(|o| o.to_string()),
             "first": t(Some(r.first)), "last": t(Some(r.last)), "latent_start": t(r.latent_start),
             "lines": r.lines, "outcome": r.outcome, "error": r.error, "truncated": r.truncated, "lane": r.lane,

@@ -67,8 +67,28 @@ pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Di
         goroutines: Vec::new(),
         year_unknown: files.iter().any(|f| f.year_source == Some(crate::model::YearSource::Unknown)),
     };
+    unknown_notes(&a, files, &mut diags);
     goroutines::read(&mut a, files, opts);
     findings::find(&mut a, files, opts);
     goroutines::link(&mut a);
     (a, diags)
+}
+
+/// Notes on what no line says: reconciles whose controller or object is
+/// unknown (shown as unknown, `null` in the JSON), naming the first.
+fn unknown_notes(a: &Analysis, files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
+    let mut note = |pick: &dyn Fn(&model::Reconcile) -> bool, what: &str| {
+        let mut hits = a.reconciles.iter().filter(|r| pick(r));
+        let Some(first) = hits.next() else { return };
+        let n = 1 + hits.count();
+        let at = a.records_of(first).first().map(|rr| (&files[rr.file as usize], rr.record as usize));
+        let (path, line) = at.map_or((String::new(), None), |(f, i)| (f.path.clone(), f.records.get(i).map(|r| r.line)));
+        let those = if n == 1 { format!("reconcile {} names", first.reconcile_id) } else { format!("{n} reconciles (the first: {}) name", first.reconcile_id) };
+        diags.push(Diagnostic { path, line, message: format!("{those} {what}") });
+    };
+    note(
+        &|r| !a.controllers[r.controller].is_named(),
+        "no controller (no `controller` key, no controller logger name): shown as \"unknown controller\", `null` in the JSON",
+    );
+    note(&|r| r.object.is_none(), "no object (no `name`/`namespace`, Kind-named or `object` key): shown as unknown, `null` in the JSON");
 }

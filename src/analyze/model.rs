@@ -92,7 +92,8 @@ pub struct ControllerInstance {
     pub id: String,
     /// A name a person recognises.
     pub name: String,
-    /// The `controller` value it logs.
+    /// The `controller` value it logs (or its logger names); empty when no
+    /// line names it (see [`ControllerInstance::is_named`]).
     pub controller: String,
     pub group: Option<String>,
     pub kind: Option<String>,
@@ -101,6 +102,14 @@ pub struct ControllerInstance {
     /// Where the worker count came from: `log`, `option` or `inferred`.
     pub workers_source: String,
     pub reconciles: usize,
+}
+
+impl ControllerInstance {
+    /// Whether a line names the controller (a `controller` key or a
+    /// controller's logger name).
+    pub fn is_named(&self) -> bool {
+        !self.controller.is_empty()
+    }
 }
 
 /// A leader election of one etcd cluster.

@@ -360,27 +360,61 @@ impl<'a> Gather<'a> {
         }
         self.uuids.push(uuid.unwrap_or(0));
         // One pass over the fields for what a new reconcile needs.
-        const KEYS: [&[u8]; 5] = [b"name", b"namespace", b"controller", b"controllerGroup", b"controllerKind"];
-        let mut k = [None::<&Field>; 5];
+        const KEYS: [&[u8]; 9] = [
+            b"name",
+            b"namespace",
+            b"controller",
+            b"controllerGroup",
+            b"controllerKind",
+            b"object",
+            b"request",
+            b"reconciler group",
+            b"reconciler kind",
+        ];
+        let mut k = [None::<&Field>; 9];
+        // A key named after a Kind (`"RayCluster": {"name":..}`, klog's
+        // `Cluster="ns/name"`): the object, and its kind.
+        let mut kind_key = None::<(&Field, ObjectRef)>;
         for fl in f.fields(r) {
-            let key = Bytes(f.span_bytes(fl.key));
-            if let Some(slot) = KEYS.iter().position(|&w| Bytes(w) == key) {
+            let key = f.span_bytes(fl.key);
+            if let Some(slot) = KEYS.iter().position(|&w| w == key) {
                 k[slot].get_or_insert(fl);
+            } else if kind_key.is_none() && is_kind_word(key) {
+                kind_key = object_value(&f.value(fl)).map(|o| (fl, o));
             }
         }
-        let object = k[0].map(|name| {
+        // A Kind key must be the controller's kind when the line names it.
+        if let (Some(kind), Some((fl, _))) = (k[4].or(k[8]), kind_key.as_ref()) {
+            if f.span_bytes(kind.value) != f.span_bytes(fl.key) {
+                kind_key = None;
+            }
+        }
+        let object = if let Some(name) = k[0] {
             let ns = k[1].map_or(&b""[..], |fl| f.span_bytes(fl.value));
-            self.objects
-                .entry((Bytes(ns), Bytes(f.span_bytes(name.value))))
-                .or_insert_with(|| {
-                    let namespace = k[1].map(|fl| f.value(fl).into_owned()).filter(|n| !n.is_empty());
-                    Arc::new(ObjectRef { namespace, name: f.value(name).into_owned() })
-                })
-                .clone()
+            Some(
+                self.objects
+                    .entry((Bytes(ns), Bytes(f.span_bytes(name.value))))
+                    .or_insert_with(|| {
+                        let namespace = k[1].map(|fl| f.value(fl).into_owned()).filter(|n| !n.is_empty());
+                        Arc::new(ObjectRef { namespace, name: f.value(name).into_owned() })
+                    })
+                    .clone(),
+            )
+        } else {
+            kind_key.as_ref().map(|(_, o)| o.clone()).or_else(|| k[5].or(k[6]).and_then(|fl| object_value(&f.value(fl)))).map(Arc::new)
+        };
+        let mut text = |fl: Option<&Field>| fl.map(|fl| intern(&mut self.strings, f.span_bytes(fl.value), || Arc::from(f.value(fl).as_ref())));
+        let (controller, group) = (text(k[2]), text(k[3].or(k[7])));
+        let kind = text(k[4].or(k[8])).or_else(|| kind_key.as_ref().map(|(fl, _)| intern(&mut self.strings, f.span_bytes(fl.key), || Arc::from(f.key(fl).as_ref()))));
+        // Else the controller's logger names it: `controllers.RayCluster`,
+        // `controller.tenantcontrolplane` (controller-runtime before v0.12).
+        let controller = controller.or_else(|| {
+            let logger = f.span_bytes(r.logger);
+            let name = controller_in_logger(logger)?;
+            Some(intern(&mut self.strings, name, || Arc::from(String::from_utf8_lossy(name).as_ref())))
         });
-        let mut text = |i: usize| k[i].map(|fl| intern(&mut self.strings, f.span_bytes(fl.value), || Arc::from(f.value(fl).as_ref())));
-        let (controller, group, kind) = (text(2), text(3), text(4));
-        let (controller_name, name_id) = controller.unwrap_or_else(|| intern(&mut self.strings, b"", || Arc::from("unknown")));
+        // None of these: the controller is unknown (an empty name).
+        let (controller_name, name_id) = controller.unwrap_or_else(|| intern(&mut self.strings, b"", || Arc::from("")));
         self.drafts.push(Draft { controller_name, name_id, group: group.map(|g| g.0), opens_with_error: r.level >= Level::Error });
         self.reconciles.push(Reconcile {
             // Valid UTF-8 (a UUID always is) is taken as it is: the lossy
@@ -401,6 +435,43 @@ impl<'a> Gather<'a> {
         });
         i
     }
+}
+
+/// Whether a field key is a Kind's name (`RayCluster`, `TenantControlPlane`):
+/// an identifier that starts with a capital letter.
+fn is_kind_word(key: &[u8]) -> bool {
+    key.len() >= 2 && key[0].is_ascii_uppercase() && key.iter().all(u8::is_ascii_alphanumeric) && key.iter().any(u8::is_ascii_lowercase)
+}
+
+/// An object named by one value: `{"name":"x","namespace":"y"}` (zap), or
+/// `ns/name` / `name` (klog's `KRef`, `request`), names as Kubernetes
+/// allows them.
+fn object_value(v: &str) -> Option<ObjectRef> {
+    let v = v.trim();
+    if v.starts_with('{') {
+        let j: serde_json::Value = serde_json::from_str(v).ok()?;
+        let name = j.get("name")?.as_str().filter(|n| !n.is_empty())?.to_string();
+        let namespace = j.get("namespace").and_then(|n| n.as_str()).filter(|n| !n.is_empty()).map(str::to_string);
+        return Some(ObjectRef { namespace, name });
+    }
+    let ok = |s: &str| !s.is_empty() && s.len() <= 253 && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.');
+    match v.split_once('/') {
+        Some((ns, name)) if ok(ns) && ok(name) => Some(ObjectRef { namespace: Some(ns.to_string()), name: name.to_string() }),
+        None if ok(v) => Some(ObjectRef { namespace: None, name: v.to_string() }),
+        _ => None,
+    }
+}
+
+/// The controller a logger name gives: the part after a `controller` or
+/// `controllers` part (`controllers.RayCluster` → `RayCluster`).
+fn controller_in_logger(logger: &[u8]) -> Option<&[u8]> {
+    let mut parts = logger.split(|&b| b == b'.');
+    while let Some(p) = parts.next() {
+        if p == b"controller" || p == b"controllers" {
+            return parts.next().filter(|n| !n.is_empty());
+        }
+    }
+    None
 }
 
 /// The interned string of `key`, and its number; `text` makes it when new.
@@ -613,6 +684,9 @@ fn role_of(message: &str) -> Option<&'static str> {
 }
 
 /// Builds the instance list with readable names.
+/// How a controller that no line names is shown to people.
+pub const UNKNOWN_CONTROLLER: &str = "unknown controller";
+
 fn name_instances(drafts: &[Draft], reconciles: &[Reconcile], instance_of: &[usize], lines: &Lines, vocab: &Vocab<'_>) -> Vec<ControllerInstance> {
     let n = instance_of.iter().copied().max().map_or(0, |m| m + 1);
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -626,8 +700,11 @@ fn name_instances(drafts: &[Draft], reconciles: &[Reconcile], instance_of: &[usi
         let k = seen_names.entry(d0.controller_name.to_string()).or_insert(0);
         *k += 1;
         let ordinal = *k;
-        let id = if ordinal == 1 { d0.controller_name.to_string() } else { format!("{}#{}", d0.controller_name, ordinal) };
-        let name = if ordinal == 1 { d0.controller_name.to_string() } else { format!("{} ({})", d0.controller_name, signature(ms, lines, vocab)) };
+        // A controller no line names: an id of its own, and a name that
+        // says it is unknown (the JSON gives `null`).
+        let (key, shown) = if d0.controller_name.is_empty() { ("unnamed", UNKNOWN_CONTROLLER) } else { (&*d0.controller_name, &*d0.controller_name) };
+        let id = if ordinal == 1 { key.to_string() } else { format!("{key}#{ordinal}") };
+        let name = if ordinal == 1 { shown.to_string() } else { format!("{shown} ({})", signature(ms, lines, vocab)) };
         out.push(ControllerInstance {
             id,
             name,

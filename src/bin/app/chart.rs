@@ -641,7 +641,7 @@ impl State {
             let b = self.tl.bars[bi];
             let r = a.reconciles.get(b.reconcile as usize)?;
             let controller = a.controllers.get(r.controller).map(|c| c.name.as_str()).unwrap_or("?");
-            let object = r.object.as_ref().map(|o| o.to_string()).unwrap_or_else(|| "(no object)".into());
+            let object = r.object.as_ref().map(|o| o.to_string()).unwrap_or_else(|| "unknown object".into());
             let mut t = format!("reconcile {}\n{} · {}\n", r.reconcile_id, controller, object);
             if let Some(l) = r.latent_start {
                 t.push_str(&format!("latent start {}\n", timefmt::full(l.nanos, z)));

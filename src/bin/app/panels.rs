@@ -206,7 +206,7 @@ pub fn inspector(l: &Loaded, i: &Inspector, zone: Zone, link: &Scope<App>) -> Ht
     let a = &l.analysis;
     let Some(r) = a.reconciles.get(i.reconcile as usize) else { return html! {} };
     let controller = a.controllers.get(r.controller).map(|c| c.name.clone()).unwrap_or_default();
-    let object = r.object.as_ref().map(|o| o.to_string()).unwrap_or_else(|| "(no object)".into());
+    let object = r.object.as_ref().map(|o| o.to_string()).unwrap_or_else(|| "unknown object".into());
     // A reconcile seen on one line has no duration to state.
     let meta = if r.is_one_line() {
         format!("{controller} · {object} · {} · {} · one line", outcome(r.outcome), timefmt::full(r.start().nanos, zone))
