@@ -1,0 +1,392 @@
+//! Every corpus file's facts, as a person read them, against what the tool
+//! says about the file.
+//!
+//! Beside each file of `tests/corpus/` lies `<file>.expect`, written by
+//! reading the file (and its provenance in `tests/corpus/INDEX.md`), never
+//! by running the tool. One fact a line, `#` starts a comment:
+//!
+//! - `records: N`: the entries, non-blank lines that begin one (a Go stack
+//!   after an ERROR/WARN/panic line, a goroutine dump's lines, chainsaw's
+//!   indented sections and a terminal's hard-wrapped continuations belong to
+//!   the entry before them; corpus annotation lines are entries);
+//! - `first:` / `last:`: the earliest and latest time an entry carries, UTC
+//!   RFC3339 with the source's fractional digits; the inner time under a
+//!   wrapper; a yearless time takes its year from dated times in the file,
+//!   else is written `--MM-DDThh:mm:ss[.f]Z`; `none` when no entry has one;
+//! - `reconcile: <id> controller=<name|null> object=<ns/name|name|null>`,
+//!   one per distinct reconcileID;
+//! - `election: term=<n> leader=<member id|null>`, in order.
+//!
+//! Each file is loaded alone, as the CLI loads it (`pipeline::Loaded::add`,
+//! `finish`, `analyze::analyze`, no modification time), and the facts are
+//! read from the `reconscope.analysis/v1` document (`analyze --json`), the
+//! thing users get. Every mismatch of every file is reported in one failure.
+//! A corpus file without an `.expect`, or an `.expect` without its file,
+//! fails too.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+#[path = "support/files.rs"]
+mod files;
+
+use reconscope::analyze::{self, AnalyzeOptions};
+use reconscope::pipeline::{LoadOptions, Loaded};
+use reconscope::stats::FileStats;
+
+/// One reconcile as written in an `.expect` file: `None` is `null`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Reconcile {
+    id: String,
+    controller: Option<String>,
+    object: Option<String>,
+}
+
+/// One election: `term=`, `leader=` (`None` is `null`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Election {
+    term: Option<u64>,
+    leader: Option<String>,
+}
+
+/// What a person read in a corpus file. `first`/`last`: `None` is `none`.
+#[derive(Debug, Default)]
+struct Expect {
+    records: u64,
+    first: Option<String>,
+    last: Option<String>,
+    reconciles: Vec<Reconcile>,
+    elections: Vec<Election>,
+}
+
+fn null_or(v: &str) -> Option<String> {
+    (v != "null").then(|| v.to_string())
+}
+
+/// Reads an `.expect` file; an unknown or malformed line is an error, so a
+/// typo cannot make a fact go unchecked.
+fn parse_expect(text: &str) -> Result<Expect, String> {
+    let mut e = Expect::default();
+    let (mut records, mut first, mut last) = (None, None, None);
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let at = |what: &str| format!("line {}: {what}: {raw:?}", i + 1);
+        let (key, value) = line.split_once(':').ok_or_else(|| at("no `key:`"))?;
+        let value = value.trim();
+        match key.trim() {
+            "records" => {
+                records = Some(
+                    value
+                        .parse::<u64>()
+                        .map_err(|_| at("records is not a number"))?,
+                )
+            }
+            "first" => first = Some((value != "none").then(|| value.to_string())),
+            "last" => last = Some((value != "none").then(|| value.to_string())),
+            "reconcile" => {
+                let mut parts = value.split_whitespace();
+                let id = parts
+                    .next()
+                    .ok_or_else(|| at("reconcile without an id"))?
+                    .to_string();
+                let (mut controller, mut object) = (None, None);
+                for p in parts {
+                    match p.split_once('=') {
+                        Some(("controller", v)) => controller = Some(null_or(v)),
+                        Some(("object", v)) => object = Some(null_or(v)),
+                        _ => return Err(at("reconcile takes controller= and object=")),
+                    }
+                }
+                let (Some(controller), Some(object)) = (controller, object) else {
+                    return Err(at("reconcile needs both controller= and object="));
+                };
+                e.reconciles.push(Reconcile {
+                    id,
+                    controller,
+                    object,
+                });
+            }
+            "election" => {
+                let (mut term, mut leader) = (None, None);
+                for p in value.split_whitespace() {
+                    match p.split_once('=') {
+                        Some(("term", "null")) => term = Some(None),
+                        Some(("term", v)) => {
+                            term = Some(Some(
+                                v.parse::<u64>().map_err(|_| at("term is not a number"))?,
+                            ))
+                        }
+                        Some(("leader", v)) => leader = Some(null_or(v)),
+                        _ => return Err(at("election takes term= and leader=")),
+                    }
+                }
+                let (Some(term), Some(leader)) = (term, leader) else {
+                    return Err(at("election needs both term= and leader="));
+                };
+                e.elections.push(Election { term, leader });
+            }
+            _ => return Err(at("unknown key")),
+        }
+    }
+    e.records = records.ok_or("no `records:` line")?;
+    e.first = first.ok_or("no `first:` line")?;
+    e.last = last.ok_or("no `last:` line")?;
+    Ok(e)
+}
+
+/// The `analyze --json` document of one file loaded alone, as the CLI
+/// loads it (no modification time: a plain file has none).
+fn analysis_json(rel: &str, bytes: Vec<u8>) -> Value {
+    let mut loaded = Loaded::default();
+    loaded.add(rel, bytes, &LoadOptions::default());
+    loaded.finish();
+    let (analysis, _notes) = analyze::analyze(&loaded.files, &AnalyzeOptions::default());
+    let inputs: Vec<FileStats> = loaded.files.iter().map(FileStats::of).collect();
+    analyze::json::to_json(&inputs, &analysis)
+}
+
+fn show(v: &Option<impl std::fmt::Display>) -> String {
+    v.as_ref()
+        .map_or_else(|| "null".to_string(), |s| s.to_string())
+}
+
+fn show_time(v: &Option<String>) -> String {
+    v.clone().unwrap_or_else(|| "none".to_string())
+}
+
+/// The controller a JSON reconcile names: its instance's `controller`
+/// value when the document gives one, else the instance id without the
+/// `#N` that tells a name's second and later instances apart.
+fn controller_of(doc: &Value, r: &Value) -> Option<String> {
+    let id = r["controller"].as_str()?;
+    let inst = doc["controllers"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["id"].as_str() == Some(id)));
+    if let Some(c) = inst.and_then(|c| c.get("controller")) {
+        return c.as_str().map(str::to_string);
+    }
+    let base = match id.rsplit_once('#') {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => id,
+    };
+    Some(base.to_string())
+}
+
+/// Notes `what` when the two accounts of it differ.
+fn differ(out: &mut Vec<String>, what: &str, expected: String, got: String) {
+    if expected != got {
+        out.push(format!(
+            "{what}: expected (read from the file) {expected}, tool says {got}"
+        ));
+    }
+}
+
+/// Every way the tool's account of one file differs from what was read in
+/// it, one sentence each.
+fn check(rel: &str, bytes: Vec<u8>, expect: &Expect) -> Vec<String> {
+    let doc = analysis_json(rel, bytes);
+    let mut out = Vec::new();
+    let inputs = doc["inputs"].as_array().cloned().unwrap_or_default();
+    differ(&mut out, "inputs", "1".into(), inputs.len().to_string());
+    let records: u64 = inputs
+        .iter()
+        .map(|i| i["records"].as_u64().unwrap_or(0))
+        .sum();
+    differ(
+        &mut out,
+        "records",
+        expect.records.to_string(),
+        records.to_string(),
+    );
+    let time = |key: &str| {
+        inputs
+            .first()
+            .and_then(|i| i[key].as_str())
+            .map(str::to_string)
+    };
+    differ(
+        &mut out,
+        "first",
+        show_time(&expect.first),
+        show_time(&time("first")),
+    );
+    differ(
+        &mut out,
+        "last",
+        show_time(&expect.last),
+        show_time(&time("last")),
+    );
+
+    // Reconciles by id (the document's order is the tool's, by time).
+    let mut got: BTreeMap<String, Reconcile> = BTreeMap::new();
+    for r in doc["reconciles"].as_array().into_iter().flatten() {
+        let id = r["reconcile_id"].as_str().unwrap_or("").to_string();
+        let rec = Reconcile {
+            id: id.clone(),
+            controller: controller_of(&doc, r),
+            object: r["object"].as_str().map(str::to_string),
+        };
+        got.entry(id).or_insert(rec);
+    }
+    for e in &expect.reconciles {
+        match got.remove(&e.id) {
+            None => out.push(format!(
+                "reconcile {}: expected (read from the file) controller={} object={}, tool says no such reconcile",
+                e.id,
+                show(&e.controller),
+                show(&e.object)
+            )),
+            Some(g) => {
+                differ(&mut out, &format!("reconcile {} controller", e.id), show(&e.controller), show(&g.controller));
+                differ(&mut out, &format!("reconcile {} object", e.id), show(&e.object), show(&g.object));
+            }
+        }
+    }
+    for g in got.values() {
+        out.push(format!(
+            "reconcile {}: expected (read from the file) no such reconcile, tool says controller={} object={}",
+            g.id,
+            show(&g.controller),
+            show(&g.object)
+        ));
+    }
+
+    // Elections in order.
+    let elections: Vec<Election> = doc["elections"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| Election {
+            term: e["term"].as_u64(),
+            leader: e["leader"].as_str().map(str::to_string),
+        })
+        .collect();
+    let list = |es: &[Election]| {
+        if es.is_empty() {
+            "none".to_string()
+        } else {
+            es.iter()
+                .map(|e| format!("term={} leader={}", show(&e.term), show(&e.leader)))
+                .collect::<Vec<_>>()
+                .join("; ")
+        }
+    };
+    differ(
+        &mut out,
+        "elections",
+        list(&expect.elections),
+        list(&elections),
+    );
+    out
+}
+
+fn corpus_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+}
+
+fn rel(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root).unwrap().to_string_lossy().into_owned()
+}
+
+#[test]
+fn every_corpus_file_has_its_facts_asserted() {
+    let root = corpus_root();
+    let all = files::files_under(&root);
+    let is_expect = |p: &Path| p.extension().is_some_and(|e| e == "expect");
+    let corpus: Vec<&PathBuf> = all
+        .iter()
+        .filter(|p| !is_expect(p) && p.file_name().unwrap() != "INDEX.md")
+        .collect();
+    assert!(
+        corpus.len() >= 50,
+        "corpus went missing: {} files",
+        corpus.len()
+    );
+    let mut report = String::new();
+    // An expectation with no corpus file beside it is stale.
+    for p in all.iter().filter(|p| is_expect(p)) {
+        let target = p.with_extension("");
+        if !target.is_file() {
+            report.push_str(&format!(
+                "{}: an expectation for a file that is not in the corpus\n",
+                rel(&root, p)
+            ));
+        }
+    }
+    let mut failing = 0;
+    for path in &corpus {
+        let name = rel(&root, path);
+        let mut exp_path = path.as_os_str().to_owned();
+        exp_path.push(".expect");
+        let Ok(text) = std::fs::read_to_string(&exp_path) else {
+            report.push_str(&format!(
+                "{name}: no {name}.expect (write one by reading the file)\n"
+            ));
+            failing += 1;
+            continue;
+        };
+        let expect = match parse_expect(&text) {
+            Ok(e) => e,
+            Err(e) => {
+                report.push_str(&format!("{name}.expect: {e}\n"));
+                failing += 1;
+                continue;
+            }
+        };
+        let problems = check(&name, std::fs::read(path).unwrap(), &expect);
+        if !problems.is_empty() {
+            failing += 1;
+            report.push_str(&format!("{name}:\n"));
+            for p in problems {
+                report.push_str(&format!("    {p}\n"));
+            }
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "{failing} of {} corpus files differ from what was read in them:\n{report}",
+        corpus.len()
+    );
+}
+
+/// The `.expect` reader itself: it must refuse what it cannot check.
+#[test]
+fn expect_files_are_read_strictly() {
+    let ok = parse_expect(
+        "# a summary\nrecords: 3\nfirst: 2025-04-09T10:00:00.123Z # a comment\nlast: none\n\
+         reconcile: abc controller=tcp object=null\nelection: term=5 leader=null\n",
+    )
+    .unwrap();
+    assert_eq!(ok.records, 3);
+    assert_eq!(ok.first.as_deref(), Some("2025-04-09T10:00:00.123Z"));
+    assert_eq!(ok.last, None);
+    assert_eq!(
+        ok.reconciles,
+        vec![Reconcile {
+            id: "abc".into(),
+            controller: Some("tcp".into()),
+            object: None
+        }]
+    );
+    assert_eq!(
+        ok.elections,
+        vec![Election {
+            term: Some(5),
+            leader: None
+        }]
+    );
+    for bad in [
+        "first: none\nlast: none\n",
+        "records: 1\nlast: none\n",
+        "records: 1\nfirst: none\nlast: none\nrecrods: 2\n",
+        "records: 1\nfirst: none\nlast: none\nreconcile: abc controller=x\n",
+        "records: 1\nfirst: none\nlast: none\nelection: term=five leader=null\n",
+    ] {
+        assert!(parse_expect(bad).is_err(), "accepted {bad:?}");
+    }
+}
