@@ -90,7 +90,7 @@ fn every_picture_of_the_incident_has_what_an_issue_needs() {
         let zone = render::zone_name(view.utc_offset_secs);
         assert!(title.ends_with(&format!(" {zone}")), "{title} {ctx}");
         let (t0, t1) = view.window.unwrap_or((t.start_nanos, t.end_nanos));
-        assert!(title.contains(&render::time_range(t0, t1, view.utc_offset_secs)), "{title} {ctx}");
+        assert!(title.contains(&render::time_range(t0, t1, view.utc_offset_secs, false)), "{title} {ctx}");
         assert!(d.titles[0].ends_with(title.split_once(" · ").unwrap().1), "the document's <title> too: {:?}", d.titles[0]);
         if view.utc_offset_secs == 7200 {
             assert!(title.starts_with("cozyreport · 2026-05-26 "), "{title}");

@@ -199,7 +199,18 @@ fn windows(cluster: &str, ev: &[Event]) -> Vec<Election> {
     let mut lost_at: Option<Timestamp> = None;
     // Followers echo the new leader within this long after it is elected.
     const ECHO_NANOS: i64 = 5_000_000_000;
+    // An election with no winner in the logs ends, for its window, at its
+    // last sign; trouble this long after is another election.
+    const APART_NANOS: i64 = 60_000_000_000;
+    let mut last_sign: Option<Timestamp> = None;
     for e in ev {
+        if let (Some(o), Some(at)) = (open.as_ref(), last_sign) {
+            if e.kind != Kind::Elected && e.kind != Kind::BecameLeader && e.time.nanos - at.nanos > APART_NANOS {
+                let _ = o;
+                out.extend(open.take());
+                lost_at = None;
+            }
+        }
         match e.kind {
             Kind::Trouble { lost } => {
                 if let Some(last) = out.last_mut() {
@@ -216,11 +227,17 @@ fn windows(cluster: &str, ev: &[Event]) -> Vec<Election> {
                 if o.previous_leader.is_none() && lost {
                     o.previous_leader = e.other.clone();
                 }
+                // Until a leader is elected, the term it started at.
+                if o.term.is_none() {
+                    o.term = e.term;
+                }
+                last_sign = Some(e.time);
             }
             Kind::Transfer => {
                 // A leadership transfer starts a change of leader too.
                 let o = open.get_or_insert_with(|| opening(cluster, e.time, leader.clone()));
                 o.transfers += 1;
+                last_sign = Some(e.time);
             }
             Kind::Elected | Kind::BecameLeader => {
                 let new_leader = e.other.clone().unwrap_or_else(|| e.member.clone());
@@ -231,9 +248,24 @@ fn windows(cluster: &str, ev: &[Event]) -> Vec<Election> {
                     let from = lost_at.unwrap_or(o.start);
                     o.leaderless_nanos = Some(e.time.nanos - from.nanos);
                     out.push(o);
-                } else if let Some(last) = out.last_mut() {
-                    if last.term == e.term && last.end.is_some_and(|end| e.time.nanos - end.nanos <= ECHO_NANOS) {
-                        last.end = Some(e.time.max(last.end.unwrap_or(e.time)));
+                } else {
+                    let echo = out.last().is_some_and(|last| last.term == e.term && last.end.is_some_and(|end| e.time.nanos - end.nanos <= ECHO_NANOS));
+                    let repeat = leader.as_deref() == Some(new_leader.as_str()) && out.last().is_some_and(|l| l.term == e.term);
+                    if echo {
+                        if let Some(last) = out.last_mut() {
+                            last.end = Some(e.time.max(last.end.unwrap_or(e.time)));
+                        }
+                    } else if !repeat {
+                        // A leader elected with no sign of the election
+                        // before it in the logs (they begin after it): an
+                        // election whose start and leaderless time are
+                        // unknown, seen at this line. A follower repeating
+                        // the same leader at the same term is not another.
+                        let mut o = opening(cluster, e.time, leader.clone());
+                        o.end = Some(e.time);
+                        o.term = e.term;
+                        o.leader = Some(new_leader.clone());
+                        out.push(o);
                     }
                 }
                 lost_at = None;
@@ -281,7 +313,12 @@ mod tests {
             ev(100, "bb", trouble, Some(2), None),
         ];
         let w = windows("etcd x", &events);
-        assert_eq!(w.len(), 2, "{w:#?}");
+        assert_eq!(w.len(), 3, "{w:#?}");
+        // The logs begin with a leader elected: an election seen at that
+        // line, its start and leaderless time unknown.
+        let seen = &w[0];
+        assert_eq!((seen.term, seen.leader.as_deref(), seen.start.nanos, seen.end.map(|e| e.nanos), seen.leaderless_nanos), (Some(1), Some("aa"), 0, Some(0), None));
+        let w = &w[1..];
         let first = &w[0];
         assert_eq!((first.term, first.leader.as_deref(), first.previous_leader.as_deref()), (Some(2), Some("bb"), Some("aa")));
         assert_eq!(first.start.nanos, 10_000_000_000, "the transfer starts the change");
@@ -289,6 +326,24 @@ mod tests {
         assert_eq!(first.leaderless_nanos, Some(3_000_000_000));
         assert_eq!((w[0].transfers, w[1].transfers), (1, 0));
         assert_eq!(w[1].end, None, "still open when the logs end");
+        assert_eq!(w[1].term, Some(2), "the term it started at, with no winner");
+    }
+
+    #[test]
+    fn signs_far_apart_with_no_winner_are_separate_elections() {
+        // After tests/corpus/etcd/journald_etcd_raft_issue9668.log.
+        let lost = Kind::Trouble { lost: true };
+        let trouble = Kind::Trouble { lost: false };
+        let events = [
+            ev(0, "91", lost, Some(12263), Some("91")),
+            ev(10_000, "2a", lost, Some(12274), Some("91")),
+            ev(10_001, "2a", trouble, Some(12275), None),
+            ev(15_000, "91", lost, Some(12280), Some("91")),
+            ev(15_001, "91", trouble, Some(12281), None),
+        ];
+        let w = windows("etcd x", &events);
+        let got: Vec<(Option<u64>, i64, Option<Timestamp>)> = w.iter().map(|e| (e.term, e.start.nanos / 1_000_000_000, e.end)).collect();
+        assert_eq!(got, [(Some(12263), 0, None), (Some(12274), 10_000, None), (Some(12280), 15_000, None)]);
     }
 
     #[test]
