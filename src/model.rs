@@ -72,6 +72,11 @@ impl Level {
 
     /// Reads a level word in any case: `INFO`, `info`, `warning`, `I`, `E` ...
     pub fn parse(word: &[u8]) -> Option<Level> {
+        // zap's name for a level it has no word for: logr's V(2) and
+        // beyond are `LEVEL(-2)`, ... (debug).
+        if word.len() > 7 && word[..6].eq_ignore_ascii_case(b"level(") && word.ends_with(b")") {
+            return word[6..word.len() - 1].strip_prefix(b"-").filter(|n| !n.is_empty() && n.iter().all(u8::is_ascii_digit)).map(|_| Level::Debug);
+        }
         let mut buf = [0u8; 8];
         if word.is_empty() || word.len() > buf.len() {
             return None;

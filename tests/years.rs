@@ -100,3 +100,22 @@ Jan 01 00:00:00 master etcd[812]: {"level":"info","ts":"2025-01-01T00:00:00.503Z
     // No note about a missing year: the lines had theirs.
     assert!(loaded.notes.is_empty(), "{:?}", loaded.notes);
 }
+
+#[test]
+fn local_stamps_with_no_zone_move_onto_the_lines_own_clock() {
+    // `systemctl status etcd` on a host in IST (after
+    // tests/corpus/etcd/systemctl_status_etcd_pager_chopped_offset0530.log):
+    // the journal's prefix is local time, etcd's own `ts` has its offset;
+    // the systemd line, which has only the prefix, lines up with them.
+    let text = r#"Aug 29 12:11:02 pgsql03 bash[199723]: {"level":"info","ts":"2024-08-29T12:11:02.000562+0530","caller":"rafthttp/stream.go:294","msg":"stopped TCP streaming connection with remote peer"}
+Aug 29 12:11:02 pgsql03 bash[199723]: {"level":"info","ts":"2024-08-29T12:11:02.00693+0530","caller":"etcdmain/main.go:50","msg":"successfully notified init daemon"}
+Aug 29 12:11:02 pgsql03 systemd[1]: etcd.service: Deactivated successfully.
+"#;
+    let mut loaded = Loaded::default();
+    loaded.add("status.txt", text.as_bytes().to_vec(), &LoadOptions::default());
+    loaded.finish();
+    let f = &loaded.files[0];
+    let times: Vec<String> = f.records.iter().map(|r| r.time.unwrap().to_string()).collect();
+    assert_eq!(times, ["2024-08-29T06:41:02.000562Z", "2024-08-29T06:41:02.00693Z", "2024-08-29T06:41:02Z"]);
+    assert!(loaded.notes.iter().any(|n| n.message.contains("read 5h30m ahead of the lines' own times")), "{:?}", loaded.notes);
+}

@@ -220,6 +220,22 @@ fn wrapped(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut, w: Wrapper,
     if w != Wrapper::DockerJson && s.starts_with(b"{\"log\":") && docker_json(s, o, cx, out) {
         return true;
     }
+    // A collector's `[container] ` tag after its time (juju/pebble:
+    // `2024-10-01T13:07:25.847Z [jupyter-controller] <line>`).
+    if collected.is_some() && s.first() == Some(&b'[') {
+        if let Some(close) = memchr::memchr(b']', &s[..s.len().min(128)]).filter(|&k| k > 1 && s.get(k + 1) == Some(&b' ') && !s[1..k].contains(&b' ')) {
+            let rest = &s[close + 2..];
+            let ro = o.offset(close + 2);
+            let mark = cx.fields.len();
+            if inner(rest, ro, cx, out) {
+                out.wrapper = w;
+                out.collected = collected;
+                out.inner = (ro.start, ro.start + rest.len());
+                return true;
+            }
+            cx.fields.truncate(mark);
+        }
+    }
     // `journalctl -o short-iso`: `<time> host unit[pid]: <line>`.
     if let Some(t) = collected.and_then(|_| syslog_tag(s)) {
         if under_syslog(&s[t..], o.offset(t), cx, out, collected, false) {

@@ -601,6 +601,8 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
             let inner = &bytes[out.inner.0.min(end)..out.inner.1.min(end)];
             let inner = if out.inner.0 >= start && out.inner.1 <= end && out.wrapper != Wrapper::DockerJson { inner } else { s };
             let joins = match tail {
+                // A dump's blank line under a collector's header (CRI).
+                Tail::Dump if out.wrapper != Wrapper::None && inner.iter().all(u8::is_ascii_whitespace) => true,
                 Tail::Dump => line::is_dump_line(inner),
                 Tail::Indented => inner.first().is_some_and(|&b| b == b' ' || b == b'\t') || line::is_stack_line(inner),
                 _ => line::is_stack_line(inner),
@@ -706,16 +708,26 @@ fn is_ascii(s: &[u8]) -> bool {
 /// Collection and line clocks further apart than this are skewed.
 const SKEW_NANOS: i64 = 2 * time::NANOS_PER_SEC;
 
+/// Whether a wrapper's time is a collector's UTC clock that a line's own
+/// clock can be moved onto: not a journald/syslog prefix or a viewer's
+/// stamp, which are local times with no zone.
+fn collector_clock(w: Wrapper) -> bool {
+    matches!(w, Wrapper::KubectlTimestamps | Wrapper::Cri | Wrapper::DockerJson | Wrapper::GithubActions)
+}
+
 /// Moves the times of a file whose lines' clock disagrees with its
 /// collector's (the kubelet's `--timestamps`, CRI, docker json-file) onto
 /// the collector's clock, so files from different hosts line up. The skew
 /// is the median of (line time - collection time); a diagnostic says so.
 pub fn align_clocks(files: &mut [ParsedFile]) {
     for f in files.iter_mut() {
+        zone_local_stamps(f);
+    }
+    for f in files.iter_mut() {
         let mut d: Vec<i64> = f
             .records
             .iter()
-            .filter(|r| !r.yearless)
+            .filter(|r| !r.yearless && collector_clock(r.wrapper))
             .filter_map(|r| Some(r.time?.nanos - r.collected?.nanos))
             .collect();
         if d.len() < 2 {
@@ -741,6 +753,56 @@ pub fn align_clocks(files: &mut [ParsedFile]) {
             ),
         });
     }
+}
+
+/// Local stamps with no zone (a journald or syslog prefix, a log viewer's
+/// time) beside lines that carry their own UTC time: the two read a whole
+/// number of quarter hours apart (the stamps' zone), give or take the
+/// stamps' lag. The stamps are moved onto the lines' clock, so a line that
+/// has only the stamp (`systemd[1]: Started etcd`, a shell trace) lines up
+/// with the others; a note says by how much.
+fn zone_local_stamps(f: &mut ParsedFile) {
+    const QUARTER_HOUR: i64 = 15 * 60 * time::NANOS_PER_SEC;
+    const LAG: i64 = 60 * time::NANOS_PER_SEC;
+    let mut d: Vec<i64> = f
+        .records
+        .iter()
+        .filter(|r| !r.yearless && r.wrapper != Wrapper::None && !collector_clock(r.wrapper))
+        .filter_map(|r| Some(r.time?.nanos - r.collected?.nanos))
+        .collect();
+    if d.is_empty() {
+        return;
+    }
+    let mid = d.len() / 2;
+    let skew = *d.select_nth_unstable(mid).1;
+    let zone = (skew as f64 / QUARTER_HOUR as f64).round() as i64 * QUARTER_HOUR;
+    if zone == 0 || (skew - zone).abs() > LAG || zone.abs() > 26 * 3600 * time::NANOS_PER_SEC {
+        return;
+    }
+    // Most stamps must agree on it.
+    if d.iter().filter(|&&x| (x - zone).abs() <= LAG).count() * 2 < d.len() {
+        return;
+    }
+    for r in f.records.iter_mut().filter(|r| !collector_clock(r.wrapper)) {
+        if let Some(c) = r.collected.as_mut() {
+            c.nanos = c.nanos.saturating_add(zone);
+        }
+        // A journald line with nothing inside: its time is the stamp's.
+        if r.format == Format::Journald && r.wrapper == Wrapper::None {
+            if let Some(t) = r.time.as_mut() {
+                t.nanos = t.nanos.saturating_add(zone);
+            }
+        }
+    }
+    let dir = if zone > 0 { "behind" } else { "ahead of" };
+    f.diagnostics.push(Diagnostic {
+        path: f.path.clone(),
+        line: None,
+        message: format!(
+            "its prefix times (journald, syslog or a log viewer's) carry no zone and read {} {dir} the lines' own times: they were moved onto the lines' clock",
+            time::human_duration(zone.abs())
+        ),
+    });
 }
 
 /// Places a yearless time in the year that puts it nearest `reference_nanos`.

@@ -689,3 +689,21 @@ fn without_any_year_source_times_have_no_year() {
     assert!(t.yearless && f[0].year_source == Some(YearSource::Unknown));
     assert_eq!(crate::time::format_date(t), "Apr 23");
 }
+
+#[test]
+fn collector_tags_zap_v_levels_and_blank_dump_lines_under_cri() {
+    // juju/pebble's `<time> [container] ` over a legacy console line (after
+    // tests/corpus/controller-runtime/console_legacy_with_juju_prefix.log);
+    // zap's `LEVEL(-2)` for logr's V(2); a dump's blank line under CRI.
+    check(
+        "2024-10-01T13:07:25.847Z [jupyter-controller] 1.7277880458479142e+09\tERROR\tcontroller.notebook\tReconciler error\t{\"name\": \"nb\"}\n\
+2026-02-03T19:00:16.662074027Z stderr F 2026-02-03T19:00:16.661797884Z\tLEVEL(-2)\tadmission\tlogr@v1.4.2/logr.go:280\tApplying defaults\n\
+2026-02-03T19:00:16.67870267Z stderr F fatal error: concurrent map writes\n\
+2026-02-03T19:00:16.681953925Z stderr F \n\
+2026-02-03T19:00:16.681965326Z stderr F goroutine 313 [running]:\n\
+2026-02-03T19:00:16.681969566Z stderr F main.f(0xc00052e540)\n",
+        r#"L1 zap-console/timestamp-prefix error 2024-10-01T13:07:25.8479142Z collected 2024-10-01T13:07:25.847Z [controller.notebook] "Reconciler error" {name=nb}
+           L2 zap-console/cri debug 2026-02-03T19:00:16.661797884Z collected 2026-02-03T19:00:16.662074027Z [admission] "Applying defaults" {=logr@v1.4.2/logr.go:280}
+           L3+3 go-traceback/cri fatal - collected 2026-02-03T19:00:16.67870267Z "fatal error: concurrent map writes""#,
+    );
+}
