@@ -23,6 +23,10 @@ struct Event {
 enum Kind {
     /// A sign of trouble: lost leader, new election, pre-candidate, candidate, stepped down, no leader.
     Trouble { lost: bool },
+    /// `is starting a new election at term N`: trouble too; `N` is the
+    /// term it leaves, so the election's term is the next sign's (the
+    /// candidate's `N+1`, or a pre-candidate's `N`), or `N` if none follows.
+    Starting,
     Elected,
     BecameLeader,
     Transfer,
@@ -65,8 +69,11 @@ fn classify(msg: &str) -> Option<(String, Kind, Option<u64>, Option<String>)> {
     if rest.starts_with(" became leader at term") {
         return Some((subject.clone(), Kind::BecameLeader, term, Some(subject)));
     }
-    if rest.starts_with(" is starting a new election")
-        || rest.starts_with(" became pre-candidate")
+    if rest.starts_with(" is starting a new election") {
+        // `at term N` is the term it leaves: the election is for the next.
+        return Some((subject, Kind::Starting, term, None));
+    }
+    if rest.starts_with(" became pre-candidate")
         || rest.starts_with(" became candidate")
         || rest.starts_with(" stepped down to follower")
     {
@@ -203,6 +210,8 @@ fn windows(cluster: &str, ev: &[Event]) -> Vec<Election> {
     // last sign; trouble this long after is another election.
     const APART_NANOS: i64 = 60_000_000_000;
     let mut last_sign: Option<Timestamp> = None;
+    // The open election's term came from a `starting a new election` line.
+    let mut starting_term = false;
     for e in ev {
         if let (Some(o), Some(at)) = (open.as_ref(), last_sign) {
             if e.kind != Kind::Elected && e.kind != Kind::BecameLeader && e.time.nanos - at.nanos > APART_NANOS {
@@ -212,7 +221,8 @@ fn windows(cluster: &str, ev: &[Event]) -> Vec<Election> {
             }
         }
         match e.kind {
-            Kind::Trouble { lost } => {
+            Kind::Trouble { .. } | Kind::Starting => {
+                let lost = e.kind == Kind::Trouble { lost: true };
                 if let Some(last) = out.last_mut() {
                     // An echo of the election just closed (a follower that
                     // only now notices) does not open a new one.
@@ -228,9 +238,11 @@ fn windows(cluster: &str, ev: &[Event]) -> Vec<Election> {
                     o.previous_leader = e.other.clone();
                 }
                 // Until a leader is elected, the term it started at.
-                if o.term.is_none() {
+                let set = o.term.is_none() || starting_term;
+                if set {
                     o.term = e.term;
                 }
+                starting_term = set && e.kind == Kind::Starting;
                 last_sign = Some(e.time);
             }
             Kind::Transfer => {
@@ -327,6 +339,19 @@ mod tests {
         assert_eq!((w[0].transfers, w[1].transfers), (1, 0));
         assert_eq!(w[1].end, None, "still open when the logs end");
         assert_eq!(w[1].term, Some(2), "the term it started at, with no winner");
+    }
+
+    #[test]
+    fn an_election_with_no_winner_has_the_term_its_lines_campaign_for() {
+        let term = |events: &[Event]| windows("etcd x", events).iter().map(|e| e.term).collect::<Vec<_>>();
+        let cand = Kind::Trouble { lost: false };
+        // Candidate: `starting a new election at term 1`, `became candidate at term 2`.
+        assert_eq!(term(&[ev(0, "4e", Kind::Starting, Some(1), None), ev(0, "4e", cand, Some(2), None)]), [Some(2)]);
+        // Pre-vote: the term stays 5 until a pre-vote is won.
+        assert_eq!(term(&[ev(0, "ac", Kind::Starting, Some(5), None), ev(0, "ac", cand, Some(5), None)]), [Some(5)]);
+        assert_eq!(term(&[ev(0, "ac", Kind::Starting, Some(5), None)]), [Some(5)]);
+        // A leader lost at 12280 first: that is its term, whatever follows.
+        assert_eq!(term(&[ev(0, "91", Kind::Trouble { lost: true }, Some(12280), None), ev(1, "91", Kind::Starting, Some(12280), None), ev(1, "91", cand, Some(12281), None)]), [Some(12280)]);
     }
 
     #[test]
