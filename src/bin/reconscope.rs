@@ -282,8 +282,9 @@ fn utc_offset(v: &str) -> Option<chrono::FixedOffset> {
     }
     let hours: f64 = v.parse().ok()?;
     let secs = (hours * 3600.0).round();
-    // (NaN and infinities fail the range check too.)
-    if !(secs.abs() < 86_400.0) {
+    // (NaN and infinities are not finite; a day or more saturates the cast
+    // and FixedOffset refuses it.)
+    if !secs.is_finite() || secs.abs() >= 86_400.0 {
         return None;
     }
     chrono::FixedOffset::east_opt(secs as i32)
