@@ -17,7 +17,9 @@ use std::fmt::Write as _;
 
 use crate::analyze::{Analysis, Outcome};
 use crate::layout::{MarkerKind, Timeline};
-use crate::time::{civil_from_days, human_duration, NANOS_PER_SEC};
+use chrono::{Datelike, FixedOffset, Timelike};
+
+use crate::time::{human_duration, NANOS_PER_SEC};
 
 /// What part of the timeline to draw, and how big.
 #[derive(Clone, Debug, PartialEq)]
@@ -280,12 +282,16 @@ pub fn tick_step(span_nanos: i64, width_px: i32, min_px: i32) -> i64 {
     86400 * NANOS_PER_SEC * ((span_nanos / (86400 * NANOS_PER_SEC)) / 4).max(1)
 }
 
+/// The zone of a view's offset (chrono's; one a day or more from UTC is
+/// none, and UTC is used).
+fn zone(offset_secs: i32) -> FixedOffset {
+    FixedOffset::east_opt(offset_secs).unwrap_or(FixedOffset::east_opt(0).expect("UTC"))
+}
+
 /// (year, month, day, seconds of day, nanos) of an instant at an offset.
 fn civil(nanos: i64, offset_secs: i32) -> (i64, u32, u32, i64, i64) {
-    let t = nanos + offset_secs as i64 * NANOS_PER_SEC;
-    let secs = t.div_euclid(NANOS_PER_SEC);
-    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
-    (y, m, d, secs.rem_euclid(86_400), t.rem_euclid(NANOS_PER_SEC))
+    let t = crate::time::utc(nanos).with_timezone(&zone(offset_secs));
+    (i64::from(t.year()), t.month(), t.day(), i64::from(t.num_seconds_from_midnight()), i64::from(t.nanosecond()))
 }
 
 /// `2026-05-26`, or `Apr 23` when the logs gave no year.
@@ -319,6 +325,7 @@ fn axis_label(nanos: i64, offset_secs: i32, step: i64) -> String {
 
 /// `UTC` or `UTC+02:00`.
 pub fn zone_name(offset_secs: i32) -> String {
+    let offset_secs = zone(offset_secs).local_minus_utc();
     if offset_secs == 0 {
         return "UTC".into();
     }
@@ -432,7 +439,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     let t1 = t1.max(t0 + 1);
     let span = t1 - t0;
     let width = (view.width_px as f64).max(600.0).round();
-    let off = view.utc_offset_secs;
+    let off = zone(view.utc_offset_secs).local_minus_utc();
     let label_w = label_column_width(t.rows.iter().map(|r| (r.label.as_str(), r.depth)), width);
     let (px0, px1) = (label_w, width - RIGHT_PAD);
     let plot_w = px1 - px0;
@@ -912,15 +919,16 @@ mod tests {
 
     #[test]
     fn time_range_says_seconds_and_zone() {
-        let t0 = crate::time::civil_nanos(2026, 5, 26, 16, 21, 4, 250_000_000);
-        let t1 = crate::time::civil_nanos(2026, 5, 26, 16, 44, 9, 100);
+        let t0 = crate::time::checked_civil_nanos(2026, 5, 26, 16, 21, 4, 250_000_000).unwrap();
+        let t1 = crate::time::checked_civil_nanos(2026, 5, 26, 16, 44, 9, 100).unwrap();
         assert_eq!(time_range(t0, t1, 0, false), "2026-05-26 16:21:04 – 16:44:10 UTC");
         assert_eq!(time_range(t0, t1, 9 * 3600, false), "2026-05-27 01:21:04 – 01:44:10 UTC+09:00");
         assert_eq!(time_range(t0, t1, -(5 * 3600 + 1800), false), "2026-05-26 10:51:04 – 11:14:10 UTC-05:30");
-        let t2 = crate::time::civil_nanos(2026, 5, 27, 0, 0, 1, 0);
+        let t2 = crate::time::checked_civil_nanos(2026, 5, 27, 0, 0, 1, 0).unwrap();
         assert_eq!(time_range(t0, t2, 0, false), "2026-05-26 16:21:04 – 2026-05-27 00:00:01 UTC");
         // No year in the logs: the placeholder year is never shown.
-        let (y0, y1) = (crate::time::civil_nanos(2000, 4, 23, 8, 4, 0, 0), crate::time::civil_nanos(2000, 4, 23, 8, 5, 9, 1));
+        let y0 = crate::time::checked_civil_nanos(2000, 4, 23, 8, 4, 0, 0).unwrap();
+        let y1 = crate::time::checked_civil_nanos(2000, 4, 23, 8, 5, 9, 1).unwrap();
         assert_eq!(time_range(y0, y1, 0, true), "Apr 23 08:04:00 – 08:05:10 UTC, no year in the logs");
     }
 

@@ -1,6 +1,10 @@
 //! Timestamps: parsing the variants log formats write, and RFC3339 output.
 //! Pure arithmetic; nothing here reads a clock.
 
+use std::cell::Cell;
+
+use chrono::{DateTime, Datelike, NaiveDate, SecondsFormat, Utc};
+
 use crate::model::Timestamp;
 
 pub const NANOS_PER_SEC: i64 = 1_000_000_000;
@@ -10,79 +14,70 @@ pub const NANOS_PER_SEC: i64 = 1_000_000_000;
 pub const MIN_YEAR: i64 = 1678;
 pub const MAX_YEAR: i64 = 2262;
 
-/// Whether `y` is a Gregorian leap year.
+/// Days since 1970-01-01 of `y-m-d` by chrono's (proleptic Gregorian)
+/// calendar; `None` when no such date exists (Feb 30, Feb 29 of a year that
+/// is not a leap year, month 13, day 0) or the year is outside
+/// [`MIN_YEAR`]..=[`MAX_YEAR`].
+///
+/// The parser asks this on every line, and a log has few distinct dates:
+/// the last date found is remembered per thread, so chrono runs once per
+/// new date (the cache is checked against [`civil_days_uncached`] in the
+/// tests).
 #[inline]
-pub fn is_leap(y: i64) -> bool {
-    y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
-}
-
-/// Days in month `m` (1..=12) of year `y`; 0 for a month that does not exist.
-#[inline]
-pub fn days_in_month(y: i64, m: u32) -> u32 {
-    const DAYS: [u32; 13] = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    match m {
-        2 if is_leap(y) => 29,
-        1..=12 => DAYS[m as usize],
-        _ => 0,
-    }
-}
-
-/// Whether `y-m-d` is a calendar date in the years timestamps hold.
-#[inline]
-pub fn valid_date(y: i64, m: u32, d: u32) -> bool {
-    // (Days 1-28 of a month 1-12 need no table: the common case.)
-    (MIN_YEAR..=MAX_YEAR).contains(&y) && (1..=12).contains(&m) && d >= 1 && (d <= 28 || d <= days_in_month(y, m))
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant).
-/// The date is not checked: see [`valid_date`].
-pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let m = m as i64;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
-}
-
-/// (year, month, day) of a day count since 1970-01-01.
-pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719468;
-    let era = if z >= 0 { z } else { z - 146096 } / 146097;
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-/// Nanoseconds of a civil date and time, in UTC; `None` when the date or
-/// clock is impossible (Feb 30, hour 24, minute 60, ...) or the time does
-/// not fit i64 nanoseconds. Second 60 (a leap second) is taken, as the next
-/// minute's second 0.
-#[inline]
-pub fn checked_civil_nanos(y: i64, mo: u32, d: u32, h: u32, mi: u32, s: u32, frac_nanos: u32) -> Option<i64> {
-    if !valid_date(y, mo, d) || !valid_hms(h, mi, s) || frac_nanos >= NANOS_PER_SEC as u32 {
+pub fn civil_days(y: i64, m: u32, d: u32) -> Option<i64> {
+    if !(MIN_YEAR..=MAX_YEAR).contains(&y) {
         return None;
     }
-    let days = days_from_civil(y, mo, d);
-    let secs = days.checked_mul(86_400)?.checked_add(h as i64 * 3600 + mi as i64 * 60 + s as i64)?;
-    secs.checked_mul(NANOS_PER_SEC)?.checked_add(frac_nanos as i64)
+    if m > 15 || d > 31 {
+        return None; // not a date (and not a key of the cache)
+    }
+    // 12 bits of year, 4 of month, 5 of day; never 0, as no year is.
+    let key = (y as u32) << 9 | m << 5 | d;
+    let (k, days) = LAST_DATE.with(Cell::get);
+    if k == key {
+        return Some(days);
+    }
+    let days = civil_days_uncached(y, m, d)?;
+    LAST_DATE.with(|c| c.set((key, days)));
+    Some(days)
 }
 
-/// Nanoseconds of a civil date and time, in UTC, for dates the caller
-/// knows are possible. An impossible one saturates (never wraps or panics);
-/// parsers use [`checked_civil_nanos`].
-pub fn civil_nanos(y: i64, mo: u32, d: u32, h: u32, mi: u32, s: u32, frac_nanos: u32) -> i64 {
-    let days = days_from_civil(y, mo, d);
-    days.saturating_mul(86_400)
-        .saturating_add(h as i64 * 3600 + mi as i64 * 60 + s as i64)
-        .saturating_mul(NANOS_PER_SEC)
-        .saturating_add(frac_nanos as i64)
+thread_local! {
+    /// (key, days) of the last possible date [`civil_days`] was asked.
+    static LAST_DATE: Cell<(u32, i64)> = const { Cell::new((0, 0)) };
+}
+
+/// [`civil_days`] straight from chrono, remembering nothing.
+pub fn civil_days_uncached(y: i64, m: u32, d: u32) -> Option<i64> {
+    if !(MIN_YEAR..=MAX_YEAR).contains(&y) {
+        return None;
+    }
+    let date = NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)?;
+    Some(i64::from(date.num_days_from_ce()) - DAYS_CE_TO_1970)
+}
+
+/// chrono's day number (0001-01-01 is 1) of 1970-01-01.
+const DAYS_CE_TO_1970: i64 = 719_163;
+
+/// An instant in UTC as chrono's date and time (any i64 holds one:
+/// 1677-09-21 to 2262-04-11).
+#[inline]
+pub fn utc(nanos: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_nanos(nanos)
+}
+
+/// Nanoseconds of a civil date and time, in UTC; `None` when the date
+/// (by chrono's calendar, [`civil_days`]) or the clock is impossible (Feb
+/// 30, hour 24, minute 60, ...) or the time does not fit i64 nanoseconds.
+/// Second 60 (a leap second) is taken, as the next minute's second 0.
+#[inline]
+pub fn checked_civil_nanos(y: i64, mo: u32, d: u32, h: u32, mi: u32, s: u32, frac_nanos: u32) -> Option<i64> {
+    if !valid_hms(h, mi, s) || frac_nanos >= NANOS_PER_SEC as u32 {
+        return None;
+    }
+    let days = civil_days(y, mo, d)?;
+    let secs = days.checked_mul(86_400)?.checked_add(h as i64 * 3600 + mi as i64 * 60 + s as i64)?;
+    secs.checked_mul(NANOS_PER_SEC)?.checked_add(frac_nanos as i64)
 }
 
 /// `nanos` minus a zone offset, `None` when that leaves i64.
@@ -110,6 +105,9 @@ fn num4(s: &[u8], i: usize) -> Option<u32> {
     Some(num2(s, i)? * 100 + num2(s, i + 2)?)
 }
 
+/// A clock reading logs may write: second 60 is a leap second (chrono
+/// would need it as second 59 with a fraction of 1 s or more; the parser
+/// takes it as the next minute's second 0).
 fn valid_hms(h: u32, mi: u32, s: u32) -> bool {
     h < 24 && mi < 60 && s <= 60
 }
@@ -346,28 +344,24 @@ pub fn yearless(mo: u32, d: u32, clock: (u32, u32, u32, u32, u8), offset_secs: i
 
 /// Moves a yearless timestamp from the placeholder year to `year`; `None`
 /// when that year has no such date (Feb 29 in a year that is not a leap
-/// year) or is outside [`MIN_YEAR`]..=[`MAX_YEAR`].
+/// year) or is outside [`MIN_YEAR`]..=[`MAX_YEAR`] (or the time leaves i64
+/// nanoseconds).
 pub fn with_year(ts: Timestamp, year: i64) -> Option<Timestamp> {
-    const DAY: i64 = 86_400 * NANOS_PER_SEC;
-    let base = days_from_civil(PLACEHOLDER_YEAR, 1, 1) * DAY;
-    let into = ts.nanos.checked_sub(base)?; // nanos into the placeholder year
-    let day = into.div_euclid(DAY);
-    let rest = into.rem_euclid(DAY);
-    let (_, m, d) = civil_from_days(days_from_civil(PLACEHOLDER_YEAR, 1, 1) + day);
-    if !valid_date(year, m, d) {
+    if !(MIN_YEAR..=MAX_YEAR).contains(&year) {
         return None;
     }
-    let n = days_from_civil(year, m, d).checked_mul(DAY)?.checked_add(rest)?;
-    Some(Timestamp::new(n, ts.digits))
+    let moved = utc(ts.nanos).with_year(year as i32)?;
+    Some(Timestamp::new(moved.timestamp_nanos_opt()?, ts.digits))
 }
 
 /// [`with_year`] for choosing a year: nanoseconds, a Feb 29 in a year
 /// that is not a leap year rolled to Mar 1, out of range saturated.
 pub fn with_year_rolling(ts: Timestamp, year: i64) -> i64 {
-    const DAY: i64 = 86_400 * NANOS_PER_SEC;
-    let into = ts.nanos.saturating_sub(days_from_civil(PLACEHOLDER_YEAR, 1, 1) * DAY);
-    let (_, m, d) = civil_from_days(days_from_civil(PLACEHOLDER_YEAR, 1, 1) + into.div_euclid(DAY));
-    days_from_civil(year, m, d).saturating_mul(DAY).saturating_add(into.rem_euclid(DAY))
+    let saturated = if year < 1970 { i64::MIN } else { i64::MAX };
+    let t = utc(ts.nanos).naive_utc();
+    let Ok(y) = i32::try_from(year) else { return saturated };
+    let moved = t.with_year(y).or_else(|| NaiveDate::from_ymd_opt(y, 3, 1).map(|d| d.and_time(t.time())));
+    moved.and_then(|m| m.and_utc().timestamp_nanos_opt()).unwrap_or(saturated)
 }
 
 /// An epoch time written as a number (or a string holding one), as JSON
@@ -425,30 +419,23 @@ pub fn scan_epoch_number(s: &[u8]) -> Scan {
 
 /// The UTC year of a timestamp.
 pub fn year_of(ts: Timestamp) -> i64 {
-    civil_from_days(ts.nanos.div_euclid(86_400 * NANOS_PER_SEC)).0
+    i64::from(utc(ts.nanos).year())
 }
 
-/// RFC3339 in UTC with exactly as many fractional digits as the source had.
+/// RFC3339 in UTC (chrono's) with exactly as many fractional digits as
+/// the source had: the fraction cut, never rounded.
 pub fn format_rfc3339(ts: Timestamp) -> String {
-    let secs = ts.nanos.div_euclid(NANOS_PER_SEC);
-    let frac = ts.nanos.rem_euclid(NANOS_PER_SEC);
-    let days = secs.div_euclid(86_400);
-    let sod = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    let mut out = format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-        y,
-        m,
-        d,
-        sod / 3600,
-        (sod % 3600) / 60,
-        sod % 60
-    );
-    if ts.digits > 0 {
-        let f = format!("{:09}", frac);
-        out.push('.');
-        out.push_str(&f[..ts.digits as usize]);
-    }
+    let digits = usize::from(ts.digits.min(9));
+    let form = match digits {
+        0 => SecondsFormat::Secs,
+        1..=3 => SecondsFormat::Millis,
+        4..=6 => SecondsFormat::Micros,
+        _ => SecondsFormat::Nanos,
+    };
+    let mut out = utc(ts.nanos).to_rfc3339_opts(form, true);
+    // `YYYY-MM-DDTHH:MM:SS` (every i64 instant has a 4-digit year), then
+    // the source's digits of chrono's (cut) fraction.
+    out.truncate(19 + if digits > 0 { 1 + digits } else { 0 });
     out.push('Z');
     out
 }
@@ -719,21 +706,104 @@ mod tests {
     #[test]
     fn arithmetic_saturates_never_wraps() {
         assert_eq!(checked_civil_nanos(i64::MAX, 1, 1, 0, 0, 0, 0), None);
-        assert_eq!(civil_nanos(292_000_000_000, 1, 1, 0, 0, 0, 0), i64::MAX);
+        assert_eq!(checked_civil_nanos(292_000_000_000, 1, 1, 0, 0, 0, 0), None);
+        assert_eq!(checked_civil_nanos(i64::MIN, 1, 1, 0, 0, 0, 0), None);
         assert_eq!(minus_offset(i64::MIN, 3600), None);
+        let ts = yearless(3, 1, (1, 2, 3, 0, 0), 0).unwrap();
+        assert_eq!(with_year_rolling(ts, i64::MAX), i64::MAX);
+        assert_eq!(with_year_rolling(ts, i64::MIN), i64::MIN);
+        assert_eq!(with_year_rolling(ts, 4052), i64::MAX);
+        assert_eq!(with_year(ts, i64::MIN), None);
+    }
+
+    #[test]
+    fn chrono_days_since_1970() {
+        assert_eq!(civil_days_uncached(1970, 1, 1), Some(0));
+        assert_eq!(civil_days(1970, 1, 1), Some(0));
+        assert_eq!(civil_days(2000, 3, 1), Some(11_017));
+        assert_eq!(civil_days(1969, 12, 31), Some(-1));
+        // The cache keys on the whole date: a hit for one date is no
+        // answer for another, nor for an impossible one.
+        assert_eq!(civil_days(2025, 2, 28), Some(20_147));
+        assert_eq!(civil_days(2025, 2, 29), None);
+        assert_eq!(civil_days(2025, 2, 28), Some(20_147));
+        assert_eq!(civil_days(2024, 2, 29), Some(19_782));
+        assert_eq!(civil_days(2024, 2, 30), None);
+        assert_eq!(civil_days(2024, 15, 31), None);
+        assert_eq!(civil_days(2024, 16, 1), None);
+    }
+
+    /// Days in month `m` of year `y` by the Gregorian rule, written out
+    /// here as the test's own oracle for what chrono (and so the product)
+    /// refuses.
+    fn month_len(y: i64, m: u32) -> u32 {
+        let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+        match m {
+            2 if leap => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            1..=12 => 31,
+            _ => 0,
+        }
     }
 
     proptest::proptest! {
-        /// The validator and days-from-civil agree with chrono on every date
-        /// 1678-2262, possible or not.
+        /// The cached days agree with chrono asked afresh, whatever the
+        /// order of dates asked (repeats, impossible dates and far years
+        /// between them).
         #[test]
-        fn calendar_agrees_with_chrono(y in 1678i64..=2262, m in 0u32..=13, d in 0u32..=32) {
-            let c = chrono::NaiveDate::from_ymd_opt(y as i32, m, d);
-            proptest::prop_assert_eq!(c.is_some(), valid_date(y, m, d), "{}-{}-{}", y, m, d);
-            if let Some(c) = c {
-                let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
-                proptest::prop_assert_eq!(days_from_civil(y, m, d), (c - epoch).num_days());
-                proptest::prop_assert_eq!(civil_from_days(days_from_civil(y, m, d)), (y, m, d));
+        fn cached_days_agree_with_chrono(dates in proptest::collection::vec((proptest::prop_oneof![1670i64..=1680, 1998i64..=2001, 2260i64..=2265, proptest::num::i64::ANY], 0u32..=17, proptest::prop_oneof![27u32..=32, 0u32..=99]), 1..60)) {
+            for &(y, m, d) in &dates {
+                proptest::prop_assert_eq!(civil_days(y, m, d), civil_days_uncached(y, m, d), "{}-{}-{}", y, m, d);
+                proptest::prop_assert_eq!(civil_days(y, m, d), civil_days(y, m, d), "asked twice: {}-{}-{}", y, m, d);
+            }
+        }
+
+        /// A date is taken exactly when it exists and its year is in
+        /// 1678-2262; its days count on from the day before it.
+        #[test]
+        fn impossible_dates_refused(y in 1678i64..=2262, m in 0u32..=13, d in 0u32..=32) {
+            let exists = (1..=month_len(y, m)).contains(&d);
+            proptest::prop_assert_eq!(civil_days(y, m, d).is_some(), exists, "{}-{}-{}", y, m, d);
+            proptest::prop_assert_eq!(checked_civil_nanos(y, m, d, 12, 0, 0, 0).is_some(), exists && (y, m, d) <= (2262, 4, 10));
+            if exists && d > 1 {
+                proptest::prop_assert_eq!(civil_days(y, m, d), civil_days(y, m, d - 1).map(|n| n + 1));
+            }
+            if let Some(days) = civil_days(y, m, d) {
+                let date = chrono::DateTime::from_timestamp(days * 86_400, 0).unwrap().date_naive();
+                proptest::prop_assert_eq!((i64::from(date.year()), date.month(), date.day()), (y, m, d));
+            }
+        }
+
+        /// Years outside 1678-2262 are refused, never wrapped, and nothing
+        /// panics on them.
+        #[test]
+        fn far_years_refused(y in proptest::prop_oneof![1000i64..1678, 2263i64..=9999, i64::MIN..1678, 2263..=i64::MAX], m in 1u32..=12, d in 1u32..=28, h in 0u32..24) {
+            proptest::prop_assert_eq!(civil_days(y, m, d), None);
+            proptest::prop_assert_eq!(checked_civil_nanos(y, m, d, h, 0, 0, 0), None);
+            let ts = yearless(m, d, (h, 0, 0, 0, 0), 0).unwrap();
+            proptest::prop_assert_eq!(with_year(ts, y), None);
+            let rolled = with_year_rolling(ts, y);
+            proptest::prop_assert!(rolled == i64::MIN || rolled == i64::MAX || (y == 1677 && rolled < 0), "{} -> {}", y, rolled);
+            let text = format!("{y:04}-{m:02}-{d:02}T{h:02}:00:00Z");
+            if (0..=9999).contains(&y) {
+                proptest::prop_assert!(matches!(scan_rfc3339(text.as_bytes(), false, 0), Scan::Impossible { .. }), "{}", text);
+            }
+        }
+
+        /// RFC3339 output is chrono's reading of the instant, cut to the
+        /// source's digits, and reads back as the same cut instant.
+        #[test]
+        fn rfc3339_output_roundtrips(nanos in (i64::MIN + 2 * NANOS_PER_SEC)..=i64::MAX, digits in 0u8..=9) {
+            let ts = Timestamp::new(nanos, digits);
+            let text = format_rfc3339(ts);
+            let tick = tick_nanos(digits);
+            let cut = nanos.div_euclid(tick) * tick;
+            let back = chrono::DateTime::parse_from_rfc3339(&text).unwrap().timestamp_nanos_opt();
+            proptest::prop_assert_eq!(back, Some(cut), "{}", &text);
+            proptest::prop_assert_eq!(text.len(), 20 + if digits > 0 { 1 + digits as usize } else { 0 }, "{}", &text);
+            if (MIN_YEAR..=MAX_YEAR).contains(&year_of(ts)) {
+                proptest::prop_assert_eq!(parse_rfc3339(text.as_bytes(), false, 0).map(|p| p.ts.nanos), Some(cut), "{}", &text);
             }
         }
 
@@ -765,7 +835,7 @@ pub fn format_date(ts: Timestamp) -> String {
     if !ts.yearless {
         return full[..10].to_string();
     }
-    let (_, m, d) = civil_from_days(ts.nanos.div_euclid(86_400 * NANOS_PER_SEC));
-    let month = std::str::from_utf8(MONTHS[(m as usize).clamp(1, 12) - 1]).unwrap_or("?");
-    format!("{month} {d}")
+    let t = utc(ts.nanos);
+    let month = std::str::from_utf8(MONTHS[(t.month() as usize).clamp(1, 12) - 1]).unwrap_or("?");
+    format!("{month} {}", t.day())
 }

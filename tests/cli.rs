@@ -237,6 +237,43 @@ fn stats_json_has_the_documented_shape() {
     assert!(f["bytes"].as_u64().unwrap() > 0 && f["last"].is_string());
 }
 
+/// `--utc-offset` places times written without a zone: the capnslog file's
+/// first line is `2016-12-13 11:16:21.420835 I | etcdmain: ...`.
+#[test]
+fn utc_offset_places_zoneless_times() {
+    let log = "tests/corpus/etcd/capnslog_etcd2_startup_issue6980.log";
+    for (offset, first) in [
+        (None, "2016-12-13T11:16:21.420835Z"),
+        (Some("2"), "2016-12-13T09:16:21.420835Z"),
+        (Some("-5.5"), "2016-12-13T16:46:21.420835Z"),
+        (Some("+05:30"), "2016-12-13T05:46:21.420835Z"),
+        (Some("-08:00"), "2016-12-13T19:16:21.420835Z"),
+        (Some("12"), "2016-12-12T23:16:21.420835Z"),
+    ] {
+        let mut args = vec!["stats", log, "--json"];
+        args.extend(offset.iter().flat_map(|o| ["--utc-offset", *o]));
+        let out = reconscope(&args);
+        assert!(out.status.success(), "{offset:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["inputs"][0]["first"], first, "{offset:?}");
+    }
+}
+
+/// An offset that is none (a day or more, not a number) is bad usage, not
+/// a silent shift of every time (`1e12` hours once moved them 68 years back).
+#[test]
+fn bad_utc_offsets_exit_2() {
+    let log = "tests/corpus/etcd/capnslog_etcd2_startup_issue6980.log";
+    for bad in ["1e12", "24", "-24", "NaN", "inf", "+24:00", "+05:60", "two", ""] {
+        let out = reconscope(&["stats", log, "--utc-offset", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{bad:?}: {err}");
+        assert!(err.contains("--utc-offset") && err.contains(&format!("`{bad}`")), "{bad:?}: {err}");
+        assert!(out.stdout.is_empty(), "{bad:?}");
+    }
+}
+
 #[test]
 fn unreadable_input_exits_2_with_one_line_naming_it() {
     let out = reconscope(&["stats", "tests/corpus/kamaji/issue950_startup_and_error.log", "no/such/file.log"]);

@@ -20,7 +20,7 @@ use crate::analyze::model::{
 use crate::analyze::AnalyzeOptions;
 use crate::goroutine::{self, DumpKind, Frame, Role};
 use crate::model::{Format, ParsedFile, Timestamp};
-use crate::time::{civil_nanos, honest_duration, NANOS_PER_SEC};
+use crate::time::{checked_civil_nanos, honest_duration, NANOS_PER_SEC};
 
 use super::findings::{append, clock, Sentence};
 
@@ -219,8 +219,11 @@ fn civil_at(b: &[u8]) -> Option<i64> {
         return None;
     }
     let [y, mo, d, h, mi, s] = vals;
-    let ok = (1970..2200).contains(&y) && (1..=12).contains(&mo) && (1..=31).contains(&d) && h < 24 && mi < 60 && s < 61;
-    ok.then(|| civil_nanos(i64::from(y), mo, d, h, mi, s, 0))
+    // A date that does not exist (Feb 31) is no time.
+    if !(1970..2200).contains(&y) {
+        return None;
+    }
+    checked_civil_nanos(i64::from(y), mo, d, h, mi, s, 0)
 }
 
 /// Links busy workers of each dump to the stalled-worker finding or open
@@ -356,6 +359,9 @@ mod tests {
         assert_eq!(t("goroutine-v2.txt"), None);
         assert_eq!(t("pod-7d9f8b6c5-x2x9k.log"), None);
         assert_eq!(t("20261399T999999Z.txt"), None, "not a date");
+        assert_eq!(t("goroutines-20250231T101500Z.txt"), None, "Feb 31 does not exist");
+        assert_eq!(t("goroutines-20240229T101500Z.txt"), Some("2024-02-29T10:15:00Z".to_string()));
+        assert_eq!(t("goroutines-20250229T101500Z.txt"), None, "2025 is not a leap year");
         assert_eq!(t("123456789012345678"), None);
     }
 }

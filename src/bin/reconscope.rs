@@ -76,7 +76,8 @@ OPTIONS:
                             for a dump nothing else dates (no wrapper time, no
                             time in its file name, no archive time, no log lines
                             around it).
-    --utc-offset HOURS      Offset for times written without a zone (default 0 = UTC).
+    --utc-offset OFFSET     Offset from UTC of times written without a zone: hours
+                            (2, -5.5) or +HH:MM (default 0 = UTC).
     --max-total-bytes N     Cap on decompressed bytes over all input (default 8 GiB).
     --max-ratio N           Cap on any member's compression ratio (default 200).
     -h, --help              Show this help.
@@ -199,8 +200,10 @@ fn parse_options(args: &[String]) -> Result<Options> {
             "--json" => o.json = true,
             "--utc-offset" => {
                 let v = value(a)?;
-                let h: f64 = v.parse().map_err(|_| ExitTwo(format!("--utc-offset: `{v}` is not a number of hours")))?;
-                o.load.parse.default_offset_secs = (h * 3600.0) as i32;
+                let off = utc_offset(&v).ok_or_else(|| {
+                    ExitTwo(format!("--utc-offset: `{v}` is not an offset from UTC like 2, -5.5 or +05:30 (less than 24 hours)"))
+                })?;
+                o.load.parse.default_offset_secs = off.local_minus_utc();
             }
             "--reconcile-timeout" => {
                 let v = value(a)?;
@@ -270,6 +273,23 @@ fn parse_options(args: &[String]) -> Result<Options> {
 
 /// Every regular file under `path` (or `path` itself), sorted, with the
 /// name to show for it.
+/// `--utc-offset`: hours (`2`, `-5.5`) or `±HH:MM` (`+05:30`), as chrono's
+/// `FixedOffset`; `None` for anything else or a day or more from UTC.
+fn utc_offset(v: &str) -> Option<chrono::FixedOffset> {
+    let v = v.trim();
+    if v.contains(':') {
+        return v.parse().ok();
+    }
+    let hours: f64 = v.parse().ok()?;
+    let secs = (hours * 3600.0).round();
+    // (NaN and infinities are not finite; a day or more saturates the cast
+    // and FixedOffset refuses it.)
+    if !secs.is_finite() || secs.abs() >= 86_400.0 {
+        return None;
+    }
+    chrono::FixedOffset::east_opt(secs as i32)
+}
+
 fn walk(path: &Path, out: &mut Vec<(PathBuf, String)>) -> Result<()> {
     let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
     if meta.is_dir() {

@@ -239,32 +239,23 @@ fn local_data_start(b: &[u8], pos: usize) -> Option<usize> {
     pos.checked_add(LOCAL_LEN + name_len + extra_len)
 }
 
-/// DOS date and time (local time by definition; read as UTC) to Unix seconds.
+/// DOS date and time (local time by definition; read as UTC) to Unix
+/// seconds; `None` for no date (0) or one that does not exist (Feb 30,
+/// month 13, hour 24).
 fn dos_time(date: u16, time: u16) -> Option<i64> {
     if date == 0 {
         return None;
     }
     let year = 1980 + i64::from(date >> 9);
-    let month = i64::from((date >> 5) & 0x0f);
-    let day = i64::from(date & 0x1f);
-    let hour = i64::from(time >> 11);
-    let minute = i64::from((time >> 5) & 0x3f);
-    let second = i64::from(time & 0x1f) * 2;
-    if !(1..=12).contains(&month) || day == 0 || hour > 23 || minute > 59 || second > 59 {
+    let month = u32::from((date >> 5) & 0x0f);
+    let day = u32::from(date & 0x1f);
+    let hour = u32::from(time >> 11);
+    let minute = u32::from((time >> 5) & 0x3f);
+    let second = u32::from(time & 0x1f) * 2;
+    if second > 59 {
         return None;
     }
-    Some(days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    Some(crate::time::checked_civil_nanos(year, month, day, hour, minute, second, 0)? / crate::time::NANOS_PER_SEC)
 }
 
 /// Position of the end-of-central-directory record: searched backwards
@@ -818,9 +809,17 @@ mod tests {
     }
 
     #[test]
-    fn civil_days() {
-        assert_eq!(days_from_civil(1970, 1, 1), 0);
-        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+    fn impossible_dos_dates_are_no_time() {
+        let time = (14 << 11) | (30 << 5) | 11;
+        // 2025-02-29, 2024-02-30, 2024-04-31: no such days.
+        assert_eq!(dos_time(((2025 - 1980) << 9) | (2 << 5) | 29, time), None);
+        assert_eq!(dos_time(((2024 - 1980) << 9) | (2 << 5) | 30, time), None);
+        assert_eq!(dos_time(((2024 - 1980) << 9) | (4 << 5) | 31, time), None);
+        assert_eq!(dos_time(((2024 - 1980) << 9) | (2 << 5) | 29, time), Some(1_709_217_022));
+        // Hour 24, minute 60, seconds 60 (30 two-second units).
+        assert_eq!(dos_time(((2024 - 1980) << 9) | (3 << 5) | 5, 24 << 11), None);
+        assert_eq!(dos_time(((2024 - 1980) << 9) | (3 << 5) | 5, 60 << 5), None);
+        assert_eq!(dos_time(((2024 - 1980) << 9) | (3 << 5) | 5, 30), None);
     }
 
     #[test]

@@ -168,7 +168,7 @@ fn try_format(f: Format, s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOu
     let ok = match f {
         Format::ZapJson => zap_json(s, o, cx, out),
         Format::ZapConsole => zap_console(s, o, cx, out),
-        Format::EtcdCapnslog => capnslog(s, o, out),
+        Format::EtcdCapnslog => capnslog(s, o, cx, out),
         Format::GoLog => go_log(s, o, cx, out),
         Format::Klog => klog(s, o, cx, out),
         Format::Logrus => logrus(s, o, cx, out),
@@ -760,8 +760,8 @@ fn split_columns(s: &[u8], tabbed: bool) -> ([(usize, usize); 3], usize) {
 // ------------------------------------------------------------------- etcd
 
 /// `2021-09-11 14:46:23.606939 I | raft: <msg>` (capnslog, local time).
-fn capnslog(s: &[u8], o: Origin, out: &mut LineOut) -> bool {
-    let (ts, i) = match scan_rfc3339(s, true, 0) {
+fn capnslog(s: &[u8], o: Origin, cx: &Ctx<'_>, out: &mut LineOut) -> bool {
+    let (ts, i) = match scan_rfc3339(s, true, cx.opts.default_offset_secs) {
         Scan::Time(p) => (Some(p.ts), p.end),
         Scan::Impossible { end } => (None, end),
         Scan::No => return false,

@@ -1,6 +1,6 @@
 //! Time labels for the page: UTC by default, or the browser's local time.
 
-use reconscope::time::civil_from_days;
+use chrono::{Datelike, FixedOffset, Offset, TimeZone, Timelike};
 
 const NS: i64 = 1_000_000_000;
 
@@ -13,30 +13,34 @@ pub enum Zone {
 }
 
 impl Zone {
-    /// Seconds east of UTC at that instant.
-    pub fn offset_secs(self, nanos: i64) -> i64 {
+    /// The offset from UTC at that instant: chrono's `Local` (the
+    /// browser's zone, through its `Date`, with chrono's `wasmbind`).
+    pub fn offset(self, nanos: i64) -> FixedOffset {
+        let utc = reconscope::time::utc(nanos);
         match self {
-            Zone::Utc => 0,
-            Zone::Local => {
-                let d = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(nanos as f64 / 1e6));
-                -(d.get_timezone_offset() as i64) * 60
-            }
+            Zone::Utc => utc.offset().fix(),
+            Zone::Local => chrono::Local.offset_from_utc_datetime(&utc.naive_utc()),
         }
     }
 
-    /// `UTC` or `UTC+02:00`.
+    /// Seconds east of UTC at that instant.
+    pub fn offset_secs(self, nanos: i64) -> i64 {
+        i64::from(self.offset(nanos).local_minus_utc())
+    }
+
+    /// `UTC` or `local, UTC+02:00`.
     pub fn name(self, nanos: i64) -> String {
-        let off = self.offset_secs(nanos);
         if self == Zone::Utc {
             return "UTC".into();
         }
+        let off = self.offset_secs(nanos);
         let sign = if off < 0 { '-' } else { '+' };
         let a = off.abs();
         format!("local, UTC{sign}{:02}:{:02}", a / 3600, a % 3600 / 60)
     }
 }
 
-/// Calendar parts of an instant at an offset.
+/// Calendar parts of an instant in a zone.
 pub struct Parts {
     pub year: i64,
     pub month: u32,
@@ -48,13 +52,16 @@ pub struct Parts {
 }
 
 pub fn parts(nanos: i64, zone: Zone) -> Parts {
-    let t = nanos + zone.offset_secs(nanos) * NS;
-    let secs = t.div_euclid(NS);
-    let frac = t.rem_euclid(NS);
-    let days = secs.div_euclid(86_400);
-    let sod = secs.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    Parts { year, month, day, hour: sod / 3600, minute: sod % 3600 / 60, second: sod % 60, nanos: frac }
+    let t = reconscope::time::utc(nanos).with_timezone(&zone.offset(nanos));
+    Parts {
+        year: i64::from(t.year()),
+        month: t.month(),
+        day: t.day(),
+        hour: i64::from(t.hour()),
+        minute: i64::from(t.minute()),
+        second: i64::from(t.second()),
+        nanos: i64::from(t.nanosecond()),
+    }
 }
 
 /// `16:29:30`, with `digits` fractional digits (0..=9).
