@@ -429,6 +429,10 @@ pub struct ParsedFile {
     /// `stat`, the browser's `File.lastModified`; Unix seconds). For a
     /// member of an archive, the archive file's.
     pub file_mtime_secs: Option<i64>,
+    /// The offset east of UTC its times without a zone were read at
+    /// (`ParseOptions::default_offset_secs`): a yearless time's month and
+    /// day are the log's, at that offset.
+    pub zone_offset_secs: i32,
     /// Where the year of its times written without one came from; `None`
     /// when it has no such times.
     pub year_source: Option<YearSource>,

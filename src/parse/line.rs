@@ -1068,7 +1068,7 @@ fn under_syslog(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut, prefix
     }
     let collected = match prefix {
         Some(p) if !prefix_yearless => Some(p),
-        Some(p) if !io.yearless => io.time.and_then(|t| super::nearest_year(p, t.nanos)),
+        Some(p) if !io.yearless => io.time.and_then(|t| super::nearest_year(p, t.nanos, cx.opts.default_offset_secs)),
         _ => None,
     };
     let impossible = out.impossible_time || io.impossible_time;

@@ -62,6 +62,7 @@ pub fn parse_file(path: impl Into<String>, mut bytes: Vec<u8>, opts: &ParseOptio
     };
     let mut pf = merge(chunks, path, diagnostics);
     pf.bytes = bytes;
+    pf.zone_offset_secs = opts.default_offset_secs;
     pf
 }
 
@@ -356,6 +357,7 @@ impl StreamParser {
         }
         let mut pf = finish(ParsedFile { path: self.path, ..ParsedFile::default() }, self.parsed, self.diagnostics);
         pf.bytes = self.bytes;
+        pf.zone_offset_secs = self.opts.default_offset_secs;
         pf
     }
 }
@@ -626,7 +628,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         // A wrapper's collection time gives a yearless inner time its year.
         if out.yearless {
             if let (Some(t), Some(c)) = (out.time, out.collected) {
-                out.time = nearest_year(t, c.nanos);
+                out.time = nearest_year(t, c.nanos, cx.opts.default_offset_secs);
                 out.impossible_time |= out.time.is_none();
                 out.yearless = false;
             }
@@ -809,21 +811,35 @@ fn zone_local_stamps(f: &mut ParsedFile) {
 /// The year is chosen as if every year had the date (a Feb 29 counts as
 /// the Mar 1 it would roll to): `None` when the year chosen does not have
 /// it (Feb 29 placed in a year that is not a leap year).
-fn nearest_year(t: Timestamp, reference_nanos: i64) -> Option<Timestamp> {
-    let y = time::year_of(Timestamp::new(reference_nanos, 0));
-    let year = [y - 1, y, y + 1].into_iter().min_by_key(|&y| time::with_year_rolling(t, y).abs_diff(reference_nanos))?;
-    time::with_year(t, year)
+fn nearest_year(t: Timestamp, reference_nanos: i64, offset_secs: i32) -> Option<Timestamp> {
+    let (local, off) = to_local(t, offset_secs);
+    let y = time::year_of(Timestamp::new(reference_nanos.saturating_add(off), 0));
+    let year = [y - 1, y, y + 1].into_iter().min_by_key(|&y| time::with_year_rolling(local, y).saturating_sub(off).abs_diff(reference_nanos))?;
+    from_local(time::with_year(local, year)?, off)
+}
+
+/// A yearless time as the log wrote it (its month and day at its offset),
+/// and the offset in nanoseconds: a year is chosen for the log's date,
+/// not for the UTC one (`Mar 1 00:30` at +01:00 is Feb 29 23:30 UTC).
+fn to_local(t: Timestamp, offset_secs: i32) -> (Timestamp, i64) {
+    let off = i64::from(offset_secs) * time::NANOS_PER_SEC;
+    (t.at(t.nanos.saturating_add(off), t.digits), off)
+}
+
+fn from_local(t: Timestamp, off: i64) -> Option<Timestamp> {
+    Some(t.at(t.nanos.checked_sub(off)?, t.digits))
 }
 
 /// The year that puts a yearless time at or before a file's modification
 /// time `mtime_secs` (a log is written before its file is last changed),
 /// allowing a day for zones; `None` when that year lacks the date.
-fn year_before(t: Timestamp, mtime_secs: i64) -> Option<Timestamp> {
+fn year_before(t: Timestamp, mtime_secs: i64, offset_secs: i32) -> Option<Timestamp> {
     const SLACK_NANOS: i64 = 86_400 * time::NANOS_PER_SEC;
+    let (local, off) = to_local(t, offset_secs);
     let limit = mtime_secs.checked_mul(time::NANOS_PER_SEC)?.checked_add(SLACK_NANOS)?;
-    let y = time::year_of(Timestamp::new(limit, 0));
-    let year = if time::with_year_rolling(t, y) <= limit { y } else { y - 1 };
-    time::with_year(t, year)
+    let y = time::year_of(Timestamp::new(limit.saturating_add(off), 0));
+    let year = if time::with_year_rolling(local, y).saturating_sub(off) <= limit { y } else { y - 1 };
+    from_local(time::with_year(local, year)?, off)
 }
 
 /// Gives times written without a year (klog, journald, syslog) a year,
@@ -895,6 +911,7 @@ pub fn resolve_years(files: &mut [ParsedFile]) {
             continue;
         };
         let mtime = if source == YearSource::ArchiveMember { f.mtime_secs } else { f.file_mtime_secs.or(f.mtime_secs) };
+        let off = f.zone_offset_secs;
         let mut impossible = (0u64, 0u32);
         for i in 0..n {
             let r = &mut f.records[i];
@@ -913,10 +930,10 @@ pub fn resolve_years(files: &mut [ParsedFile]) {
                         (None, Some(a)) => a.1,
                         (None, None) => continue,
                     };
-                    nearest_year(t, reference)
+                    nearest_year(t, reference, off)
                 }
-                YearSource::OtherFiles => global.and_then(|g| nearest_year(t, g)),
-                _ => mtime.and_then(|m| year_before(t, m)),
+                YearSource::OtherFiles => global.and_then(|g| nearest_year(t, g, off)),
+                _ => mtime.and_then(|m| year_before(t, m, off)),
             };
             if new.is_none() {
                 if impossible.0 == 0 {
@@ -951,12 +968,13 @@ pub fn resolve_years(files: &mut [ParsedFile]) {
     );
     for k in unresolved {
         let f = &mut files[k];
+        let off = f.zone_offset_secs;
         let source = if resolved.is_some() { YearSource::OtherFiles } else { YearSource::Unknown };
         for r in f.records.iter_mut().filter(|r| r.yearless) {
             match resolved {
                 Some(g) => {
                     r.yearless = false;
-                    r.time = r.time.and_then(|t| nearest_year(t, g));
+                    r.time = r.time.and_then(|t| nearest_year(t, g, off));
                 }
                 None => {
                     if let Some(t) = r.time.as_mut() {

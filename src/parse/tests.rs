@@ -707,3 +707,22 @@ fn collector_tags_zap_v_levels_and_blank_dump_lines_under_cri() {
            L3+3 go-traceback/cri fatal - collected 2026-02-03T19:00:16.67870267Z "fatal error: concurrent map writes""#,
     );
 }
+
+#[test]
+fn a_yearless_date_is_the_logs_own_at_its_offset() {
+    // `Mar 1 00:30` at +01:00 is Feb 28 23:30 UTC in 2023: the year is
+    // chosen for the date the log wrote, not the UTC one (Feb 29).
+    let opts = ParseOptions { default_offset_secs: 3600, ..ParseOptions::default() };
+    let mut files = vec![
+        parse_file("klog.log", b"I0301 00:30:00.000000       1 x.go:1] m\n".to_vec(), &opts),
+        parse_file("zap.log", b"2023-03-01T10:00:00Z\tINFO\tdated\n".to_vec(), &opts),
+    ];
+    resolve_years(&mut files);
+    assert_eq!(files[0].records[0].time.map(|t| t.to_string()).as_deref(), Some("2023-02-28T23:30:00.000000Z"));
+    assert!(files[0].diagnostics.iter().all(|d| !d.message.contains("impossible")), "{:?}", files[0].diagnostics);
+    // And a local Feb 29 (Mar 1 UTC) still needs a leap year.
+    let mut files = vec![parse_file("klog.log", b"I0229 23:30:00.000000       1 x.go:1] m\n".to_vec(), &ParseOptions { default_offset_secs: -3600, ..ParseOptions::default() })];
+    files[0].file_mtime_secs = Some(1_685_577_600); // 2023-06-01
+    resolve_years(&mut files);
+    assert_eq!(files[0].records[0].time, None);
+}
