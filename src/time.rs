@@ -554,6 +554,27 @@ pub fn parse_duration_nanos(s: &str) -> Option<i64> {
     Some(total as i64)
 }
 
+/// A time without a year, in ISO 8601's truncated form (UTC, at the
+/// precision the source had): `--04-23T08:04:00.123Z`.
+pub fn format_without_year(ts: Timestamp) -> String {
+    let full = format_rfc3339(Timestamp::new(ts.nanos, ts.digits));
+    match full.find('-') {
+        Some(i) if i > 0 => format!("-{}", &full[i..]),
+        _ => full,
+    }
+}
+
+/// `Apr 23` for a time whose year is unknown, `2024-04-23` otherwise.
+pub fn format_date(ts: Timestamp) -> String {
+    let full = format_rfc3339(Timestamp::new(ts.nanos, 0));
+    if !ts.yearless {
+        return full[..10].to_string();
+    }
+    let t = utc(ts.nanos);
+    let month = std::str::from_utf8(MONTHS[(t.month() as usize).clamp(1, 12) - 1]).unwrap_or("?");
+    format!("{month} {}", t.day())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -819,23 +840,3 @@ mod tests {
     }
 }
 
-/// A time without a year, in ISO 8601's truncated form (UTC, at the
-/// precision the source had): `--04-23T08:04:00.123Z`.
-pub fn format_without_year(ts: Timestamp) -> String {
-    let full = format_rfc3339(Timestamp::new(ts.nanos, ts.digits));
-    match full.find('-') {
-        Some(i) if i > 0 => format!("-{}", &full[i..]),
-        _ => full,
-    }
-}
-
-/// `Apr 23` for a time whose year is unknown, `2024-04-23` otherwise.
-pub fn format_date(ts: Timestamp) -> String {
-    let full = format_rfc3339(Timestamp::new(ts.nanos, 0));
-    if !ts.yearless {
-        return full[..10].to_string();
-    }
-    let t = utc(ts.nanos);
-    let month = std::str::from_utf8(MONTHS[(t.month() as usize).clamp(1, 12) - 1]).unwrap_or("?");
-    format!("{month} {}", t.day())
-}

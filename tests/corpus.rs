@@ -83,7 +83,7 @@ fn every_corpus_line_parses_or_is_listed() {
     // INDEX.md is the provenance and `<file>.expect` the facts read from a file (tests/corpus_expect.rs): not corpus logs.
     let files: Vec<_> = files::files_under(&root)
         .into_iter()
-        .filter(|p| p.file_name().unwrap() != "INDEX.md" && p.extension().map_or(true, |e| e != "expect"))
+        .filter(|p| p.file_name().unwrap() != "INDEX.md" && p.extension().is_none_or(|e| e != "expect"))
         .collect();
     assert!(files.len() >= 50, "corpus went missing: {} files", files.len());
     let expected: BTreeSet<(String, u32)> = NOT_LOG_LINES.iter().map(|(f, l, _)| (f.to_string(), *l)).collect();

@@ -864,7 +864,7 @@ pub fn resolve_years(files: &mut [ParsedFile]) {
         Some(*v.select_nth_unstable(mid).1)
     }
     let dated = |f: &ParsedFile| f.records.iter().filter(|r| !r.yearless).filter_map(|r| r.time.or(r.collected).map(|t| t.nanos)).collect::<Vec<i64>>();
-    let global = median(&mut files.iter().flat_map(|f| dated(f)).collect::<Vec<_>>());
+    let global = median(&mut files.iter().flat_map(dated).collect::<Vec<_>>());
     let mut unresolved = Vec::new();
     for (k, f) in files.iter_mut().enumerate() {
         if !f.records.iter().any(|r| r.yearless && r.time.is_some()) {

@@ -128,7 +128,7 @@ impl Chart {
                 t1: 1.0,
                 reported: None,
                 scroll: 0.0,
-                zone: Zone::Utc,
+                zone: Zone::UTC,
                 selected: None,
                 focus: None,
                 hover: None,

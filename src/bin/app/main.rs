@@ -369,7 +369,10 @@ mod ui {
             for (r, t) in [(&self.from_ref, a), (&self.to_ref, b)] {
                 if let Some(i) = r.cast::<HtmlInputElement>() {
                     if active.as_ref() != Some(i.as_ref()) {
-                        i.set_value(&reconscope::model::Timestamp::new(t, 3).to_string());
+                        // (Without a year in the logs, as `--04-23T…`.)
+                        let mut ts = reconscope::model::Timestamp::new(t, 3);
+                        ts.yearless = self.zone.yearless;
+                        i.set_value(&ts.to_string());
                     }
                 }
             }
@@ -551,6 +554,11 @@ mod ui {
                 self.names = vec![m.artifact.clone()];
             }
             self.evidence = evidence;
+            // No year in the logs: no date shows one.
+            self.zone.yearless = a.year_unknown;
+            if let Some(c) = &self.chart {
+                c.set_zone(self.zone);
+            }
             self.loaded = Some(Loaded {
                 analysis: Rc::new(a),
                 files,
@@ -637,7 +645,7 @@ mod ui {
                 chart_stale: None,
                 canvas_ref: NodeRef::default(),
                 tooltip_ref: NodeRef::default(),
-                zone: Zone::Utc,
+                zone: Zone::UTC,
                 focus: None,
                 inspector: None,
                 folder_listener: None,
@@ -867,7 +875,7 @@ mod ui {
                     self.write_hash();
                 }
                 Msg::ToggleZone => {
-                    self.zone = if self.zone == Zone::Utc { Zone::Local } else { Zone::Utc };
+                    self.zone.local = !self.zone.local;
                     if let Some(c) = &self.chart {
                         c.set_zone(self.zone);
                     }
@@ -1419,10 +1427,7 @@ mod ui {
                 Grouping::ByObject => "Rows: objects",
                 Grouping::ByLane => "Rows: worker lanes",
             };
-            let zone = match self.zone {
-                Zone::Utc => "Time: UTC",
-                Zone::Local => "Time: local",
-            };
+            let zone = if self.zone.local { "Time: local" } else { "Time: UTC" };
             html! {
                 <section
                     class="timeline"

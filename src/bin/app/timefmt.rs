@@ -4,22 +4,27 @@ use chrono::{Datelike, FixedOffset, Offset, TimeZone, Timelike};
 
 const NS: i64 = 1_000_000_000;
 
-/// Which clock labels use.
+/// Which clock labels use (UTC, or the browser's local time), and
+/// whether the logs gave a year (when not, no date shows one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Zone {
-    #[default]
-    Utc,
-    Local,
+pub struct Zone {
+    pub local: bool,
+    /// The loaded logs wrote no year and nothing gave one
+    /// (`Analysis::year_unknown`): dates are `Apr 23`.
+    pub yearless: bool,
 }
 
 impl Zone {
+    pub const UTC: Zone = Zone { local: false, yearless: false };
+
     /// The offset from UTC at that instant: chrono's `Local` (the
     /// browser's zone, through its `Date`, with chrono's `wasmbind`).
     pub fn offset(self, nanos: i64) -> FixedOffset {
         let utc = reconscope::time::utc(nanos);
-        match self {
-            Zone::Utc => utc.offset().fix(),
-            Zone::Local => chrono::Local.offset_from_utc_datetime(&utc.naive_utc()),
+        if self.local {
+            chrono::Local.offset_from_utc_datetime(&utc.naive_utc())
+        } else {
+            utc.offset().fix()
         }
     }
 
@@ -30,7 +35,7 @@ impl Zone {
 
     /// `UTC` or `local, UTC+02:00`.
     pub fn name(self, nanos: i64) -> String {
-        if self == Zone::Utc {
+        if !self.local {
             return "UTC".into();
         }
         let off = self.offset_secs(nanos);
@@ -76,9 +81,13 @@ pub fn clock(nanos: i64, zone: Zone, digits: u32) -> String {
     s
 }
 
-/// `2026-05-26`.
+/// `2026-05-26`, or `Apr 23` when the logs gave no year.
 pub fn date(nanos: i64, zone: Zone) -> String {
     let p = parts(nanos, zone);
+    if zone.yearless {
+        let month = std::str::from_utf8(reconscope::time::MONTHS[(p.month as usize).clamp(1, 12) - 1]).unwrap_or("?");
+        return format!("{month} {}", p.day);
+    }
     format!("{:04}-{:02}-{:02}", p.year, p.month, p.day)
 }
 
