@@ -4,7 +4,7 @@ use crate::model::Level;
 
 /// Renders every record of `input` as one line:
 /// `L<line>+<extra lines> <format>[/<wrapper>] <level> <time|-> [collected <t>] [<logger>] <message> {k=v, ...}`
-fn render(input: &str) -> String {
+pub(super) fn render(input: &str) -> String {
     let pf = parse_file("t.log", input.as_bytes().to_vec(), &ParseOptions::default());
     let mut out = String::new();
     for r in &pf.records {
