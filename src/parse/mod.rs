@@ -593,6 +593,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
             }
         }
         let mark = cx.fields.len();
+        let scratch_mark = cx.scratch.len();
         let mut out = LineOut::default();
         let first_line = line_no;
         let ok = match line::cri_header(s).filter(|h| h.partial) {
@@ -638,6 +639,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
                 // Not a row of it: the group is settled, and this line is
                 // read again after it (the record before it may change).
                 cx.fields.truncate(mark);
+                cx.scratch.truncate(scratch_mark);
                 (pos, line_no, sink.counts.lines) = (start, first_line - 1, lines_before);
                 sink.counts.invalid_utf8_lines -= u64::from(bad_utf8);
                 sink.counts.overlong_lines -= u64::from(overlong);

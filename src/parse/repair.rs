@@ -182,7 +182,10 @@ impl Repairs {
             let verb = if self.wrapped.n == 1 { "was" } else { "were" };
             note(
                 self.wrapped.first,
-                format!("{what} at {width} columns by a terminal {verb} re-joined to the line before (first at line {})", self.wrapped.first),
+                format!(
+                    "{what} at {width} columns {verb} re-joined (first at line {})",
+                    self.wrapped.first
+                ),
             );
         }
         if self.framed.n > 0 {
@@ -195,24 +198,26 @@ impl Repairs {
                 ),
             );
         }
-        if self.borders.n > 0 {
-            let lines = plural(self.borders.n, "line");
-            let are = if self.borders.n == 1 { "is" } else { "are" };
-            note(
-                self.borders.first,
+        let not_logs = |t: Tally| {
+            if t.n == 1 {
+                format!("1 line is {{}}, not a log line (line {})", t.first)
+            } else {
                 format!(
-                    "{lines} {are} a terminal frame's border, not log lines (first at line {})",
-                    self.borders.first
-                ),
-            );
+                    "{} lines are {{}}, not log lines (first at line {})",
+                    t.n, t.first
+                )
+            }
+        };
+        if self.borders.n > 0 {
+            let m = not_logs(self.borders).replace("{}", "a terminal frame's border");
+            note(self.borders.first, m);
         }
         if self.screen.n > 0 {
-            let lines = plural(self.screen.n, "line");
-            let are = if self.screen.n == 1 { "is" } else { "are" };
-            note(
-                self.screen.first,
-                format!("{lines} {are} a pager's or terminal UI's screen (`~`, `(END)`, a `:` prompt, a status line), not log lines (first at line {})", self.screen.first),
+            let m = not_logs(self.screen).replace(
+                "{}",
+                "a pager's or terminal UI's screen (`~`, `(END)`, a `:` prompt, a status line)",
             );
+            note(self.screen.first, m);
         }
         if let Some((line, cut)) = self.cut_last {
             let how = match cut {
