@@ -281,6 +281,14 @@ pub(super) fn unframe(s: &[u8]) -> Option<(usize, usize, bool)> {
     if a == 0 && right.is_none() {
         return None;
     }
+    // A bar on the left alone is a frame's (a right-hand tmux pane) when
+    // text follows it at once, not a `tree` listing's `│   ├── name`.
+    if right.is_none()
+        && s.get(a)
+            .is_none_or(|&c| c == b' ' || c == b'\t' || c == 0xE2)
+    {
+        return None;
+    }
     let bar_at = b;
     while b > a && (s[b - 1] == b' ' || s[b - 1] == b'\t') {
         b -= 1;
@@ -603,6 +611,12 @@ mod tests {
             ("│                │", Some("")),
             ("2025-04-07T18:31:29Z INFO x", None),
             ("a │ b", None),
+            (
+                "│2025-04-07T18:31:29Z INFO x",
+                Some("2025-04-07T18:31:29Z INFO x"),
+            ),
+            ("│   ├── 10_Import GPG keys.txt", None),
+            ("│   └── 1_Set up job.txt", None),
         ];
         for (row, want) in cases {
             let got = unframe(row.as_bytes()).map(|(a, b, _)| &row[a..b]);

@@ -424,3 +424,80 @@ fn corpus_lines_cut_and_continued_on_the_next_line_are_one_record() {
         assert_eq!(got, notes, "{rel}");
     }
 }
+
+/// Every repair note the corpus gets, each checked by reading its file:
+/// the wraps (issue780, issue497, issue108380, and the two lines that go
+/// on mid-token), the shell commands before the kubectl tables, and the
+/// excerpts cut inside their last record. No other file gets one.
+#[test]
+fn the_corpus_gets_these_repair_notes_and_no_others() {
+    const CUT_JSON: &str = "the last line is cut mid-record: its JSON object is cut short; the fields before the cut were kept";
+    const CUT_QUOTE: &str = "the last line is cut mid-record: a quoted string in it is not closed";
+    let want: &[(&str, u32, &str)] = &[
+        ("controller-runtime/console_observed_a_panic_v0.23.log", 2, "1 line hard-wrapped at 1000 columns was re-joined (first at line 2)"),
+        ("controller-runtime/console_observed_a_panic_v0.23.log", 2, CUT_JSON),
+        ("controller-runtime/console_observed_panic_v0.14_substratus.log", 2, "1 line hard-wrapped at 381 columns was re-joined (first at line 2)"),
+        ("controller-runtime/json_leader_renew_failed_shutdown_cnpg_v0.22.log", 11, CUT_JSON),
+        ("controller-runtime/json_mariadb_epoch_ts_with_ui_prefix.log", 2, CUT_JSON),
+        ("controller-runtime/json_production_reconciler_error.log", 2, CUT_JSON),
+        ("etcd/clientv3_retry_unary_invoker_variants.log", 19, CUT_JSON),
+        ("etcd/etcd34_zap_json_no_logger_key.log", 7, CUT_JSON),
+        ("etcd/k3s_embedded_etcd34_json_with_logrus.log", 8, CUT_JSON),
+        (
+            "k8s-objects/kamajicontrolplane_status_conditions_capi_pr69.yaml",
+            51,
+            "line 51 is a shell command (`k get kamajicontrolplane -o custom-columns=\"name\":.metadata....`), not a log line",
+        ),
+        ("k8s-objects/kubectl_get_tcp_table_issue183.txt", 1, "2 lines are shell commands, not log lines (the first, line 1: `kubectl -n tenants get tcp`)"),
+        ("kamaji/issue497_observed_panic_v0.18_unrecovered.log", 2, "2 lines hard-wrapped at 190 columns were re-joined (first at line 2)"),
+        ("kamaji/issue780_deletion_stuck_wrapped.log", 3, "5 lines hard-wrapped at 190 columns were re-joined (first at line 3)"),
+        ("kamaji/issue780_deletion_stuck_wrapped.log", 7, CUT_JSON),
+        ("kamaji/issue787_datastore_channel_full.log", 1, CUT_JSON),
+        ("klog/controller_runtime_via_klog_text_panic.log", 6, CUT_QUOTE),
+        ("klog/kcm_leader_election_klog_text_issue108380.log", 3, "1 line hard-wrapped at 265 columns was re-joined (first at line 3)"),
+        ("klog/kcm_leader_election_klog_text_issue108380.log", 6, CUT_QUOTE),
+        ("klog/mixed_klog_and_controller_runtime_console_kubewarden.log", 9, CUT_JSON),
+    ];
+    let root = std::path::PathBuf::from(format!("{}/tests/corpus", env!("CARGO_MANIFEST_DIR")));
+    let mut dirs = vec![root.clone()];
+    let mut got = Vec::new();
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).expect("corpus folder") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                dirs.push(p);
+                continue;
+            }
+            let rel = p
+                .strip_prefix(&root)
+                .expect("under the corpus")
+                .to_string_lossy()
+                .into_owned();
+            let pf = parse_file(
+                rel.clone(),
+                std::fs::read(&p).expect("file"),
+                &ParseOptions::default(),
+            );
+            let repairs = [
+                "hard-wrapped",
+                "terminal frame",
+                "shell command",
+                "pager",
+                "the last line is cut",
+            ];
+            for d in pf
+                .diagnostics
+                .iter()
+                .filter(|d| repairs.iter().any(|r| d.message.contains(r)))
+            {
+                got.push((rel.clone(), d.line.unwrap_or(0), d.message.clone()));
+            }
+        }
+    }
+    got.sort();
+    let want: Vec<(String, u32, String)> = want
+        .iter()
+        .map(|(f, l, m)| (f.to_string(), *l, m.to_string()))
+        .collect();
+    assert_eq!(got, want);
+}
