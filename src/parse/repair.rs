@@ -289,6 +289,15 @@ pub(super) fn unframe(s: &[u8]) -> Option<(usize, usize, bool)> {
     {
         return None;
     }
+    // A bar on the right alone is a pane's border (tmux's left pane) when
+    // the row has no other bar: a line that draws a table is no frame.
+    if a == 0
+        && BARS
+            .iter()
+            .any(|bar| memchr::memmem::find(&s[..b], bar.as_bytes()).is_some())
+    {
+        return None;
+    }
     let bar_at = b;
     while b > a && (s[b - 1] == b' ' || s[b - 1] == b'\t') {
         b -= 1;
@@ -616,6 +625,7 @@ mod tests {
                 Some("2025-04-07T18:31:29Z INFO x"),
             ),
             ("│   ├── 10_Import GPG keys.txt", None),
+            ("2025-04-07T18:31:29Z INFO table │ a │ b │", None),
             ("│   └── 1_Set up job.txt", None),
         ];
         for (row, want) in cases {
