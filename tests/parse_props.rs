@@ -12,6 +12,8 @@ const PIECES: &[&str] = &[
     "       1 x.go:12] ", "Apr 29 11:15:36 host etcd[1]: ", "panic: ", "goroutine 1 [running]:", "\n", "\r\n",
     "\u{feff}", "\\u00", "time=\"", " level=", "INFO[", "]", "    | 10:44:26 |", "manager ", "\u{ff}", "2021-09-11 14:46:23.606939 I | raft: ",
     "github.com/x/y.(*T).M(", "\t/workspace/a.go:12 +0x1", "4/11/2017 12:17:46 AM", "[info 220331 03:30:29 a.go:1] ",
+    // Copies from terminals: frames, prompts, pager rows, rows of one width.
+    "│", " │", "┌───", "──┘", "$ kubectl logs ", "[root@n ~]# ", "(END)", "~", "\n0123456789abcdefghij0123456789abcdefghij",
 ];
 
 fn assemble(idx: Vec<(usize, u8)>) -> Vec<u8> {

@@ -8,6 +8,7 @@
 pub mod json;
 pub mod line;
 mod piece;
+mod repair;
 
 use piece::EncodedPiece;
 pub use piece::{Piece, PieceError, PieceParser};
@@ -136,7 +137,12 @@ fn find_record_start(bytes: &[u8], target: usize, opts: &ParseOptions) -> Search
         // Only a whole line (one that has its line break) is judged.
         let Some(len) = memchr::memchr(b'\n', &bytes[pos..]) else { return Search::NeedMore };
         let end = pos + len;
-        let line = &bytes[pos..end.min(pos + opts.max_line_bytes)];
+        let mut line = &bytes[pos..end];
+        let mut at = pos;
+        if let Some((a, b, _)) = repair::unframe(line) {
+            (line, at) = (&line[a..b], pos + a);
+        }
+        let line = &line[..line.len().min(opts.max_line_bytes)];
         let mut cx = Ctx {
             opts: LineOptions { default_offset_secs: opts.default_offset_secs },
             fields: &mut scratch_fields,
@@ -145,7 +151,7 @@ fn find_record_start(bytes: &[u8], target: usize, opts: &ParseOptions) -> Search
             name_prefix: Vec::new(),
         };
         let mut lo = LineOut::default();
-        let ok = line::parse_line(line, Origin { start: pos, scratch: false }, &mut cx, &mut lo);
+        let ok = line::parse_line(line, Origin { start: at, scratch: false }, &mut cx, &mut lo);
         scratch_fields.clear();
         scratch.clear();
         if ok && !matches!(lo.format, None | Some(Format::Unparsed | Format::Text | Format::GoTraceback)) {
@@ -385,6 +391,8 @@ struct Chunk {
     /// (line, message) of problems, line relative to the piece.
     problems: Vec<(u32, &'static str)>,
     truncated_lines: u64,
+    /// What was repaired in a copy from a terminal (`repair`).
+    repairs: repair::Repairs,
 }
 
 /// Joins pieces: line numbers, field indexes and scratch spans are rebased.
@@ -424,6 +432,7 @@ fn append(acc: &mut Chunk, c: Chunk, raw_base: u32) {
     acc.scratch.extend_from_slice(&c.scratch);
     acc.problems.extend(c.problems.into_iter().map(|(l, m)| (l + line_base, m)));
     acc.truncated_lines += c.truncated_lines;
+    acc.repairs.merge(&c.repairs, line_base);
     acc.counts.add(&c.counts);
 }
 
@@ -440,9 +449,11 @@ fn rebase(sp: Span, raw_base: u32, scratch_base: u32) -> Span {
 
 /// The parsed file from its joined pieces, with its diagnostics.
 fn finish(mut pf: ParsedFile, c: Chunk, mut diagnostics: Vec<Diagnostic>) -> ParsedFile {
-    let Chunk { records, fields, scratch, counts, problems, truncated_lines } = c;
+    let Chunk { records, fields, scratch, counts, problems, truncated_lines, repairs } = c;
     const LISTED: usize = 20;
-    for (line, message) in problems.iter().filter(|p| p.1 != IMPOSSIBLE_TIME).take(LISTED) {
+    // (The last line's cut is said once, by the repairs' note.)
+    let cut_last = repairs.cut_last.map(|(l, _)| l);
+    for (line, message) in problems.iter().filter(|p| p.1 != IMPOSSIBLE_TIME && !(p.1 == PROBLEMS[0] && Some(p.0) == cut_last)).take(LISTED) {
         diagnostics.push(Diagnostic { path: pf.path.clone(), line: Some(*line), message: (*message).into() });
     }
     // One note for all the impossible timestamps, naming the first.
@@ -456,6 +467,7 @@ fn finish(mut pf: ParsedFile, c: Chunk, mut diagnostics: Vec<Diagnostic>) -> Par
             message: format!("{truncated_lines} lines in all are cut off inside their JSON object; only the first {LISTED} are listed"),
         });
     }
+    repairs.notes(&pf.path, &mut diagnostics);
     if counts.invalid_utf8_lines > 0 {
         diagnostics.push(Diagnostic {
             path: pf.path.clone(),
@@ -503,6 +515,7 @@ impl Chunk {
             counts: ParseCounts::default(),
             problems: Vec::new(),
             truncated_lines: 0,
+            repairs: repair::Repairs::default(),
         }
     }
 }
@@ -512,7 +525,8 @@ impl Chunk {
 /// before `from`: line numbers, field indexes and scratch spans continue
 /// from there.
 fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut Chunk) {
-    let Chunk { records, fields, scratch, counts, problems, truncated_lines } = c;
+    let Chunk { records, fields, scratch, counts, problems, truncated_lines, repairs } = c;
+    let mut sink = Sink { records, counts, problems, truncated_lines, repairs };
     // One UTF-8 check for the whole piece; per line only when it fails.
     let all_utf8 = is_ascii(&bytes[from..to]) || std::str::from_utf8(&bytes[from..to]).is_ok();
     let mut cx = Ctx {
@@ -524,42 +538,64 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
     };
     let mut tail = Tail::Closed;
     let mut pos = from;
-    let mut line_no = counts.lines as u32;
+    let mut line_no = sink.counts.lines as u32;
+    // The record just pushed, when its line may be a hard-wrapped one, and
+    // the rows after it that may continue it (`repair`).
+    let mut head: Option<Head> = None;
+    let mut wrap: Option<repair::Group> = None;
+    // The last log record (not a terminal's line), and the line where its
+    // JSON object is cut, if it is.
+    let mut last: Option<(usize, Option<u32>)> = None;
     while pos < to {
         let nl = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |k| pos + k);
         let mut end = nl;
         if end > pos && bytes[end - 1] == b'\r' {
             end -= 1;
         }
+        let lines_before = sink.counts.lines;
         line_no = line_no.saturating_add(1);
-        counts.lines += 1;
+        sink.counts.lines += 1;
         let full = &bytes[pos..end];
         let start = pos;
         pos = nl + 1;
-        if !all_utf8 && std::str::from_utf8(full).is_err() {
-            counts.invalid_utf8_lines += 1;
+        let bad_utf8 = !all_utf8 && std::str::from_utf8(full).is_err();
+        if bad_utf8 {
+            sink.counts.invalid_utf8_lines += 1;
         }
-        if full.iter().all(|&b| b == b' ' || b == b'\t') {
-            counts.blank_lines += 1;
+        // A row of a terminal UI's frame (k9s, tmux): its content is parsed.
+        let (mut s, mut at, mut fills_frame, mut framed) = (full, start, false, false);
+        if full.first() == Some(&0xE2) || full.last() == Some(&0x82) {
+            if let Some((a, b, fills)) = repair::unframe(full) {
+                sink.repairs.framed.add(line_no, 1);
+                (s, at, fills_frame, framed) = (&full[a..b], start + a, fills, true);
+            }
+        }
+        if s.iter().all(|&b| b == b' ' || b == b'\t') {
+            sink.counts.blank_lines += 1;
+            head = None;
+            if let Some(g) = wrap.take() {
+                tail = close_wrap(g, bytes, &mut sink, &mut cx, &mut last).unwrap_or(tail);
+            }
             continue;
         }
-        let s = if full.len() > opts.max_line_bytes {
-            counts.overlong_lines += 1;
-            &full[..opts.max_line_bytes]
-        } else {
-            full
-        };
+        let overlong = s.len() > opts.max_line_bytes;
+        if overlong {
+            sink.counts.overlong_lines += 1;
+            s = &s[..opts.max_line_bytes];
+        }
         // Fast path: a stack frame right after an ERROR line, with no
         // wrapper or name column that would have to be peeled first.
         if tail == Tail::Stack && cx.name_prefix.is_empty() && !s[0].is_ascii_digit() && s[0] != b'{' && line::is_stack_line(s) {
-            if let Some(prev) = records.last_mut() {
+            if let Some(prev) = sink.records.last_mut() {
                 prev.line_count = line_no - prev.line + 1;
                 prev.byte_len = (end - prev.offset as usize) as u32;
-                counts.continuation_lines += 1;
+                sink.counts.continuation_lines += 1;
+                head = None;
                 continue;
             }
         }
         let mark = cx.fields.len();
+        let scratch_mark = cx.scratch.len();
         let mut out = LineOut::default();
         let first_line = line_no;
         let ok = match line::cri_header(s).filter(|h| h.partial) {
@@ -574,17 +610,17 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
                     joined.extend_from_slice(&bytes[pos + next.payload..e2]);
                     (pos, end) = (nl2 + 1, e2);
                     line_no += 1;
-                    counts.lines += 1;
+                    sink.counts.lines += 1;
                     if !next.partial {
                         break;
                     }
                 }
                 joined.truncate(opts.max_line_bytes);
-                let at = cx.scratch.len();
+                let sat = cx.scratch.len();
                 cx.scratch.extend_from_slice(&joined);
-                if !line::parse_line(&joined, Origin { start: at, scratch: true }, &mut cx, &mut out) {
+                if !line::parse_line(&joined, Origin { start: sat, scratch: true }, &mut cx, &mut out) {
                     out.format = Some(Format::Text);
-                    out.message = Span::scratch(at, at + joined.len());
+                    out.message = Span::scratch(sat, sat + joined.len());
                 }
                 out.wrapper = Wrapper::Cri;
                 out.collected = h.ts;
@@ -592,37 +628,153 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
                 out.inner = (end, end);
                 true
             }
-            None => line::parse_line(s, Origin { start, scratch: false }, &mut cx, &mut out),
+            None => line::parse_line(s, Origin { start: at, scratch: false }, &mut cx, &mut out),
         };
         let fmt = if ok { out.format.unwrap_or(Format::Unparsed) } else { Format::Unparsed };
-        // Continuation: a line with no format of its own (or only a wrapper's
-        // time) after a record that takes it; inside a dump, also the next
-        // goroutine's header.
-        let joinable = matches!(fmt, Format::Unparsed | Format::Text) || (tail == Tail::Dump && fmt == Format::GoTraceback);
-        if joinable && tail != Tail::Closed {
-            let inner = &bytes[out.inner.0.min(end)..out.inner.1.min(end)];
-            let inner = if out.inner.0 >= start && out.inner.1 <= end && out.wrapper != Wrapper::DockerJson { inner } else { s };
-            let joins = match tail {
-                // A dump's blank line under a collector's header (CRI).
-                Tail::Dump if out.wrapper != Wrapper::None && inner.iter().all(u8::is_ascii_whitespace) => true,
-                Tail::Dump => line::is_dump_line(inner),
-                Tail::Indented => inner.first().is_some_and(|&b| b == b' ' || b == b'\t') || line::is_stack_line(inner),
-                _ => line::is_stack_line(inner),
-            };
-            if joins {
-                if let Some(prev) = records.last_mut() {
+        let bare = fmt == Format::Unparsed && out.wrapper == Wrapper::None;
+        // A line that parses as nothing, after a record whose line may be
+        // hard-wrapped, may be the next row of it.
+        let chrome = if bare { repair::chrome(s) } else { None };
+        let row = bare && chrome.is_none() && !out.truncated;
+        if let Some(g) = &wrap {
+            if !(row && g.takes(s)) {
+                // Not a row of it: the group is settled, and this line is
+                // read again after it (the record before it may change).
+                cx.fields.truncate(mark);
+                cx.scratch.truncate(scratch_mark);
+                (pos, line_no, sink.counts.lines) = (start, first_line - 1, lines_before);
+                sink.counts.invalid_utf8_lines -= u64::from(bad_utf8);
+                sink.counts.overlong_lines -= u64::from(overlong);
+                if let Some(g) = wrap.take() {
+                    tail = close_wrap(g, bytes, &mut sink, &mut cx, &mut last).unwrap_or(tail);
+                }
+                head = None;
+                // (Counted again when it is read again.)
+                sink.repairs.framed.n -= u64::from(framed);
+                continue;
+            }
+        } else {
+            // Continuation: a line with no format of its own (or only a
+            // wrapper's time) after a record that takes it; inside a dump,
+            // also the next goroutine's header.
+            let joinable = matches!(fmt, Format::Unparsed | Format::Text) || (tail == Tail::Dump && fmt == Format::GoTraceback);
+            if joinable && tail != Tail::Closed && continues(tail, bytes, &out, start, end, s) {
+                if let Some(prev) = sink.records.last_mut() {
                     cx.fields.truncate(mark);
                     prev.line_count = line_no - prev.line + 1;
                     prev.byte_len = (end - prev.offset as usize) as u32;
-                    counts.continuation_lines += 1;
+                    sink.counts.continuation_lines += 1;
+                    head = None;
                     continue;
                 }
             }
+            if row {
+                if let Some(h) = head.filter(|h| h.record + 1 == sink.records.len()) {
+                    wrap = repair::Group::open(bytes, h.record, h.at, h.len, h.cut, h.fills_frame).filter(|g| g.takes(s));
+                }
+            }
         }
+        head = None;
+        let in_wrap = wrap.is_some();
+        let cut = out.truncated;
+        tail = sink.push(&cx, bytes, out, fmt, mark, Span::raw(at, at + s.len()), first_line, line_no, start, end);
+        if let Some(kind) = chrome {
+            sink.repairs.chrome(kind, line_no, s);
+        } else {
+            last = Some((sink.records.len() - 1, cut.then_some(line_no)));
+        }
+        if in_wrap {
+            let g = wrap.as_mut().expect("a group is open");
+            if !g.push(bytes, at, s.len(), line_no, end) {
+                // A row narrower than the terminal: the wrapped line ends.
+                if let Some(g) = wrap.take() {
+                    tail = close_wrap(g, bytes, &mut sink, &mut cx, &mut last).unwrap_or(tail);
+                }
+            }
+        } else if !matches!(fmt, Format::Unparsed | Format::Text | Format::GoTraceback)
+            && !matches!(out.wrapper, Wrapper::Cri | Wrapper::DockerJson)
+            && !out.impossible_time
+            && s.len() >= repair::MIN_COLUMNS
+        {
+            head = Some(Head { record: sink.records.len() - 1, at, len: s.len(), cut, fills_frame });
+        }
+    }
+    if let Some(g) = wrap.take() {
+        close_wrap(g, bytes, &mut sink, &mut cx, &mut last);
+    }
+    // The file's last line is in this piece: is it cut mid-record?
+    if to == bytes.len() {
+        if let Some((i, json_cut)) = last {
+            let r = &sink.records[i];
+            let last_line = r.line + r.line_count - 1;
+            let raw = &bytes[r.offset as usize..r.offset as usize + r.byte_len as usize];
+            sink.repairs.cut_last = repair::cut_last(raw, r.format, json_cut == Some(last_line)).map(|k| (last_line, k));
+        }
+    }
+}
+
+/// Whether a line with no format of its own (its inner line after
+/// wrappers in `out`) joins the record before it, which takes `tail`.
+#[inline]
+fn continues(tail: Tail, bytes: &[u8], out: &LineOut, start: usize, end: usize, s: &[u8]) -> bool {
+    let inner = &bytes[out.inner.0.min(end)..out.inner.1.min(end)];
+    let inner = if out.inner.0 >= start && out.inner.1 <= end && out.wrapper != Wrapper::DockerJson { inner } else { s };
+    match tail {
+        // A dump's blank line under a collector's header (CRI).
+        Tail::Dump if out.wrapper != Wrapper::None && inner.iter().all(u8::is_ascii_whitespace) => true,
+        Tail::Dump => line::is_dump_line(inner),
+        Tail::Indented => inner.first().is_some_and(|&b| b == b' ' || b == b'\t') || line::is_stack_line(inner),
+        _ => line::is_stack_line(inner),
+    }
+}
+
+/// A record whose line may have been hard-wrapped by a terminal.
+#[derive(Clone, Copy)]
+struct Head {
+    record: usize,
+    /// Its line's content (a frame taken off), in the file's bytes.
+    at: usize,
+    len: usize,
+    /// Its JSON object is cut.
+    cut: bool,
+    /// Its content reaches its frame's right border.
+    fills_frame: bool,
+}
+
+/// Where the line loop puts what it parsed.
+struct Sink<'a> {
+    records: &'a mut Vec<Record>,
+    counts: &'a mut ParseCounts,
+    problems: &'a mut Vec<(u32, &'static str)>,
+    truncated_lines: &'a mut u64,
+    repairs: &'a mut repair::Repairs,
+}
+
+impl Sink<'_> {
+    /// Makes a record of the lines `first_line..=line_no` (the bytes
+    /// `start..end`), which parsed into `out` as `fmt` with their fields
+    /// from `mark` on; `unparsed` is the text of an unparsed one. Returns
+    /// what may join it.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        cx: &Ctx<'_>,
+        bytes: &[u8],
+        mut out: LineOut,
+        fmt: Format,
+        mark: usize,
+        unparsed: Span,
+        first_line: u32,
+        line_no: u32,
+        start: usize,
+        end: usize,
+    ) -> Tail {
+        let counts = &mut *self.counts;
         if out.truncated {
-            *truncated_lines += 1;
-            if problems.len() < 20 {
-                problems.push((line_no, PROBLEMS[0]));
+            *self.truncated_lines += 1;
+            if self.problems.len() < 20 {
+                self.problems.push((line_no, PROBLEMS[0]));
             }
         }
         // A wrapper's collection time gives a yearless inner time its year.
@@ -635,7 +787,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         }
         if out.impossible_time && fmt != Format::Unparsed {
             if counts.impossible_times == 0 {
-                problems.push((first_line, IMPOSSIBLE_TIME));
+                self.problems.push((first_line, IMPOSSIBLE_TIME));
             }
             counts.impossible_times += 1;
         }
@@ -650,8 +802,8 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
                 out.message = Span::raw(out.inner.0, out.inner.1.min(end));
             }
         }
-        let message = if fmt == Format::Unparsed { Span::raw(start, start + s.len()) } else { out.message };
-        tail = match fmt {
+        let message = if fmt == Format::Unparsed { unparsed } else { out.message };
+        let tail = match fmt {
             Format::GoTraceback => Tail::Dump,
             Format::Chainsaw => Tail::Indented,
             _ if out.level >= crate::model::Level::Warn => Tail::Stack,
@@ -664,9 +816,12 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         let nfields = (cx.fields.len() - mark).min(u16::MAX as usize);
         let reconcile_id = cx.fields[mark..mark + nfields]
             .iter()
-            .find(|f| !f.key.in_scratch() && bytes.get(f.key.start as usize..f.key.start as usize + f.key.len()) == Some(b"reconcileID"))
+            .find(|f| {
+                let buf: &[u8] = if f.key.in_scratch() { cx.scratch } else { bytes };
+                buf.get(f.key.start as usize..f.key.start as usize + f.key.len()) == Some(b"reconcileID")
+            })
             .map_or(Span::EMPTY, |f| f.value);
-        records.push(Record {
+        self.records.push(Record {
             time: if fmt == Format::Unparsed { None } else { out.time },
             collected: out.collected,
             yearless: out.yearless,
@@ -684,7 +839,63 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
             offset: start as u64,
             byte_len: (end - start) as u32,
         });
+        tail
     }
+}
+
+/// Settles a group of rows after a record: when they are a hard wrap of
+/// its line ([`repair::Group::is_wrap`]), the record and its rows become
+/// one record, parsed again from their joined text. Returns what may join
+/// the new record (`None`: nothing changed).
+fn close_wrap(g: repair::Group, bytes: &[u8], sink: &mut Sink<'_>, cx: &mut Ctx<'_>, last: &mut Option<(usize, Option<u32>)>) -> Option<Tail> {
+    if !g.is_wrap(bytes) {
+        return None;
+    }
+    let head = sink.records.get(g.head)?.clone();
+    // The joined text, parsed after every field there is; nothing changes
+    // when it parses as nothing.
+    let at = cx.scratch.len();
+    g.joined(bytes, cx.scratch);
+    let mark = cx.fields.len();
+    let mut out = LineOut::default();
+    let len = cx.scratch.len() - at;
+    let joined = cx.scratch[at..].to_vec();
+    let ok = line::parse_line(&joined, Origin { start: at, scratch: true }, cx, &mut out);
+    let fmt = if ok { out.format.unwrap_or(Format::Unparsed) } else { Format::Unparsed };
+    if fmt != head.format {
+        cx.fields.truncate(mark);
+        cx.scratch.truncate(at);
+        return None;
+    }
+    out.inner = (g.end, g.end);
+    // Undo the record and its rows (unparsed records, or stack-like ones
+    // taken for a dump's fragment, of no fields).
+    let rows = (sink.records.len() - g.head - 1) as u64;
+    let counts = &mut *sink.counts;
+    for r in &sink.records[g.head..] {
+        counts.formats[r.format as usize] -= 1;
+    }
+    if head.wrapper != Wrapper::None {
+        if let Some(n) = counts.wrappers.get_mut(head.wrapper.as_str()) {
+            *n -= 1;
+            if *n == 0 {
+                counts.wrappers.remove(head.wrapper.as_str());
+            }
+        }
+    }
+    if g.head_cut {
+        *sink.truncated_lines -= 1;
+    }
+    sink.problems.retain(|p| p.0 < head.line || p.1 != PROBLEMS[0]);
+    sink.records.truncate(g.head);
+    cx.fields.drain(head.fields_start as usize..mark);
+    let mark = head.fields_start as usize;
+    counts.continuation_lines += rows;
+    sink.repairs.wrapped(head.line + 1, rows, g.width);
+    let cut = out.truncated;
+    let tail = sink.push(cx, bytes, out, fmt, mark, Span::scratch(at, at + len), head.line, g.last_line, head.offset as usize, g.end);
+    *last = Some((sink.records.len() - 1, cut.then_some(g.last_line)));
+    Some(tail)
 }
 
 /// The note on a file's impossible timestamps.

@@ -11,15 +11,16 @@
 //! parse of the whole file.
 //!
 //! The form: `MAGIC`, `from`, `len`, the cut (`u64::MAX`: none), counts,
-//! problems, scratch, records and fields, all fixed-width little-endian.
+//! problems, repairs, scratch, records and fields, all fixed-width little-endian.
 //! Offsets into the file's bytes are relative to `from`.
 
 use std::collections::BTreeMap;
 
+use super::repair::{Cut as CutLast, Repairs, Tally};
 use super::{find_record_start, parse_into, Chunk, ParseOptions, Search, STREAM_PIECE_BYTES, MAX_FILE_BYTES};
 use crate::model::{Field, Format, Level, ParseCounts, Record, Span, Timestamp, ValueKind, Wrapper};
 
-const MAGIC: u32 = 0x5250_0001; // "RP", version 1
+const MAGIC: u32 = 0x5250_0002; // "RP", version 2
 const NO_CUT: u64 = u64::MAX;
 
 /// Why a piece could not be read back (cut short, or not this form).
@@ -211,6 +212,7 @@ impl Piece {
             put_u32(&mut out, *line);
             out.push(super::PROBLEMS.iter().position(|m| m == message).unwrap_or(0) as u8);
         }
+        put_repairs(&mut out, &c.repairs);
         put_u32(&mut out, c.scratch.len() as u32);
         out.extend_from_slice(&c.scratch);
         put_u32(&mut out, c.records.len() as u32);
@@ -255,6 +257,43 @@ fn record_bytes(r: &Record) -> [u8; RECORD_BYTES] {
     b
 }
 
+/// The repairs: five tallies (count, first line), the wrap widths, the
+/// first command (length, UTF-8), the cut last line (kind, 0: none; line).
+fn put_repairs(out: &mut Vec<u8>, r: &Repairs) {
+    for t in [r.wrapped, r.framed, r.borders, r.screen, r.commands] {
+        put_u64(out, t.n);
+        put_u32(out, t.first);
+    }
+    put_u32(out, r.widths.0);
+    put_u32(out, r.widths.1);
+    put_u32(out, r.command.len() as u32);
+    out.extend_from_slice(r.command.as_bytes());
+    let (kind, line) = r.cut_last.map_or((0, 0), |(l, k)| (1 + k as u8, l));
+    out.push(kind);
+    put_u32(out, line);
+}
+
+fn read_repairs(r: &mut Reader<'_>) -> Result<Repairs, PieceError> {
+    let mut t = [Tally::default(); 5];
+    for t in t.iter_mut() {
+        t.n = r.u64()?;
+        t.first = r.u32()?;
+    }
+    let widths = (r.u32()?, r.u32()?);
+    let n = r.count(1)?;
+    let command = String::from_utf8(r.take(n)?.to_vec()).map_err(|_| PieceError("a command that is not UTF-8"))?;
+    let kind = r.u8()?;
+    let line = r.u32()?;
+    let cut_last = match kind {
+        0 => None,
+        1 => Some((line, CutLast::Json)),
+        2 => Some((line, CutLast::Quote)),
+        _ => return Err(PieceError("an unknown cut")),
+    };
+    let [wrapped, framed, borders, screen, commands] = t;
+    Ok(Repairs { wrapped, widths, framed, borders, screen, commands, command, cut_last })
+}
+
 /// A span as its start and its raw length word (scratch bit included).
 fn put_span_at(b: &mut [u8], at: usize, s: Span) {
     let (start, len) = s.to_raw_parts();
@@ -280,6 +319,7 @@ pub(super) struct EncodedPiece<'a> {
     counts: ParseCounts,
     truncated_lines: u64,
     problems: Vec<(u32, &'static str)>,
+    repairs: Repairs,
     scratch: &'a [u8],
     records: &'a [[u8; RECORD_BYTES]],
     fields: &'a [[u8; FIELD_BYTES]],
@@ -326,6 +366,7 @@ impl<'a> EncodedPiece<'a> {
             let message = *super::PROBLEMS.get(r.u8()? as usize).ok_or(PieceError("unknown problem"))?;
             problems.push((line, message));
         }
+        let repairs = read_repairs(&mut r)?;
         let n = r.count(1)?;
         let scratch = r.take(n)?;
         let n = r.count(RECORD_BYTES)?;
@@ -352,7 +393,7 @@ impl<'a> EncodedPiece<'a> {
         if fields.iter().any(|b| b[16] as usize >= ValueKind::ALL.len()) {
             return Err(PieceError("an unknown value kind"));
         }
-        Ok(EncodedPiece { from, len, cut, counts, truncated_lines, problems, scratch, records, fields })
+        Ok(EncodedPiece { from, len, cut, counts, truncated_lines, problems, repairs, scratch, records, fields })
     }
 
     /// Whether it is the tail, from `from` to `end`, of the file at hand.
@@ -395,6 +436,7 @@ impl<'a> EncodedPiece<'a> {
         acc.scratch.extend_from_slice(self.scratch);
         acc.problems.extend(self.problems.iter().map(|&(l, m)| (l + line_base, m)));
         acc.truncated_lines += self.truncated_lines;
+        acc.repairs.merge(&self.repairs, line_base);
         acc.counts.add(&self.counts);
     }
 }

@@ -175,6 +175,19 @@ fn years_come_from_other_files_nearest_the_turn_of_the_year() {
     assert_eq!(t, ["2025-12-31T23:59:59.000000Z", "2026-01-01T00:00:01.000000Z"]);
 }
 
+/// Lines copied from a terminal (`repair`): a shell command, a line
+/// hard-wrapped at 64 columns, a k9s frame around a line wrapped at its
+/// width, a `less` end.
+const COPIED: &str = "$ kubectl logs -n kamaji-system deploy/kamaji\n\
+2025-04-07T18:31:29Z    INFO    reconcile started    {\"controlle\n\
+r\": \"tenantcontrolplane\", \"namespace\": \"tenant-root\", \"name\": \"k\n\
+8s-1\", \"reconcileID\": \"040a71f8\"}\n\
+┌───────────── Logs(kamaji-system/kamaji:manager)[tail] ─────────────┐\n\
+│ 2025-04-07T18:31:30Z    ERROR    failed    {\"reconcileID\": \"9f1c\", │\n\
+│ \"error\": \"etcd is not ready\"}                                      │\n\
+└────────────────────────────────────────────────────────────────────┘\n\
+(END)\n";
+
 #[test]
 fn threads_give_the_same_result() {
     // A mixed file over the parallel threshold, with stacks, dumps, docker
@@ -188,6 +201,7 @@ not a log line \u{ff}\n\n";
     let mut input = Vec::new();
     while input.len() < (MIN_PARALLEL_BYTES * 3) {
         input.extend_from_slice(block.as_bytes());
+        input.extend_from_slice(COPIED.as_bytes());
     }
     let three = ParseOptions { threads: 3, ..ParseOptions::default() };
     assert_eq!(split_points(&input, &three).len(), 4, "three pieces");
@@ -225,6 +239,7 @@ not a log line \u{ff} é\n\n";
     let mut input = Vec::new();
     while input.len() < 5 * STREAM_PIECE_BYTES {
         input.extend_from_slice(block.as_bytes());
+        input.extend_from_slice(COPIED.as_bytes());
     }
     input.extend_from_slice(b"last line without a break");
     let whole = parse_file("t.log", input.clone(), &ParseOptions::default());
@@ -256,7 +271,8 @@ fn cri_partial_pieces_are_one_record() {
 
 /// A file of every kind of line (stacks, dumps, CRI pieces and docker
 /// json-file in scratch, klog, CRLF, bad UTF-8, blank lines, a cut JSON
-/// line), `len` bytes or a little more.
+/// line, lines copied from a terminal, a cut last line), `len` bytes or a
+/// little more.
 fn mixed_file(len: usize) -> Vec<u8> {
     let block = "2025-09-06T23:51:03Z\tERROR\tfailed\t{\"reconcileID\": \"r1\", \"error\": \"x\"}\r\n\
 github.com/a/b.(*T).M(0x1)\n\t/workspace/a.go:12 +0x1\n\
@@ -270,8 +286,9 @@ not a log line \u{ff} é\n\n";
     let mut input = Vec::new();
     while input.len() < len {
         input.extend_from_slice(block.as_bytes());
+        input.extend_from_slice(COPIED.as_bytes());
     }
-    input.extend_from_slice(b"last line without a break");
+    input.extend_from_slice(b"{\"level\":\"info\",\"ts\":\"2025-10-08T05:54:15Z\",\"msg\":\"the last line, cut");
     input
 }
 
@@ -316,6 +333,9 @@ fn assert_identical(one: &ParsedFile, two: &ParsedFile) {
 fn a_file_split_at_any_byte_parses_the_same() {
     let input = mixed_file(2_000);
     let whole = parse_file("t.log", input.clone(), &ParseOptions::default());
+    for repaired in ["hard-wrapped at 64-66 columns", "a terminal frame was removed", "shell commands", "the last line is cut mid-record"] {
+        assert!(whole.diagnostics.iter().any(|d| d.message.contains(repaired)), "{repaired}: {:?}", whole.diagnostics);
+    }
     for tail_from in 1..input.len() {
         assert_identical(&whole, &parse_split(&input, tail_from, 97));
     }
