@@ -15,7 +15,13 @@
 //!   else is written `--MM-DDThh:mm:ss[.f]Z`; `none` when no entry has one;
 //! - `reconcile: <id> controller=<name|null> object=<ns/name|name|null>`,
 //!   one per distinct reconcileID;
-//! - `election: term=<n> leader=<member id|null>`, in order.
+//! - `election: term=<n> leader=<member id|null>`, in order;
+//! - `known: <fact> => <what the tool says>`: a fact the tool cannot state
+//!   yet, for a reason a `#` comment gives (a reconcile or an election whose
+//!   lines carry no date cannot be placed in time). The tool must say
+//!   exactly that; when it says anything else (it learned to read it), the
+//!   test fails until the line is removed. It never hides a difference it
+//!   does not name.
 //!
 //! Each file is loaded alone, as the CLI loads it (`pipeline::Loaded::add`,
 //! `finish`, `analyze::analyze`, no modification time), and the facts are
@@ -59,6 +65,8 @@ struct Expect {
     last: Option<String>,
     reconciles: Vec<Reconcile>,
     elections: Vec<Election>,
+    /// (fact, what the tool says instead): see the module's doc.
+    known: Vec<(String, String)>,
 }
 
 fn null_or(v: &str) -> Option<String> {
@@ -129,6 +137,10 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
                     return Err(at("election needs both term= and leader="));
                 };
                 e.elections.push(Election { term, leader });
+            }
+            "known" => {
+                let (what, says) = value.split_once(" => ").ok_or_else(|| at("known takes `<fact> => <what the tool says>`"))?;
+                e.known.push((what.trim().to_string(), says.trim().to_string()));
             }
             _ => return Err(at("unknown key")),
         }
@@ -338,7 +350,14 @@ fn every_corpus_file_has_its_facts_asserted() {
                 continue;
             }
         };
-        let problems = check(&name, std::fs::read(path).unwrap(), &expect);
+        let mut problems = check(&name, std::fs::read(path).unwrap(), &expect);
+        for (what, says) in &expect.known {
+            let before = problems.len();
+            problems.retain(|p| !(p.starts_with(&format!("{what}:")) && p.ends_with(&format!("tool says {says}"))));
+            if problems.len() == before {
+                problems.push(format!("known: {what} => {says}: the tool no longer says that; check it and remove the line"));
+            }
+        }
         if !problems.is_empty() {
             failing += 1;
             report.push_str(&format!("{name}:\n"));
