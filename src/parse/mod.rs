@@ -598,7 +598,35 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         let scratch_mark = cx.scratch.len();
         let mut out = LineOut::default();
         let first_line = line_no;
-        let ok = match line::cri_header(s).filter(|h| h.partial) {
+        // A JSON object printed over many lines (`kubectl logs | jq`): one
+        // record, parsed from its lines joined in scratch.
+        let pretty = if wrap.is_none() && s.trim_ascii() == b"{" { pretty_json(bytes, pos, to, opts.max_line_bytes) } else { None };
+        let ok = if let Some(p) = pretty {
+            let sat = cx.scratch.len();
+            for (k, l) in bytes[start..p.end].split(|&b| b == b'\n').enumerate() {
+                if k > 0 {
+                    cx.scratch.push(b' ');
+                }
+                cx.scratch.extend_from_slice(l.trim_ascii());
+            }
+            let joined = cx.scratch[sat..].to_vec();
+            let parsed = line::parse_line(&joined, Origin { start: sat, scratch: true }, &mut cx, &mut out) && out.format == Some(Format::ZapJson);
+            if parsed {
+                sink.counts.lines += u64::from(p.lines - 1);
+                sink.counts.continuation_lines += u64::from(p.lines - 1);
+                sink.repairs.pretty_json.add(line_no, 1);
+                line_no += p.lines - 1;
+                (pos, end) = (p.next, p.end);
+                out.inner = (end, end);
+                true
+            } else {
+                cx.fields.truncate(mark);
+                cx.scratch.truncate(sat);
+                out = LineOut::default();
+                line::parse_line(s, Origin { start: at, scratch: false }, &mut cx, &mut out)
+            }
+        } else {
+            match line::cri_header(s).filter(|h| h.partial) {
             // CRI cuts long lines into `P` pieces ended by an `F` piece: the
             // pieces are one line, parsed from scratch.
             Some(h) => {
@@ -629,6 +657,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
                 true
             }
             None => line::parse_line(s, Origin { start: at, scratch: false }, &mut cx, &mut out),
+            }
         };
         let fmt = if ok { out.format.unwrap_or(Format::Unparsed) } else { Format::Unparsed };
         let bare = fmt == Format::Unparsed && out.wrapper == Wrapper::None;
@@ -896,6 +925,48 @@ fn close_wrap(g: repair::Group, bytes: &[u8], sink: &mut Sink<'_>, cx: &mut Ctx<
     let tail = sink.push(cx, bytes, out, fmt, mark, Span::scratch(at, at + len), head.line, g.last_line, head.offset as usize, g.end);
     *last = Some((sink.records.len() - 1, cut.then_some(g.last_line)));
     Some(tail)
+}
+
+/// A JSON object printed over lines, from the `{` line just read (its
+/// next line at `pos`): where its last line ends, where the line after it
+/// starts, and its lines. `None` when it does not close within 1,000 lines
+/// (or `max_bytes`) before `to`.
+struct Pretty {
+    end: usize,
+    next: usize,
+    lines: u32,
+}
+
+fn pretty_json(bytes: &[u8], mut pos: usize, to: usize, max_bytes: usize) -> Option<Pretty> {
+    let start = pos;
+    let (mut depth, mut in_str, mut esc) = (1u32, false, false);
+    for lines in 2..=1000u32 {
+        if pos >= to || pos - start > max_bytes {
+            return None;
+        }
+        let nl = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |k| pos + k);
+        let end = if nl > pos && bytes[nl - 1] == b'\r' { nl - 1 } else { nl };
+        for &b in &bytes[pos..end] {
+            match (in_str, esc, b) {
+                (true, true, _) => esc = false,
+                (true, false, b'\\') => esc = true,
+                (true, false, b'"') => in_str = false,
+                (false, _, b'"') => in_str = true,
+                (false, _, b'{' | b'[') => depth += 1,
+                (false, _, b'}' | b']') => depth = depth.checked_sub(1)?,
+                _ => {}
+            }
+        }
+        // A string never spans lines in printed JSON.
+        if in_str {
+            return None;
+        }
+        if depth == 0 {
+            return (bytes[pos..end].trim_ascii() == b"}").then_some(Pretty { end, next: nl + 1, lines });
+        }
+        pos = nl + 1;
+    }
+    None
 }
 
 /// The note on a file's impossible timestamps.

@@ -257,10 +257,10 @@ fn record_bytes(r: &Record) -> [u8; RECORD_BYTES] {
     b
 }
 
-/// The repairs: five tallies (count, first line), the wrap widths, the
+/// The repairs: six tallies (count, first line), the wrap widths, the
 /// first command (length, UTF-8), the cut last line (kind, 0: none; line).
 fn put_repairs(out: &mut Vec<u8>, r: &Repairs) {
-    for t in [r.wrapped, r.framed, r.borders, r.screen, r.commands] {
+    for t in [r.wrapped, r.framed, r.borders, r.screen, r.commands, r.pretty_json] {
         put_u64(out, t.n);
         put_u32(out, t.first);
     }
@@ -274,7 +274,7 @@ fn put_repairs(out: &mut Vec<u8>, r: &Repairs) {
 }
 
 fn read_repairs(r: &mut Reader<'_>) -> Result<Repairs, PieceError> {
-    let mut t = [Tally::default(); 5];
+    let mut t = [Tally::default(); 6];
     for t in t.iter_mut() {
         t.n = r.u64()?;
         t.first = r.u32()?;
@@ -290,8 +290,8 @@ fn read_repairs(r: &mut Reader<'_>) -> Result<Repairs, PieceError> {
         2 => Some((line, CutLast::Quote)),
         _ => return Err(PieceError("an unknown cut")),
     };
-    let [wrapped, framed, borders, screen, commands] = t;
-    Ok(Repairs { wrapped, widths, framed, borders, screen, commands, command, cut_last })
+    let [wrapped, framed, borders, screen, commands, pretty_json] = t;
+    Ok(Repairs { wrapped, widths, framed, borders, screen, commands, command, cut_last, pretty_json })
 }
 
 /// A span as its start and its raw length word (scratch bit included).

@@ -91,6 +91,8 @@ pub(super) struct Repairs {
     pub command: String,
     /// The file's last record, when the file ends inside it: its line.
     pub cut_last: Option<(u32, Cut)>,
+    /// JSON objects printed over many lines, read as one record each.
+    pub pretty_json: Tally,
 }
 
 impl Repairs {
@@ -111,6 +113,7 @@ impl Repairs {
             self.command.clone_from(&o.command);
         }
         self.commands.merge(o.commands, base);
+        self.pretty_json.merge(o.pretty_json, base);
         if let Some((l, k)) = o.cut_last {
             self.cut_last = Some((l + base, k));
         }
@@ -187,6 +190,10 @@ impl Repairs {
                     self.wrapped.first
                 ),
             );
+        }
+        if self.pretty_json.n > 0 {
+            let what = if self.pretty_json.n == 1 { "a JSON object printed over many lines was read as one record".to_owned() } else { format!("{} JSON objects printed over many lines were read as one record each", self.pretty_json.n) };
+            note(self.pretty_json.first, format!("{what} (first at line {})", self.pretty_json.first));
         }
         if self.framed.n > 0 {
             let lines = plural(self.framed.n, "line");

@@ -235,7 +235,8 @@ github.com/a/b.(*T).M(0x1)\n\t/workspace/a.go:12 +0x1\n\
 2022-11-21T02:50:53.3Z stderr F \"msg\":\"became leader at term 5\"}\n\
 panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/m.go:1 +0x1\n\
 {\"level\":\"warn\",\"ts\":\"2025-10-08T05:54:14.522054Z\",\"msg\":\"retrying\",\"attempt\":0}\n\
-not a log line \u{ff} é\n\n";
+not a log line \u{ff} é\n\n\
+{\n  \"level\": \"info\",\n  \"ts\": \"2025-01-24T11:50:36+01:00\",\n  \"msg\": \"printed by jq\",\n  \"SlurmCluster\": {\n    \"name\": \"slurm\"\n  },\n  \"reconcileID\": \"r2\"\n}\n";
     let mut input = Vec::new();
     while input.len() < 5 * STREAM_PIECE_BYTES {
         input.extend_from_slice(block.as_bytes());
@@ -282,7 +283,8 @@ github.com/a/b.(*T).M(0x1)\n\t/workspace/a.go:12 +0x1\n\
 panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/m.go:1 +0x1\n\
 {\"level\":\"warn\",\"ts\":\"2025-10-08T05:54:14.522054Z\",\"msg\":\"retrying\",\"attempt\":0}\n\
 {\"level\":\"info\",\"ts\":\"2025-10-08T05:54:15Z\",\"msg\":\"cut\n\
-not a log line \u{ff} é\n\n";
+not a log line \u{ff} é\n\n\
+{\n  \"level\": \"info\",\n  \"ts\": \"2025-01-24T11:50:36+01:00\",\n  \"msg\": \"printed by jq\",\n  \"SlurmCluster\": {\n    \"name\": \"slurm\"\n  },\n  \"reconcileID\": \"r2\"\n}\n";
     let mut input = Vec::new();
     while input.len() < len {
         input.extend_from_slice(block.as_bytes());
@@ -745,4 +747,17 @@ fn a_yearless_date_is_the_logs_own_at_its_offset() {
     files[0].file_mtime_secs = Some(1_685_577_600); // 2023-06-01
     resolve_years(&mut files);
     assert_eq!(files[0].records[0].time, None);
+}
+
+#[test]
+fn json_printed_over_many_lines_is_one_record() {
+    // `kubectl logs | jq` (after
+    // tests/corpus/controller-runtime/json_pretty_printed_soperator_offset_ts_pr357.log);
+    // a `{` line that never closes stays lines of its own.
+    check(
+        "{\n  \"level\": \"info\",\n  \"ts\": \"2025-01-24T11:50:36+01:00\",\n  \"msg\": \"Finished reconciliation\",\n  \"SlurmCluster\": {\n    \"name\": \"slurm\",\n    \"namespace\": \"slurm\"\n  },\n  \"reconcileID\": \"53453617\"\n}\n{\nnot json\n",
+        r#"L1+9 zap-json info 2025-01-24T10:50:36Z "Finished reconciliation" {SlurmCluster={ "name": "slurm", "namespace": "slurm" }, reconcileID=53453617}
+           L11 unparsed unknown - "{"
+           L12 unparsed unknown - "not json""#,
+    );
 }
