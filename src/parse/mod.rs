@@ -706,7 +706,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         head = None;
         let in_wrap = wrap.is_some();
         let cut = out.truncated;
-        tail = sink.push(&cx, bytes, out, fmt, mark, Span::raw(at, at + s.len()), first_line, line_no, start, end);
+        tail = sink.push(&cx, bytes, &mut out, fmt, mark, Span::raw(at, at + s.len()), first_line, line_no, start, end);
         if let Some(kind) = chrome {
             sink.repairs.chrome(kind, line_no, s);
         } else {
@@ -784,13 +784,13 @@ impl Sink<'_> {
     /// `start..end`), which parsed into `out` as `fmt` with their fields
     /// from `mark` on; `unparsed` is the text of an unparsed one. Returns
     /// what may join it.
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
         cx: &Ctx<'_>,
         bytes: &[u8],
-        mut out: LineOut,
+        out: &mut LineOut,
         fmt: Format,
         mark: usize,
         unparsed: Span,
@@ -845,10 +845,7 @@ impl Sink<'_> {
         let nfields = (cx.fields.len() - mark).min(u16::MAX as usize);
         let reconcile_id = cx.fields[mark..mark + nfields]
             .iter()
-            .find(|f| {
-                let buf: &[u8] = if f.key.in_scratch() { cx.scratch } else { bytes };
-                buf.get(f.key.start as usize..f.key.start as usize + f.key.len()) == Some(b"reconcileID")
-            })
+            .find(|f| !f.key.in_scratch() && bytes.get(f.key.start as usize..f.key.start as usize + f.key.len()) == Some(b"reconcileID"))
             .map_or(Span::EMPTY, |f| f.value);
         self.records.push(Record {
             time: if fmt == Format::Unparsed { None } else { out.time },
@@ -876,6 +873,8 @@ impl Sink<'_> {
 /// its line ([`repair::Group::is_wrap`]), the record and its rows become
 /// one record, parsed again from their joined text. Returns what may join
 /// the new record (`None`: nothing changed).
+#[cold]
+#[inline(never)]
 fn close_wrap(g: repair::Group, bytes: &[u8], sink: &mut Sink<'_>, cx: &mut Ctx<'_>, last: &mut Option<(usize, Option<u32>)>) -> Option<Tail> {
     if !g.is_wrap(bytes) {
         return None;
@@ -922,7 +921,14 @@ fn close_wrap(g: repair::Group, bytes: &[u8], sink: &mut Sink<'_>, cx: &mut Ctx<
     counts.continuation_lines += rows;
     sink.repairs.wrapped(head.line + 1, rows, g.width);
     let cut = out.truncated;
-    let tail = sink.push(cx, bytes, out, fmt, mark, Span::scratch(at, at + len), head.line, g.last_line, head.offset as usize, g.end);
+    let tail = sink.push(cx, bytes, &mut out, fmt, mark, Span::scratch(at, at + len), head.line, g.last_line, head.offset as usize, g.end);
+    // (Its fields' keys are in the scratch buffer: its reconcileID too.)
+    if let Some(r) = sink.records.last_mut() {
+        let key = |f: &&crate::model::Field| f.key.in_scratch() && cx.scratch.get(f.key.start as usize..f.key.start as usize + f.key.len()) == Some(b"reconcileID");
+        if let Some(f) = cx.fields[r.fields_range()].iter().find(key) {
+            r.reconcile_id = f.value;
+        }
+    }
     *last = Some((sink.records.len() - 1, cut.then_some(g.last_line)));
     Some(tail)
 }

@@ -8,9 +8,10 @@
 //!   after the first starts mid-token and parses as nothing. A record
 //!   followed by such rows is re-joined when there is evidence of a wrap
 //!   ([`Group::is_wrap`]): two rows of the same width (the record's line
-//!   and the next one), or one row after a record whose line is cut inside
-//!   its JSON object, or after a long line that ends mid-word while the
-//!   row starts mid-word. A line that parses as a record of its own
+//!   and the next one), or one row after a record whose line fills its
+//!   frame to the right border, or whose line is cut inside its JSON
+//!   object, or after a line of 100 columns or more that ends mid-word
+//!   while the row starts mid-word (a lowercase letter or a digit). A line that parses as a record of its own
 //!   (its own timestamp, level or JSON object) is never a continuation,
 //!   and a row longer than the record's line is none either. The joined
 //!   text is parsed again from the scratch buffer; the record keeps its
