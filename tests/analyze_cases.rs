@@ -252,3 +252,14 @@ fn controllers_and_objects_are_read_from_every_place_real_logs_put_them() {
          note op.log:4: 2 reconciles (the first: r-other-kind) name no object (no `name`/`namespace`, Kind-named or `object` key): shown as unknown, `null` in the JSON",
     );
 }
+
+#[test]
+fn reconciles_under_docker_json_file_lines_are_found() {
+    // docker's json-file driver over zap JSON: the payload is unescaped
+    // into scratch, its reconcileID with it.
+    check_identity(
+        r#"{"log":"{\"level\":\"info\",\"ts\":\"2024-03-05T10:12:01Z\",\"msg\":\"m\",\"controller\":\"widget\",\"namespace\":\"ns\",\"name\":\"w1\",\"reconcileID\":\"r1\"}\n","stream":"stderr","time":"2024-03-05T10:12:01.000000001Z"}
+"#,
+        "r1 widget - ns/w1",
+    );
+}

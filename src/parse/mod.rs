@@ -845,7 +845,12 @@ impl Sink<'_> {
         let nfields = (cx.fields.len() - mark).min(u16::MAX as usize);
         let reconcile_id = cx.fields[mark..mark + nfields]
             .iter()
-            .find(|f| !f.key.in_scratch() && bytes.get(f.key.start as usize..f.key.start as usize + f.key.len()) == Some(b"reconcileID"))
+            .find(|f| {
+                // (A docker json-file payload's or a re-joined line's keys
+                // are in the scratch buffer.)
+                let buf: &[u8] = if f.key.in_scratch() { cx.scratch } else { bytes };
+                buf.get(f.key.start as usize..f.key.start as usize + f.key.len()) == Some(b"reconcileID")
+            })
             .map_or(Span::EMPTY, |f| f.value);
         self.records.push(Record {
             time: if fmt == Format::Unparsed { None } else { out.time },

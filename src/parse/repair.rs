@@ -450,6 +450,11 @@ fn prompt_len(t: &str) -> Option<usize> {
             .find(|p| rest.starts_with(**p))
             .map(|p| close + 1 + p.len());
     }
+    // A prompt with spaces in it (`dagger / $ `): a short head with no
+    // quotes, keys or braces, then ` $ `.
+    if let Some(i) = head.find(" $ ").filter(|&i| i <= 40 && !head[..i].contains(['"', '=', '{', '[', '('])) {
+        return Some(i + 3);
+    }
     let end = head.find(' ')?;
     let word = &head[..end];
     let sigil = word.chars().next_back()?;
