@@ -344,6 +344,37 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
     }
   });
 
+  test("a log without years takes its year from the file's modification time, and says so", async () => {
+    // klog lines write no year; the file was last modified on 2024-05-02
+    // (File.lastModified), so the April lines are of 2024, never 2000.
+    const { context, page, seen } = await openApp();
+    try {
+      await page.locator('h1').evaluate(async (h1) => {
+        const text = [
+          'I0429 11:15:31.000000   22431 reconciler.go:10] "Reconciling" controller="konnectextension" KonnectExtension="ns1/ext" namespace="ns1" name="ext" reconcileID="33e41619-3d67-42a3-8e8e-b170af70f982"',
+          'E0429 11:15:40.288104   22431 controller.go:474] "Reconciler error" err="context deadline exceeded" controller="konnectextension" KonnectExtension="ns1/ext" namespace="ns1" name="ext" reconcileID="33e41619-3d67-42a3-8e8e-b170af70f982"',
+          '',
+        ].join('\n');
+        const dt = new DataTransfer();
+        dt.items.add(new File([text], 'manager.log', { type: 'text/plain', lastModified: Date.UTC(2024, 4, 2) }));
+        h1.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        h1.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      });
+      await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]')?.dataset.reconcileCount) === 1, null, { timeout: 60_000 });
+      const notes = await page.getByTestId('note').allInnerTexts();
+      assert.ok(
+        notes.some((n) => n === "manager.log: its times carry no year; the year was taken from the file's modification time (2024-05-02)"),
+        notes.join('\n'),
+      );
+      const text = await page.locator('body').innerText();
+      assert.match(text, /2024-04-29/);
+      assert.doesNotMatch(text, /2000-04-29/);
+      await assertClean(page, seen);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('Cancel stops a load', async () => {
     // Big enough that reading takes a while: 4 files of 48 MiB of log lines,
     // each split between the worker and a helper (the page is told it runs
