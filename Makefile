@@ -1,6 +1,6 @@
 # reconscope: two commands do everything.
 #   make serve   build the web app and serve it on http://127.0.0.1:8080/
-#   make test    native tests, clippy (native + wasm), trunk build, browser tests
+#   make test    native tests, clippy (native + wasm), cargo fmt --check, trunk build, browser tests
 # Both first run scripts/setup.sh, which installs whatever is missing (rustup
 # target, trunk, wasm-bindgen-cli, npm packages, Chromium) and takes seconds
 # when everything is already installed.

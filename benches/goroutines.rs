@@ -57,12 +57,7 @@ fn idle_worker(rng: &mut Rng) -> Vec<F> {
     v.push(frame("runtime.goparkunlock", &format!("{GOROOT}/runtime/proc.go"), 430, rng));
     v.push(frame("sync.runtime_notifyListWait", &format!("{GOROOT}/runtime/sema.go"), 587, rng));
     v.push(frame("sync.(*Cond).Wait", &format!("{GOROOT}/sync/cond.go"), 71, rng));
-    v.push(frame(
-        "k8s.io/client-go/util/workqueue.(*Typed[...]).Get",
-        "/go/pkg/mod/k8s.io/client-go@v0.32.3/util/workqueue/queue.go",
-        277,
-        rng,
-    ));
+    v.push(frame("k8s.io/client-go/util/workqueue.(*Typed[...]).Get", "/go/pkg/mod/k8s.io/client-go@v0.32.3/util/workqueue/queue.go", 277, rng));
     worker_tail(rng, &mut v);
     v
 }
@@ -156,12 +151,7 @@ fn deep_app(rng: &mut Rng, depth: usize) -> Vec<F> {
     v.push(frame("github.com/example/operator/internal/render.(*Walker).wait", "/workspace/internal/render/walk.go", 41, rng));
     for i in 0..depth {
         let f = ["visit", "expand", "resolve"][i % 3];
-        v.push(frame(
-            &format!("github.com/example/operator/internal/render.(*Walker).{f}"),
-            "/workspace/internal/render/walk.go",
-            60 + i as u32 % 90,
-            rng,
-        ));
+        v.push(frame(&format!("github.com/example/operator/internal/render.(*Walker).{f}"), "/workspace/internal/render/walk.go", 60 + i as u32 % 90, rng));
     }
     worker_tail(rng, &mut v);
     v
@@ -204,11 +194,7 @@ fn generate(goroutines: u64) -> Vec<u8> {
                 out.push_str(&format!("{func}({args})\n\t{file}:{line} +0x{:x}\n", rng.below(0x800)));
             }
         }
-        let creator = if worker {
-            format!("{CR}.(*Controller[...]).Start.func2")
-        } else {
-            "k8s.io/apimachinery/pkg/util/wait.(*Group).Start".to_string()
-        };
+        let creator = if worker { format!("{CR}.(*Controller[...]).Start.func2") } else { "k8s.io/apimachinery/pkg/util/wait.(*Group).Start".to_string() };
         out.push_str(&format!("created by {creator} in goroutine {}\n\t{CR_FILE}:245 +0x6b8\n\n", 1 + rng.below(300)));
     }
     out.into_bytes()

@@ -95,9 +95,7 @@ fn benches(c: &mut Criterion) {
     g.sample_size(10).sampling_mode(SamplingMode::Flat).warm_up_time(Duration::from_secs(1)).measurement_time(secs);
     g.throughput(bytes.clone());
     let opts = load_opts().parse;
-    g.bench_function("parse", |b| {
-        b.iter_batched(|| log.clone(), |v| black_box(parse_file("kamaji.log", v, &opts).counts.records()), BatchSize::PerIteration)
-    });
+    g.bench_function("parse", |b| b.iter_batched(|| log.clone(), |v| black_box(parse_file("kamaji.log", v, &opts).counts.records()), BatchSize::PerIteration));
     g.bench_function("ingest-gzip", |b| {
         b.iter(|| {
             let mut n = 0usize;

@@ -59,6 +59,8 @@ run_step "cargo test (native)" cargo test
 run_step "native build has no web crates" \
     bash -c '! cargo tree --offline -e normal --prefix none | grep -E "^(yew|web-sys|js-sys|wasm-bindgen) "'
 run_step "clippy (native)" cargo clippy --all-targets -- -D warnings
+# The code as `cargo fmt` writes it (rustfmt.toml): a diff fails the step.
+run_step "cargo fmt --check" cargo fmt --check
 # www/example/cozyreport.zip (the app's "Open example") is the incident
 # fixture packed by scripts/make-example.py: it must match the fixture.
 run_step "example artifact matches the fixture" python3 scripts/make-example.py --check

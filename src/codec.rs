@@ -257,21 +257,7 @@ impl<'a> ReconcileDecoder<'a> {
         let truncated = r.u8()? == 1;
         let lane = r.u32()?;
         let records = r.u32()?..r.u32()?;
-        Ok(Reconcile {
-            reconcile_id,
-            controller,
-            object,
-            kind,
-            first,
-            last,
-            latent_start,
-            lines,
-            outcome,
-            error,
-            truncated,
-            lane,
-            records,
-        })
+        Ok(Reconcile { reconcile_id, controller, object, kind, first, last, latent_start, lines, outcome, error, truncated, lane, records })
     }
 }
 
@@ -636,9 +622,7 @@ mod tests {
     fn chunked_decoding_equals_whole_decoding() {
         let a = Arc::new(ObjectRef { namespace: Some("tenant-a".into()), name: "tcp".into() });
         let k: Arc<str> = Arc::from("TenantControlPlane");
-        let rs: Vec<Reconcile> = (0..97)
-            .map(|i| if i % 2 == 0 { reconcile(i, Some(a.clone()), Some(k.clone())) } else { reconcile(i, None, None) })
-            .collect();
+        let rs: Vec<Reconcile> = (0..97).map(|i| if i % 2 == 0 { reconcile(i, Some(a.clone()), Some(k.clone())) } else { reconcile(i, None, None) }).collect();
         let bytes = encode_reconciles(&rs);
         for chunk in [1, 2, 7, 32, 96, 97, 98, 1000] {
             let mut d = ReconcileDecoder::new(&bytes).unwrap();
@@ -702,11 +686,7 @@ mod tests {
             outcome,
             tick,
         };
-        let bars = vec![
-            bar(1, 0, -7, Outcome::Success, false),
-            bar(1, 2, 40, Outcome::Error, true),
-            bar(2, 1, i64::MIN / 2, Outcome::Requeue, false),
-        ];
+        let bars = vec![bar(1, 0, -7, Outcome::Success, false), bar(1, 2, 40, Outcome::Error, true), bar(2, 1, i64::MIN / 2, Outcome::Requeue, false)];
         let row = |key: &str, depth, bar_start, bar_end| Row {
             key: key.into(),
             label: format!("label ü {key}"),
@@ -722,21 +702,9 @@ mod tests {
             rows: vec![row("c:a", 0, 0, 0), row("c:a/o:x", 1, 0, 2), row("c:a/o:y", 1, 2, 3)],
             max_end_prefix: vec![-7, 40 + 200, i64::MIN / 2 + 100],
             bars,
-            bands: vec![Band {
-                election: 0,
-                start_nanos: 1,
-                end_nanos: 2,
-                leaderless_start_nanos: Some(2),
-                label: "etcd".into(),
-            }],
+            bands: vec![Band { election: 0, start_nanos: 1, end_nanos: 2, leaderless_start_nanos: Some(2), label: "etcd".into() }],
             markers: vec![Marker { row: 1, at_nanos: 3, kind: MarkerKind::Deleted, label: "gone".into() }],
-            highlights: vec![Highlight {
-                finding: 0,
-                kind: crate::analyze::FindingKind::StalledWorker,
-                start_nanos: 0,
-                end_nanos: 10,
-                rows: vec![1, 2],
-            }],
+            highlights: vec![Highlight { finding: 0, kind: crate::analyze::FindingKind::StalledWorker, start_nanos: 0, end_nanos: 10, rows: vec![1, 2] }],
             ..Timeline::default()
         }
     }

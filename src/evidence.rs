@@ -117,16 +117,10 @@ impl LeftOut {
             parts.push(format!("{} neighbouring reconciles", self.reconciles));
         }
         if self.middle_lines > 0 {
-            parts.push(format!(
-                "{} lines from the middle of long reconciles",
-                self.middle_lines
-            ));
+            parts.push(format!("{} lines from the middle of long reconciles", self.middle_lines));
         }
         if self.context_lines > 0 {
-            parts.push(format!(
-                "{} untagged lines inside reconciles",
-                self.context_lines
-            ));
+            parts.push(format!("{} untagged lines inside reconciles", self.context_lines));
         }
         parts.join(", ")
     }
@@ -139,11 +133,7 @@ impl EvidenceMeta {
         if self.redacted.is_empty() {
             return "nothing needed redacting".into();
         }
-        let parts: Vec<String> = self
-            .redacted
-            .iter()
-            .map(|(k, n)| format!("{n} {}", k.describe()))
-            .collect();
+        let parts: Vec<String> = self.redacted.iter().map(|(k, n)| format!("{n} {}", k.describe())).collect();
         format!("redacted: {}", parts.join(", "))
     }
 }
@@ -218,19 +208,11 @@ impl Shared {
                     if redacted_lines.len() == MAX_PREVIEW_LINES {
                         break 'files;
                     }
-                    redacted_lines.push(PreviewLine {
-                        path: f.path.clone(),
-                        line: *n,
-                        text: text.clone(),
-                    });
+                    redacted_lines.push(PreviewLine { path: f.path.clone(), line: *n, text: text.clone() });
                 }
             }
         }
-        Shared {
-            payload,
-            meta: ev.meta,
-            redacted_lines,
-        }
+        Shared { payload, meta: ev.meta, redacted_lines }
     }
 }
 
@@ -247,38 +229,21 @@ struct Level {
 
 /// Builds the slice for `opts` and encodes it within the budget.
 /// `files` are the parsed files the analysis was made from.
-pub fn share(
-    a: &Analysis,
-    files: &[ParsedFile],
-    opts: &ShareOptions,
-) -> Result<Shared, EvidenceError> {
+pub fn share(a: &Analysis, files: &[ParsedFile], opts: &ShareOptions) -> Result<Shared, EvidenceError> {
     let plan = Plan::new(a, files, opts);
-    let full = Level {
-        neighbours: plan.neighbours.len(),
-        ends: usize::MAX,
-        context: MAX_CONTEXT_PER_RECONCILE,
-    };
-    let fits =
-        |payload: &str| opts.max_payload_bytes == 0 || payload.len() <= opts.max_payload_bytes;
+    let full = Level { neighbours: plan.neighbours.len(), ends: usize::MAX, context: MAX_CONTEXT_PER_RECONCILE };
+    let fits = |payload: &str| opts.max_payload_bytes == 0 || payload.len() <= opts.max_payload_bytes;
     let (ev, payload) = plan.encode(full);
     if fits(&payload) {
         return Ok(Shared::of(ev, payload));
     }
     // Fewest neighbours first to go: the largest count that fits.
-    let at = |neighbours, ends, context| Level {
-        neighbours,
-        ends,
-        context,
-    };
+    let at = |neighbours, ends, context| Level { neighbours, ends, context };
     let (mut lo, mut hi) = (0usize, plan.neighbours.len());
     if fits(&plan.encode(at(0, usize::MAX, MAX_CONTEXT_PER_RECONCILE)).1) {
         while lo < hi {
             let mid = (lo + hi).div_ceil(2);
-            if fits(
-                &plan
-                    .encode(at(mid, usize::MAX, MAX_CONTEXT_PER_RECONCILE))
-                    .1,
-            ) {
+            if fits(&plan.encode(at(mid, usize::MAX, MAX_CONTEXT_PER_RECONCILE)).1) {
                 lo = mid;
             } else {
                 hi = mid - 1;
@@ -297,22 +262,14 @@ pub fn share(
         }
     }
     let smallest = plan.encode(at(0, 1, 0)).1.len();
-    Err(EvidenceError::TooBigForLink(
-        smallest,
-        opts.max_payload_bytes,
-    ))
+    Err(EvidenceError::TooBigForLink(smallest, opts.max_payload_bytes))
 }
 
 /// The fragment of an evidence link: the payload, the window and the
 /// selected reconcile, as the app reads them (`#ev=…&from=…&to=…&sel=…`).
 pub fn fragment(shared: &Shared) -> String {
     let (from, to) = shared.meta.window;
-    let mut s = format!(
-        "#ev={}&from={}&to={}",
-        shared.payload,
-        exact(from),
-        exact(to)
-    );
+    let mut s = format!("#ev={}&from={}&to={}", shared.payload, exact(from), exact(to));
     if let Some(sel) = &shared.meta.selected {
         s.push_str("&sel=");
         s.push_str(&percent_encode(sel));
@@ -328,28 +285,14 @@ pub const MAX_LINKED_FINDINGS: usize = 50;
 /// or where even the smallest slice is over the budget): `app_url`
 /// followed by the fragment, within [`MAX_LINK_BYTES`] in all. `template`
 /// gives the artifact name, the clock and redaction.
-pub fn finding_links(
-    a: &Analysis,
-    files: &[ParsedFile],
-    app_url: &str,
-    template: &ShareOptions,
-    max: usize,
-) -> Vec<Option<String>> {
+pub fn finding_links(a: &Analysis, files: &[ParsedFile], app_url: &str, template: &ShareOptions, max: usize) -> Vec<Option<String>> {
     (0..a.findings.len())
         .map(|i| {
             if i >= max {
                 return None;
             }
-            let opts = ShareOptions {
-                finding: Some(i),
-                window: None,
-                selected: None,
-                max_payload_bytes: link_budget(app_url),
-                ..template.clone()
-            };
-            share(a, files, &opts)
-                .ok()
-                .map(|s| format!("{app_url}{}", fragment(&s)))
+            let opts = ShareOptions { finding: Some(i), window: None, selected: None, max_payload_bytes: link_budget(app_url), ..template.clone() };
+            share(a, files, &opts).ok().map(|s| format!("{app_url}{}", fragment(&s)))
         })
         .collect()
 }
@@ -408,10 +351,7 @@ impl<'a> Plan<'a> {
         let finding = opts.finding.and_then(|i| a.findings.get(i));
         let mut focus: Vec<usize> = finding.map(|f| f.reconciles.clone()).unwrap_or_default();
         focus.retain(|&r| r < a.reconciles.len());
-        let selected = opts
-            .selected
-            .filter(|&r| r < a.reconciles.len())
-            .or_else(|| focus.first().copied());
+        let selected = opts.selected.filter(|&r| r < a.reconciles.len()).or_else(|| focus.first().copied());
         if let Some(s) = selected {
             if !focus.contains(&s) {
                 focus.push(s);
@@ -431,8 +371,7 @@ impl<'a> Plan<'a> {
             .unwrap_or((0, 1));
         let (w0, w1) = window;
         let (f0, f1) = span(&focus).unwrap_or(window);
-        let focus_controllers: BTreeSet<usize> =
-            focus.iter().map(|&r| a.reconciles[r].controller).collect();
+        let focus_controllers: BTreeSet<usize> = focus.iter().map(|&r| a.reconciles[r].controller).collect();
         let focus_set: BTreeSet<usize> = focus.iter().copied().collect();
         let mut neighbours: Vec<(bool, i64, usize)> = a
             .reconciles
@@ -454,53 +393,18 @@ impl<'a> Plan<'a> {
         neighbours.truncate(MAX_NEIGHBOURS);
         let neighbours = neighbours.into_iter().map(|(_, _, i)| i).collect();
         let overlaps = |s: i64, e: i64| s <= w1 && e >= w0;
-        let mut elections: BTreeSet<usize> = a
-            .elections
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| overlaps(e.start.nanos, e.end.map_or(e.start.nanos, |t| t.nanos)))
-            .map(|(i, _)| i)
-            .collect();
-        let mut findings: Vec<usize> = a
-            .findings
-            .iter()
-            .enumerate()
-            .filter(|(i, f)| Some(*i) == opts.finding || overlaps(f.start.nanos, f.end.nanos))
-            .map(|(i, _)| i)
-            .collect();
+        let mut elections: BTreeSet<usize> =
+            a.elections.iter().enumerate().filter(|(_, e)| overlaps(e.start.nanos, e.end.map_or(e.start.nanos, |t| t.nanos))).map(|(i, _)| i).collect();
+        let mut findings: Vec<usize> =
+            a.findings.iter().enumerate().filter(|(i, f)| Some(*i) == opts.finding || overlaps(f.start.nanos, f.end.nanos)).map(|(i, _)| i).collect();
         findings.sort_by_key(|&i| (Some(i) != opts.finding, i));
         for &fi in &findings {
-            elections.extend(
-                a.findings[fi]
-                    .elections
-                    .iter()
-                    .copied()
-                    .filter(|&e| e < a.elections.len()),
-            );
+            elections.extend(a.findings[fi].elections.iter().copied().filter(|&e| e < a.elections.len()));
         }
         let elections: Vec<usize> = elections.into_iter().collect();
         let election_records = election_records(a, files, &elections);
-        let total_lines = files
-            .iter()
-            .map(|f| {
-                f.records
-                    .last()
-                    .map_or(0, |r| u64::from(r.line + r.line_count.max(1) - 1))
-            })
-            .sum();
-        Plan {
-            a,
-            files,
-            opts,
-            window,
-            focus,
-            neighbours,
-            elections,
-            findings,
-            election_records,
-            selected,
-            total_lines,
-        }
+        let total_lines = files.iter().map(|f| f.records.last().map_or(0, |r| u64::from(r.line + r.line_count.max(1) - 1))).sum();
+        Plan { a, files, opts, window, focus, neighbours, elections, findings, election_records, selected, total_lines }
     }
 
     /// The slice at `level`, and its payload.
@@ -516,8 +420,7 @@ impl<'a> Plan<'a> {
         let mut left = LeftOut::default();
         let mut carried: Vec<usize> = self.focus.clone();
         carried.extend(self.neighbours.iter().take(level.neighbours));
-        left.reconciles =
-            (self.neighbours.len() - level.neighbours.min(self.neighbours.len())) as u64;
+        left.reconciles = (self.neighbours.len() - level.neighbours.min(self.neighbours.len())) as u64;
         carried.sort_unstable();
         carried.dedup();
         // Records to carry, by original (file, record).
@@ -528,15 +431,8 @@ impl<'a> Plan<'a> {
             let own = a.records_of(r);
             let keep: Vec<RecordRef> = if own.len() > level.ends.saturating_mul(2) {
                 let cut = &own[level.ends..own.len() - level.ends];
-                left.middle_lines += cut
-                    .iter()
-                    .map(|rr| u64::from(self.record(*rr).map_or(1, |x| x.line_count.max(1))))
-                    .sum::<u64>();
-                own[..level.ends]
-                    .iter()
-                    .chain(&own[own.len() - level.ends..])
-                    .copied()
-                    .collect()
+                left.middle_lines += cut.iter().map(|rr| u64::from(self.record(*rr).map_or(1, |x| x.line_count.max(1)))).sum::<u64>();
+                own[..level.ends].iter().chain(&own[own.len() - level.ends..]).copied().collect()
             } else {
                 own.to_vec()
             };
@@ -584,33 +480,20 @@ impl<'a> Plan<'a> {
                 continue;
             };
             let fi = *file_index.entry(rr.file).or_insert_with(|| {
-                out_files.push(EvidenceFile {
-                    path: pf.path.clone(),
-                    lines: Vec::new(),
-                });
+                out_files.push(EvidenceFile { path: pf.path.clone(), lines: Vec::new() });
                 out_files.len() - 1
             });
             let text = String::from_utf8_lossy(pf.raw(rec));
             let text = redactor.redact(&text);
             for (i, l) in text.split('\n').enumerate() {
-                out_files[fi].lines.push((
-                    rec.line + i as u32,
-                    l.strip_suffix('\r').unwrap_or(l).to_string(),
-                ));
+                out_files[fi].lines.push((rec.line + i as u32, l.strip_suffix('\r').unwrap_or(l).to_string()));
                 lines_carried += 1;
             }
         }
         let remap = |rr: RecordRef| -> Option<RecordRef> {
             let fi = *file_index.get(&rr.file)?;
-            let rec = self
-                .files
-                .get(rr.file as usize)?
-                .records
-                .get(rr.record as usize)?;
-            Some(RecordRef {
-                file: fi as u32,
-                record: rec.line,
-            })
+            let rec = self.files.get(rr.file as usize)?.records.get(rr.record as usize)?;
+            Some(RecordRef { file: fi as u32, record: rec.line })
         };
 
         // The carried analysis, indexes remapped.
@@ -624,8 +507,7 @@ impl<'a> Plan<'a> {
                 out.controllers.len() - 1
             });
             let start = out.record_refs.len() as u32;
-            out.record_refs
-                .extend(kept_refs[k].iter().filter_map(|&rr| remap(rr)));
+            out.record_refs.extend(kept_refs[k].iter().filter_map(|&rr| remap(rr)));
             let mut r = r.clone();
             r.controller = ci;
             r.records = start..out.record_refs.len() as u32;
@@ -647,11 +529,7 @@ impl<'a> Plan<'a> {
                 Some(w)
             })
             .collect();
-        let shown: BTreeSet<String> = out
-            .reconciles
-            .iter()
-            .filter_map(|r| r.object.as_ref().map(|o| o.to_string()))
-            .collect();
+        let shown: BTreeSet<String> = out.reconciles.iter().filter_map(|r| r.object.as_ref().map(|o| o.to_string())).collect();
         let mut goroutine_index: BTreeMap<usize, usize> = BTreeMap::new();
         let mut dump_index: BTreeMap<usize, usize> = BTreeMap::new();
         let mut finding_of_target = None;
@@ -660,16 +538,8 @@ impl<'a> Plan<'a> {
             if Some(fi) == self.opts.finding {
                 finding_of_target = Some(out.findings.len());
             }
-            f.reconciles = f
-                .reconciles
-                .iter()
-                .filter_map(|r| reconcile_index.get(r).copied())
-                .collect();
-            f.elections = f
-                .elections
-                .iter()
-                .filter_map(|e| election_index.get(e).copied())
-                .collect();
+            f.reconciles = f.reconciles.iter().filter_map(|r| reconcile_index.get(r).copied()).collect();
+            f.elections = f.elections.iter().filter_map(|e| election_index.get(e).copied()).collect();
             f.controller = f.controller.and_then(|c| controller_index.get(&c).copied());
             if let Some(b) = &mut f.blocked {
                 match a.goroutines.get(b.goroutine) {
@@ -681,10 +551,8 @@ impl<'a> Plan<'a> {
                                 out.dumps.len() - 1
                             });
                             g.dump = di;
-                            g.controller =
-                                g.controller.and_then(|c| controller_index.get(&c).copied());
-                            g.reconcile =
-                                g.reconcile.and_then(|r| reconcile_index.get(&r).copied());
+                            g.controller = g.controller.and_then(|c| controller_index.get(&c).copied());
+                            g.reconcile = g.reconcile.and_then(|r| reconcile_index.get(&r).copied());
                             g.finding = None;
                             out.goroutines.push(g);
                             out.goroutines.len() - 1
@@ -701,11 +569,7 @@ impl<'a> Plan<'a> {
                 out.goroutines[b.goroutine].finding = Some(fi);
             }
         }
-        let finding_objects: BTreeSet<String> = out
-            .findings
-            .iter()
-            .filter_map(|f| f.object.as_ref().map(|o| o.to_string()))
-            .collect();
+        let finding_objects: BTreeSet<String> = out.findings.iter().filter_map(|f| f.object.as_ref().map(|o| o.to_string())).collect();
         out.objects = a
             .objects
             .iter()
@@ -737,18 +601,11 @@ impl<'a> Plan<'a> {
             window: self.window,
             selected: self.selected.map(|r| a.reconciles[r].reconcile_id.clone()),
         };
-        Evidence {
-            meta,
-            files: out_files,
-            analysis: out,
-        }
+        Evidence { meta, files: out_files, analysis: out }
     }
 
     fn record(&self, rr: RecordRef) -> Option<&crate::model::Record> {
-        self.files
-            .get(rr.file as usize)?
-            .records
-            .get(rr.record as usize)
+        self.files.get(rr.file as usize)?.records.get(rr.record as usize)
     }
 }
 
@@ -757,12 +614,7 @@ impl<'a> Plan<'a> {
 fn pad(lo: i64, hi: i64) -> (i64, i64) {
     let margin = ((hi - lo) / 10).max(30 * NANOS_PER_SEC);
     let (lo, hi) = (lo.saturating_sub(margin), hi.saturating_add(margin));
-    (
-        lo.div_euclid(NANOS_PER_SEC).saturating_mul(NANOS_PER_SEC),
-        hi.div_euclid(NANOS_PER_SEC)
-            .saturating_add(1)
-            .saturating_mul(NANOS_PER_SEC),
-    )
+    (lo.div_euclid(NANOS_PER_SEC).saturating_mul(NANOS_PER_SEC), hi.div_euclid(NANOS_PER_SEC).saturating_add(1).saturating_mul(NANOS_PER_SEC))
 }
 
 /// Keys whose strings are carried exactly: ids, names, paths, kinds and
@@ -832,13 +684,8 @@ fn election_records(a: &Analysis, files: &[ParsedFile], elections: &[usize]) -> 
                     continue;
                 }
                 let msg = f.message(r);
-                if crate::analyze::etcd::may_matter(msg.as_bytes())
-                    && msg != "retrying of unary invoker failed"
-                {
-                    out.insert(RecordRef {
-                        file: fi as u32,
-                        record: ri as u32,
-                    });
+                if crate::analyze::etcd::may_matter(msg.as_bytes()) && msg != "retrying of unary invoker failed" {
+                    out.insert(RecordRef { file: fi as u32, record: ri as u32 });
                     n += 1;
                     if n >= MAX_ELECTION_LINES {
                         break 'files;
@@ -853,10 +700,7 @@ fn election_records(a: &Analysis, files: &[ParsedFile], elections: &[usize]) -> 
 /// The wire bytes of a slice (magic, format, deflated JSON).
 pub fn to_bytes(ev: &Evidence) -> Vec<u8> {
     let json = serde_json::to_vec(ev).unwrap_or_default();
-    let mut enc = flate2::write::DeflateEncoder::new(
-        Vec::with_capacity(json.len() / 4 + 16),
-        flate2::Compression::best(),
-    );
+    let mut enc = flate2::write::DeflateEncoder::new(Vec::with_capacity(json.len() / 4 + 16), flate2::Compression::best());
     let mut out = MAGIC.to_vec();
     out.push(FORMAT);
     // Writing into a Vec cannot fail.
@@ -897,18 +741,11 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Evidence, EvidenceError> {
     }
     let mut json = Vec::new();
     let mut dec = flate2::read::DeflateDecoder::new(&bytes[5..]).take(MAX_INFLATED_BYTES + 1);
-    dec.read_to_end(&mut json)
-        .map_err(|_| EvidenceError::Truncated)?;
+    dec.read_to_end(&mut json).map_err(|_| EvidenceError::Truncated)?;
     if json.len() as u64 > MAX_INFLATED_BYTES {
         return Err(EvidenceError::TooLarge);
     }
-    let ev: Evidence = serde_json::from_slice(&json).map_err(|e| {
-        if e.is_eof() {
-            EvidenceError::Truncated
-        } else {
-            EvidenceError::Damaged(e.to_string())
-        }
-    })?;
+    let ev: Evidence = serde_json::from_slice(&json).map_err(|e| if e.is_eof() { EvidenceError::Truncated } else { EvidenceError::Damaged(e.to_string()) })?;
     validate(&ev).map_err(EvidenceError::Damaged)?;
     Ok(ev)
 }
@@ -916,50 +753,25 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Evidence, EvidenceError> {
 /// Every index in range, every range inside its list.
 fn validate(ev: &Evidence) -> Result<(), String> {
     let a = &ev.analysis;
-    let (nc, nr, ne, nrefs) = (
-        a.controllers.len(),
-        a.reconciles.len(),
-        a.elections.len(),
-        a.record_refs.len(),
-    );
+    let (nc, nr, ne, nrefs) = (a.controllers.len(), a.reconciles.len(), a.elections.len(), a.record_refs.len());
     for (i, r) in a.reconciles.iter().enumerate() {
         if r.controller >= nc {
-            return Err(format!(
-                "reconcile {i} names controller {} of {nc}",
-                r.controller
-            ));
+            return Err(format!("reconcile {i} names controller {} of {nc}", r.controller));
         }
         if r.records.start > r.records.end || r.records.end as usize > nrefs {
-            return Err(format!(
-                "reconcile {i} has records {:?} of {nrefs}",
-                r.records
-            ));
+            return Err(format!("reconcile {i} has records {:?} of {nrefs}", r.records));
         }
     }
-    for rr in a
-        .record_refs
-        .iter()
-        .chain(a.client_warnings.iter().map(|w| &w.record))
-    {
+    for rr in a.record_refs.iter().chain(a.client_warnings.iter().map(|w| &w.record)) {
         if rr.file as usize >= ev.files.len() {
-            return Err(format!(
-                "a line refers to file {} of {}",
-                rr.file,
-                ev.files.len()
-            ));
+            return Err(format!("a line refers to file {} of {}", rr.file, ev.files.len()));
         }
     }
     for (i, f) in a.findings.iter().enumerate() {
-        if f.reconciles.iter().any(|&r| r >= nr)
-            || f.elections.iter().any(|&e| e >= ne)
-            || f.controller.is_some_and(|c| c >= nc)
-        {
+        if f.reconciles.iter().any(|&r| r >= nr) || f.elections.iter().any(|&e| e >= ne) || f.controller.is_some_and(|c| c >= nc) {
             return Err(format!("finding {i} refers past the carried data"));
         }
-        if f.blocked
-            .as_ref()
-            .is_some_and(|b| b.goroutine >= a.goroutines.len())
-        {
+        if f.blocked.as_ref().is_some_and(|b| b.goroutine >= a.goroutines.len()) {
             return Err(format!("finding {i} refers to a missing goroutine"));
         }
     }
@@ -1007,10 +819,7 @@ pub fn texts(ev: &Evidence) -> Vec<(String, Vec<u8>, Vec<u32>)> {
 /// numbers.
 pub fn renumber(file: &mut ParsedFile, numbers: &[u32]) {
     for r in &mut file.records {
-        if let Some(&n) = (r.line as usize)
-            .checked_sub(1)
-            .and_then(|i| numbers.get(i))
-        {
+        if let Some(&n) = (r.line as usize).checked_sub(1).and_then(|i| numbers.get(i)) {
             r.line = n;
         }
     }
@@ -1029,11 +838,7 @@ const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 pub fn base64url(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..=chunk.len() {
             out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
@@ -1073,22 +878,10 @@ mod tests {
 
     #[test]
     fn fragment_times_are_exact_and_short() {
-        assert_eq!(
-            exact(1_780_000_000 * NANOS_PER_SEC).to_string(),
-            "2026-05-28T20:26:40Z"
-        );
-        assert_eq!(
-            exact(1_780_000_000 * NANOS_PER_SEC + 120_000_000).to_string(),
-            "2026-05-28T20:26:40.12Z"
-        );
-        assert_eq!(
-            exact(1_780_000_000 * NANOS_PER_SEC + 1).to_string(),
-            "2026-05-28T20:26:40.000000001Z"
-        );
-        assert_eq!(
-            pad(10 * NANOS_PER_SEC + 5, 20 * NANOS_PER_SEC),
-            (-20 * NANOS_PER_SEC, 51 * NANOS_PER_SEC)
-        );
+        assert_eq!(exact(1_780_000_000 * NANOS_PER_SEC).to_string(), "2026-05-28T20:26:40Z");
+        assert_eq!(exact(1_780_000_000 * NANOS_PER_SEC + 120_000_000).to_string(), "2026-05-28T20:26:40.12Z");
+        assert_eq!(exact(1_780_000_000 * NANOS_PER_SEC + 1).to_string(), "2026-05-28T20:26:40.000000001Z");
+        assert_eq!(pad(10 * NANOS_PER_SEC + 5, 20 * NANOS_PER_SEC), (-20 * NANOS_PER_SEC, 51 * NANOS_PER_SEC));
     }
 
     #[test]
@@ -1096,11 +889,7 @@ mod tests {
         for n in 0..70usize {
             let bytes: Vec<u8> = (0..n).map(|i| (i * 37 + 11) as u8).collect();
             let s = base64url(&bytes);
-            assert!(
-                s.bytes()
-                    .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'),
-                "{s}"
-            );
+            assert!(s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'), "{s}");
             assert_eq!(unbase64url(&s).unwrap(), bytes);
         }
         assert_eq!(base64url(b"\xfb\xff"), "-_8");
@@ -1109,49 +898,26 @@ mod tests {
 
     #[test]
     fn bad_payloads_say_what_is_wrong() {
-        let ev = Evidence {
-            meta: EvidenceMeta::default(),
-            files: Vec::new(),
-            analysis: Analysis::default(),
-        };
+        let ev = Evidence { meta: EvidenceMeta::default(), files: Vec::new(), analysis: Analysis::default() };
         let bytes = to_bytes(&ev);
         assert!(from_bytes(&bytes).is_ok());
         assert_eq!(from_payload("").unwrap_err(), EvidenceError::Empty);
-        assert_eq!(
-            from_payload("#ev=&from=x").unwrap_err(),
-            EvidenceError::Empty
-        );
+        assert_eq!(from_payload("#ev=&from=x").unwrap_err(), EvidenceError::Empty);
         assert_eq!(from_bytes(b"RSE").unwrap_err(), EvidenceError::NotEvidence);
-        assert_eq!(
-            from_bytes(b"PK\x03\x04\x01").unwrap_err(),
-            EvidenceError::NotEvidence
-        );
+        assert_eq!(from_bytes(b"PK\x03\x04\x01").unwrap_err(), EvidenceError::NotEvidence);
         let mut newer = bytes.clone();
         newer[4] = FORMAT + 1;
-        assert_eq!(
-            from_bytes(&newer).unwrap_err(),
-            EvidenceError::NewerFormat(FORMAT + 1)
-        );
-        assert!(from_bytes(&newer)
-            .unwrap_err()
-            .to_string()
-            .contains("newer reconscope"));
+        assert_eq!(from_bytes(&newer).unwrap_err(), EvidenceError::NewerFormat(FORMAT + 1));
+        assert!(from_bytes(&newer).unwrap_err().to_string().contains("newer reconscope"));
         for cut in [6, bytes.len() / 2, bytes.len() - 1] {
-            assert_eq!(
-                from_bytes(&bytes[..cut]).unwrap_err(),
-                EvidenceError::Truncated,
-                "cut at {cut}"
-            );
+            assert_eq!(from_bytes(&bytes[..cut]).unwrap_err(), EvidenceError::Truncated, "cut at {cut}");
         }
         // Valid deflate of JSON that is not evidence.
         let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
         enc.write_all(br#"{"meta":1}"#).unwrap();
         let mut other = b"RSEV\x01".to_vec();
         other.extend(enc.finish().unwrap());
-        assert!(matches!(
-            from_bytes(&other).unwrap_err(),
-            EvidenceError::Damaged(_)
-        ));
+        assert!(matches!(from_bytes(&other).unwrap_err(), EvidenceError::Damaged(_)));
     }
 
     #[test]
@@ -1164,13 +930,7 @@ mod tests {
                 "reconciles": [7], "elections": [], "message": ""}]
         }))
         .unwrap();
-        let ev = Evidence {
-            meta: EvidenceMeta::default(),
-            files: Vec::new(),
-            analysis: a,
-        };
-        assert!(
-            matches!(from_bytes(&to_bytes(&ev)).unwrap_err(), EvidenceError::Damaged(m) if m.contains("finding 0"))
-        );
+        let ev = Evidence { meta: EvidenceMeta::default(), files: Vec::new(), analysis: a };
+        assert!(matches!(from_bytes(&to_bytes(&ev)).unwrap_err(), EvidenceError::Damaged(m) if m.contains("finding 0")));
     }
 }

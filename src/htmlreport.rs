@@ -224,12 +224,11 @@ pub fn base64(bytes: &[u8]) -> String {
 /// SHA-256 (FIPS 180-4), for the CSP hashes.
 pub fn sha256(data: &[u8]) -> [u8; 32] {
     const K: [u32; 64] = [
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
-        0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
-        0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-        0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
-        0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+        0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+        0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
         0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ];
     let mut h: [u32; 8] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
@@ -395,9 +394,7 @@ pub enum ManifestError {
 pub fn manifest(version: &str, files: &[(String, Vec<u8>)]) -> Result<Manifest, ManifestError> {
     let mut listed: Vec<ManifestFile> = files
         .iter()
-        .filter_map(|(path, bytes)| {
-            Some(ManifestFile { path: path.clone(), role: role_of(path)?, size: bytes.len() as u64, sha256: hex(&sha256(bytes)) })
-        })
+        .filter_map(|(path, bytes)| Some(ManifestFile { path: path.clone(), role: role_of(path)?, size: bytes.len() as u64, sha256: hex(&sha256(bytes)) }))
         .collect();
     listed.sort_by(|a, b| a.path.cmp(&b.path));
     let m = Manifest { format: MANIFEST_FORMAT, app: "reconscope".into(), version: version.into(), build: build_id(&listed), files: listed };
@@ -503,10 +500,7 @@ impl ManifestFile {
 /// `get` gives each file's bytes (the caller reads or fetches them, in the
 /// manifest's order), and each is checked against its size and sha256
 /// before the next is asked for.
-pub fn assets_from_manifest<E: From<ManifestError>>(
-    m: &Manifest,
-    mut get: impl FnMut(&ManifestFile) -> Result<Vec<u8>, E>,
-) -> Result<AppAssets, E> {
+pub fn assets_from_manifest<E: From<ManifestError>>(m: &Manifest, mut get: impl FnMut(&ManifestFile) -> Result<Vec<u8>, E>) -> Result<AppAssets, E> {
     let mut app = AppAssets::default();
     for f in &m.files {
         let bytes = get(f)?;
@@ -555,7 +549,9 @@ mod tests {
     fn fake() -> AppAssets {
         AppAssets {
             style_css: "body { color: red }".into(),
-            app_js: "import * as import1 from \"./snippets/x-1/inline0.js\"\nfunction __wbg_init(m) { return import1.f(m); }\nexport { __wbg_init as default };\n".into(),
+            app_js:
+                "import * as import1 from \"./snippets/x-1/inline0.js\"\nfunction __wbg_init(m) { return import1.f(m); }\nexport { __wbg_init as default };\n"
+                    .into(),
             app_wasm: b"\0asm\x01\0\0\0app".to_vec(),
             snippets: vec![("snippets/x-1/inline0.js".into(), "export function f(x) { return x; }\n".into())],
             worker_js: "let wasm_bindgen = (function(){ return () => 1; })();\n".into(),
@@ -649,9 +645,7 @@ mod tests {
 
     /// Gives the manifest's files from `dist`, as the CLI would.
     fn from_dist(m: &Manifest, dist: &[(String, Vec<u8>)]) -> Result<AppAssets, ManifestError> {
-        assets_from_manifest(m, |f| {
-            Ok::<_, ManifestError>(dist.iter().find(|(p, _)| *p == f.path).map(|(_, b)| b.clone()).unwrap_or_default())
-        })
+        assets_from_manifest(m, |f| Ok::<_, ManifestError>(dist.iter().find(|(p, _)| *p == f.path).map(|(_, b)| b.clone()).unwrap_or_default()))
     }
 
     #[test]
@@ -751,17 +745,30 @@ mod tests {
             edit(&|v| v["files"][1]["size"] = (MAX_FILE_BYTES + 1).into()).unwrap_err(),
             ManifestError::FileTooBig { path: "app-1_bg.wasm".into(), size: MAX_FILE_BYTES + 1 }
         );
-        assert_eq!(edit(&|v| {
-            v["files"].as_array_mut().unwrap().remove(5);
-        })
-        .unwrap_err(), ManifestError::Missing("worker.js"));
+        assert_eq!(
+            edit(&|v| {
+                v["files"].as_array_mut().unwrap().remove(5);
+            })
+            .unwrap_err(),
+            ManifestError::Missing("worker.js")
+        );
         let twice = edit(&|v| {
             let f = v["files"][3].clone();
             v["files"].as_array_mut().unwrap().push(f);
         });
         assert!(matches!(twice, Err(ManifestError::Invalid(_))));
         // Paths that would leave the app's folder or need escaping.
-        for bad in ["../snippets/a.js", "snippets/../../x.js", "/snippets/a.js", "snippets//a.js", "snippets/a b.js", "snippets\\a.js", "snippets/a.js?x", "snippets/%2e%2e/a.js", "snippets/.a.js"] {
+        for bad in [
+            "../snippets/a.js",
+            "snippets/../../x.js",
+            "/snippets/a.js",
+            "snippets//a.js",
+            "snippets/a b.js",
+            "snippets\\a.js",
+            "snippets/a.js?x",
+            "snippets/%2e%2e/a.js",
+            "snippets/.a.js",
+        ] {
             assert!(matches!(edit(&|v| v["files"][3]["path"] = bad.into()), Err(ManifestError::Invalid(_))), "{bad}");
         }
         // Garbage.
@@ -771,10 +778,7 @@ mod tests {
         let huge = vec![b' '; MAX_MANIFEST_BYTES + 1];
         assert_eq!(parse_manifest(&huge).unwrap_err(), ManifestError::TooBig(MAX_MANIFEST_BYTES + 1));
         // The messages say what is wrong and what to do.
-        assert_eq!(
-            ManifestError::NewerFormat(2).to_string(),
-            "manifest format 2 is newer than this reconscope reads (format 1); install a newer reconscope"
-        );
+        assert_eq!(ManifestError::NewerFormat(2).to_string(), "manifest format 2 is newer than this reconscope reads (format 1); install a newer reconscope");
         assert_eq!(ManifestError::Hash { path: "worker_bg.wasm".into() }.to_string(), "worker_bg.wasm: its sha256 differs from the manifest's");
     }
 

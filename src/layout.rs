@@ -295,15 +295,7 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
         let g = rows.len() as u32;
         group_row[c] = g;
         let workers = if ctrl.workers == 1 { "1 worker".to_string() } else { format!("{} workers", ctrl.workers) };
-        rows.push(Row {
-            key: key.clone(),
-            label: format!("{} · {workers}", ctrl.name),
-            depth: 0,
-            controller: c as u32,
-            collapsed,
-            bar_start: 0,
-            bar_end: 0,
-        });
+        rows.push(Row { key: key.clone(), label: format!("{} · {workers}", ctrl.name), depth: 0, controller: c as u32, collapsed, bar_start: 0, bar_end: 0 });
 
         if by_lane {
             let lanes = ctrl.workers.max(max_lane);
@@ -438,11 +430,7 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
             let t = d.time?;
             let blocked = a.goroutines.iter().filter(|g| g.dump == i && g.role == "busy-worker").map(|g| g.count).sum::<u64>();
             let base = d.path.rsplit(['/', '!']).next().unwrap_or(&d.path);
-            Some(DumpLine {
-                dump: i as u32,
-                at_nanos: t.nanos,
-                label: format!("goroutine dump {base}: {} goroutines, {blocked} busy worker(s)", d.goroutines),
-            })
+            Some(DumpLine { dump: i as u32, at_nanos: t.nanos, label: format!("goroutine dump {base}: {} goroutines, {blocked} busy worker(s)", d.goroutines) })
         })
         .collect();
     dumps.sort_by_key(|d| (d.at_nanos, d.dump));

@@ -6,11 +6,11 @@
 //! over bytes and names, and results are pushed into sinks or returned.
 
 pub mod analyze;
-pub mod goroutine;
 pub mod codec;
 pub mod evidence;
-pub mod ingest;
+pub mod goroutine;
 pub mod htmlreport;
+pub mod ingest;
 pub mod layout;
 pub mod model;
 pub mod parse;

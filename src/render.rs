@@ -128,17 +128,17 @@ fn outcome_name(o: Outcome) -> &'static str {
 
 /// Advance widths of DejaVu Sans, U+0020..=U+007E, in 1/1000 em.
 const DEJAVU: [u16; 95] = [
-    318, 401, 460, 838, 636, 950, 780, 275, 390, 390, 500, 838, 318, 361, 318, 337, 636, 636, 636, 636, 636, 636, 636, 636,
-    636, 636, 337, 337, 838, 838, 838, 531, 1000, 684, 686, 698, 770, 632, 575, 775, 752, 295, 295, 656, 557, 863, 748, 787,
-    603, 787, 695, 635, 611, 732, 684, 989, 685, 611, 685, 390, 337, 390, 838, 500, 500, 613, 635, 550, 635, 615, 352, 635,
-    634, 278, 278, 579, 278, 974, 634, 612, 635, 635, 411, 521, 392, 634, 592, 818, 592, 592, 525, 636, 337, 636, 838,
+    318, 401, 460, 838, 636, 950, 780, 275, 390, 390, 500, 838, 318, 361, 318, 337, 636, 636, 636, 636, 636, 636, 636, 636, 636, 636, 337, 337, 838, 838, 838,
+    531, 1000, 684, 686, 698, 770, 632, 575, 775, 752, 295, 295, 656, 557, 863, 748, 787, 603, 787, 695, 635, 611, 732, 684, 989, 685, 611, 685, 390, 337, 390,
+    838, 500, 500, 613, 635, 550, 635, 615, 352, 635, 634, 278, 278, 579, 278, 974, 634, 612, 635, 635, 411, 521, 392, 634, 592, 818, 592, 592, 525, 636, 337,
+    636, 838,
 ];
 /// The same for DejaVu Sans Bold.
 const DEJAVU_BOLD: [u16; 95] = [
-    348, 456, 521, 838, 696, 1002, 872, 306, 457, 457, 523, 838, 380, 415, 380, 365, 696, 696, 696, 696, 696, 696, 696, 696,
-    696, 696, 400, 400, 838, 838, 838, 580, 1000, 774, 762, 734, 830, 683, 683, 821, 837, 372, 372, 775, 637, 995, 837, 850,
-    733, 850, 770, 720, 682, 812, 774, 1103, 771, 724, 725, 457, 365, 457, 838, 500, 500, 675, 716, 593, 716, 678, 435, 716,
-    712, 343, 343, 665, 343, 1042, 712, 687, 716, 716, 493, 595, 478, 712, 652, 924, 645, 652, 582, 712, 365, 712, 838,
+    348, 456, 521, 838, 696, 1002, 872, 306, 457, 457, 523, 838, 380, 415, 380, 365, 696, 696, 696, 696, 696, 696, 696, 696, 696, 696, 400, 400, 838, 838, 838,
+    580, 1000, 774, 762, 734, 830, 683, 683, 821, 837, 372, 372, 775, 637, 995, 837, 850, 733, 850, 770, 720, 682, 812, 774, 1103, 771, 724, 725, 457, 365,
+    457, 838, 500, 500, 675, 716, 593, 716, 678, 435, 716, 712, 343, 343, 665, 343, 1042, 712, 687, 716, 716, 493, 595, 478, 712, 652, 924, 645, 652, 582, 712,
+    365, 712, 838,
 ];
 
 /// The estimated width of `s` drawn at `size` px (DejaVu Sans; outside
@@ -269,8 +269,8 @@ pub fn artifact_name(names: &[String]) -> Option<String> {
 /// A tick step (nanos) that puts labels at least `min_px` apart.
 pub fn tick_step(span_nanos: i64, width_px: i32, min_px: i32) -> i64 {
     const STEPS_MILLIS: [i64; 25] = [
-        1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
-        900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 86_400_000,
+        1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000,
+        7_200_000, 21_600_000, 86_400_000,
     ];
     let per_px = span_nanos.max(1) as f64 / width_px.max(1) as f64;
     for ms in STEPS_MILLIS {
@@ -472,7 +472,14 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     for h in t.highlights.iter().filter(|h| visible(h.start_nanos, h.end_nanos)) {
         let text = highlight_label(a, h);
         // The box top is filled in once the rows' place is known.
-        notes.push(Note { x: cx(x_of(h.start_nanos)), text, colour: p.highlight_stroke, bold: true, to_y: Some(h.rows.first().map_or(-1.0, |&r| r as f64)), priority: 0 });
+        notes.push(Note {
+            x: cx(x_of(h.start_nanos)),
+            text,
+            colour: p.highlight_stroke,
+            bold: true,
+            to_y: Some(h.rows.first().map_or(-1.0, |&r| r as f64)),
+            priority: 0,
+        });
     }
     let placed = stack(&notes, px1);
     let lanes = placed.iter().flatten().map(|&(l, _)| l + 1).max().unwrap_or(0);
@@ -639,11 +646,8 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
             }
             // Under a pixel wide it would be an outline of nothing.
             if xf - xs >= 1.5 {
-                let attrs = format!(
-                    r#"fill="url(#latent-{})" stroke="{c}" stroke-opacity="0.6" data-reconcile="{}""#,
-                    outcome_name(bar.outcome),
-                    bar.reconcile
-                );
+                let attrs =
+                    format!(r#"fill="url(#latent-{})" stroke="{c}" stroke-opacity="0.6" data-reconcile="{}""#, outcome_name(bar.outcome), bar.reconcile);
                 d.rect(xs + 0.5, y + 0.5, xf - xs - 1.0, bh - 1.0, &attrs);
             }
             d.rect(xf, y, (xe - xf).max(2.0), bh, &format!(r#"fill="{c}""#));
@@ -780,16 +784,8 @@ fn marker(d: &mut Doc, p: &Palette, kind: MarkerKind, x: f64, cy: f64) {
             let _ = writeln!(d.out, r#"<circle cx="{}" cy="{}" r="3.5" fill="{}"/>"#, num(x), num(cy), p.marker);
         }
         MarkerKind::DeletionRequested => {
-            let _ = writeln!(
-                d.out,
-                r#"<path d="M{} {}H{}L{} {}Z" fill="{}"/>"#,
-                num(x - 5.0),
-                num(cy - 6.0),
-                num(x + 5.0),
-                num(x),
-                num(cy + 2.0),
-                p.marker_delete
-            );
+            let _ =
+                writeln!(d.out, r#"<path d="M{} {}H{}L{} {}Z" fill="{}"/>"#, num(x - 5.0), num(cy - 6.0), num(x + 5.0), num(x), num(cy + 2.0), p.marker_delete);
         }
         MarkerKind::Deleted => {
             let _ = writeln!(
@@ -834,7 +830,13 @@ fn legend_items(_p: &Palette) -> Vec<LegendItem> {
         LegendItem {
             text: "finding",
             draw: |d, p, x, y| {
-                d.rect(x + 0.75, y - 5.25, 14.5, 10.5, &format!(r#"fill="{c}" fill-opacity="{}" stroke="{c}" stroke-width="1.5""#, p.highlight_opacity, c = p.highlight_stroke))
+                d.rect(
+                    x + 0.75,
+                    y - 5.25,
+                    14.5,
+                    10.5,
+                    &format!(r#"fill="{c}" fill-opacity="{}" stroke="{c}" stroke-width="1.5""#, p.highlight_opacity, c = p.highlight_stroke),
+                )
             },
         },
         LegendItem { text: "spec update", draw: |d, p, x, y| marker(d, p, MarkerKind::SpecUpdate, x + 8.0, y) },

@@ -368,11 +368,7 @@ fn finding_item(a: &Analysis, f: &Finding, n: usize, clk: Clock, link: &str) -> 
     let window = if f.is_instant() { format!("at {}", clk.at(f.start)) } else { clk.window(f.start, f.end) };
     // An election overlap's window is its stall's: its length is not the
     // overlap's.
-    let when = if window.starts_with("at ") || f.kind == FindingKind::ElectionOverlap {
-        window
-    } else {
-        format!("{}, {window}", duration(f.start, f.end))
-    };
+    let when = if window.starts_with("at ") || f.kind == FindingKind::ElectionOverlap { window } else { format!("{}, {window}", duration(f.start, f.end)) };
     let mut out = format!("{marker}**{}{what} · {when}**{link}\n\n", f.kind.as_str());
     let _ = writeln!(out, "{indent}<details><summary>The finding in full</summary>");
     let _ = writeln!(out);
@@ -601,7 +597,15 @@ mod tests {
 
     #[test]
     fn paragraphs_start_no_block() {
-        for (p, want) in [("# h", "\\# h"), ("- x", "\\- x"), ("12. x", "12\\. x"), ("3) x", "3\\) x"), ("  x", "x"), ("1999 was", "1999 was"), ("```a``` b", "\u{200b}```a``` b")] {
+        for (p, want) in [
+            ("# h", "\\# h"),
+            ("- x", "\\- x"),
+            ("12. x", "12\\. x"),
+            ("3) x", "3\\) x"),
+            ("  x", "x"),
+            ("1999 was", "1999 was"),
+            ("```a``` b", "\u{200b}```a``` b"),
+        ] {
             assert_eq!(paragraph(p), want);
         }
     }
@@ -657,7 +661,8 @@ mod tests {
     /// closed and no link cut, and says it was cut.
     #[test]
     fn a_cut_report_ends_at_a_finding() {
-        let findings: Vec<Finding> = (0..40).map(|i| finding("2026-05-26T16:00:00Z", "2026-05-26T16:10:00Z", &format!("finding {i} {}", "x".repeat(500)))).collect();
+        let findings: Vec<Finding> =
+            (0..40).map(|i| finding("2026-05-26T16:00:00Z", "2026-05-26T16:10:00Z", &format!("finding {i} {}", "x".repeat(500)))).collect();
         let a = Analysis { findings, ..Default::default() };
         let links: Vec<Option<String>> = (0..40).map(|i| Some(format!("https://h/app/#ev={i}{}", "A".repeat(300)))).collect();
         let opts = ReportOptions { app_url: Some("https://h/app/".into()), finding_links: links };

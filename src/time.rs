@@ -208,9 +208,7 @@ pub fn scan_rfc3339(s: &[u8], allow_space: bool, default_offset_secs: i32) -> Sc
     if !(s[10] == b'T' || s[10] == b't' || (allow_space && s[10] == b' ')) {
         return Scan::No;
     }
-    let (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(sec)) =
-        (num4(s, 0), num2(s, 5), num2(s, 8), num2(s, 11), num2(s, 14), num2(s, 17))
-    else {
+    let (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(sec)) = (num4(s, 0), num2(s, 5), num2(s, 8), num2(s, 11), num2(s, 14), num2(s, 17)) else {
         return Scan::No;
     };
     let (frac, digits, mut end) = fraction(s, 19);
@@ -310,8 +308,7 @@ pub fn parse_epoch_float(s: &[u8]) -> Option<Parsed> {
     Some(Parsed { ts: Timestamp::new(nanos as i64, digits), end: i, zoned: true })
 }
 
-pub const MONTHS: [&[u8; 3]; 12] =
-    [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
+pub const MONTHS: [&[u8; 3]; 12] = [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
 
 /// The placeholder year for yearless times (a leap year, so Feb 29 fits).
 pub const PLACEHOLDER_YEAR: i64 = 2000;
@@ -839,4 +836,3 @@ mod tests {
         }
     }
 }
-

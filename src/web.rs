@@ -17,18 +17,16 @@
 //! Messages are encoded with [`encode`] (JSON bytes, moved between threads as
 //! a transferred `Uint8Array`, never as a JS string).
 
-
-
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::analyze::{self, Analysis, AnalyzeOptions, RecordRef};
 use crate::evidence::{self, Evidence, EvidenceMeta, ShareOptions};
-use crate::redact::RedactOptions;
 use crate::layout::{LayoutOptions, Timeline};
 use crate::model::{Level, ParsedFile};
 use crate::parse::{Piece, PieceParser, StreamParser};
 use crate::pipeline::{LoadOptions, Loaded};
+use crate::redact::RedactOptions;
 use crate::stats::FileStats;
 
 /// From the app to the worker.
@@ -190,17 +188,28 @@ pub enum FromWorker {
     Lines(ReconcileLines),
     Matched(Matched),
     /// The answer to [`ToWorker::Share`].
-    Shared { seq: u32, result: Box<Result<SharedEvidence, String>> },
+    Shared {
+        seq: u32,
+        result: Box<Result<SharedEvidence, String>>,
+    },
     /// The answer to [`ToWorker::Markdown`] and [`ToWorker::Redact`].
-    Text { seq: u32, text: String },
+    Text {
+        seq: u32,
+        text: String,
+    },
     /// A request could not be answered (e.g. an inspect before any load).
-    Failed { message: String },
+    Failed {
+        message: String,
+    },
     /// [`ToWorker::WarmUp`] is done.
     WarmedUp,
     /// From a helper worker: the tail of the file `name` parsed
     /// ([`ToWorker::BeginPart`]), beside as `piece` ([`Piece::encode`]),
     /// holding `records` records.
-    Part { name: String, records: u64 },
+    Part {
+        name: String,
+        records: u64,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -285,12 +294,7 @@ pub struct Beside {
 impl Beside {
     /// The buffers by name.
     pub fn parts(&self) -> [(&'static str, &[u8]); 4] {
-        [
-            ("reconciles", &self.reconciles),
-            ("timeline", &self.timeline),
-            ("client_warnings", &self.client_warnings),
-            ("findings", &self.findings),
-        ]
+        [("reconciles", &self.reconciles), ("timeline", &self.timeline), ("client_warnings", &self.client_warnings), ("findings", &self.findings)]
     }
 
     /// The buffer named `name` (one of [`Beside::parts`]' names).
@@ -325,10 +329,7 @@ impl LoadResult {
         self.beside = Beside {
             reconciles: crate::codec::encode_reconciles(&std::mem::take(&mut a.reconciles)),
             timeline: self.timeline.take().map(crate::codec::encode_timeline).unwrap_or_default(),
-            client_warnings: crate::codec::encode_json_chunks(
-                &std::mem::take(&mut a.client_warnings),
-                WARNINGS_PER_CHUNK,
-            ),
+            client_warnings: crate::codec::encode_json_chunks(&std::mem::take(&mut a.client_warnings), WARNINGS_PER_CHUNK),
             findings: crate::codec::encode_json_chunks(&std::mem::take(&mut a.findings), FINDINGS_PER_CHUNK),
         };
     }
@@ -560,11 +561,7 @@ impl Session {
     }
 
     fn note_unreadable(&mut self, name: &str, size: u64, message: &str) {
-        self.loaded.notes.push(crate::model::Diagnostic {
-            path: name.to_string(),
-            line: None,
-            message: format!("cannot read the file: {message}"),
-        });
+        self.loaded.notes.push(crate::model::Diagnostic { path: name.to_string(), line: None, message: format!("cannot read the file: {message}") });
         self.files_done += 1;
         self.done_bytes += size;
     }
@@ -592,15 +589,7 @@ impl Session {
     /// browser worker copies a slice from JavaScript straight into the
     /// file's buffer, not through another). `fill` is not called for a
     /// slice that is dropped.
-    pub fn receive_with(
-        &mut self,
-        name: &str,
-        offset: u64,
-        size: u64,
-        len: usize,
-        last: bool,
-        fill: impl FnOnce(&mut [u8]),
-    ) -> Received {
+    pub fn receive_with(&mut self, name: &str, offset: u64, size: u64, len: usize, last: bool, fill: impl FnOnce(&mut [u8])) -> Received {
         if offset == 0 {
             // The first bytes tell a plain log from an archive.
             let mut first = vec![0; len];
@@ -613,16 +602,7 @@ impl Session {
     /// [`Session::receive_with`], with the file's first bytes, `head`, when
     /// `offset` is 0.
     #[allow(clippy::too_many_arguments)]
-    fn take_in(
-        &mut self,
-        name: &str,
-        offset: u64,
-        size: u64,
-        len: usize,
-        head: Option<&[u8]>,
-        last: bool,
-        fill: impl FnOnce(&mut [u8]),
-    ) -> Received {
+    fn take_in(&mut self, name: &str, offset: u64, size: u64, len: usize, head: Option<&[u8]>, last: bool, fill: impl FnOnce(&mut [u8])) -> Received {
         self.slices += 1;
         if offset == 0 {
             if let Some(prev) = self.incoming.take() {
@@ -672,8 +652,7 @@ impl Session {
                     }
                 }
                 self.note_unreadable(name, size, "its parts arrived out of order");
-                self.incoming =
-                    Some(Incoming { name: name.to_string(), size, at: offset, tail: None, body: Body::Failed });
+                self.incoming = Some(Incoming { name: name.to_string(), size, at: offset, tail: None, body: Body::Failed });
             }
             if last {
                 self.incoming = None;
@@ -887,10 +866,7 @@ impl Session {
         let mut a = ev.analysis;
         // Carried references name (file, first line): find the records.
         let fix = |rr: &mut RecordRef| {
-            rr.record = files
-                .get(rr.file as usize)
-                .and_then(|f| evidence::record_at(f, rr.record))
-                .unwrap_or(u32::MAX);
+            rr.record = files.get(rr.file as usize).and_then(|f| evidence::record_at(f, rr.record)).unwrap_or(u32::MAX);
         };
         a.record_refs.iter_mut().for_each(fix);
         a.client_warnings.iter_mut().for_each(|w| fix(&mut w.record));
@@ -941,11 +917,8 @@ impl Session {
     /// The Markdown report (see [`ToWorker::Markdown`]).
     pub fn markdown(&self, app_url: &str, taken_at_nanos: Option<i64>, redact: RedactOptions) -> String {
         let template = ShareOptions { artifact: self.artifact_name(), taken_at_nanos, redact, ..ShareOptions::default() };
-        let finding_links = if app_url.is_empty() {
-            Vec::new()
-        } else {
-            evidence::finding_links(&self.analysis, &self.loaded.files, app_url, &template, MARKDOWN_LINKS)
-        };
+        let finding_links =
+            if app_url.is_empty() { Vec::new() } else { evidence::finding_links(&self.analysis, &self.loaded.files, app_url, &template, MARKDOWN_LINKS) };
         let opts = crate::report::ReportOptions { app_url: (!app_url.is_empty()).then(|| app_url.to_string()), finding_links };
         crate::redact::Redactor::new(redact).redact_markdown(&crate::report::markdown(&self.analysis, &opts))
     }
@@ -980,11 +953,8 @@ impl Session {
         let mut lines = reconcile_lines(&self.loaded.files, refs, reconcile, &r.reconcile_id, MAX_CONTEXT_LINES);
         if self.evidence.is_some() {
             // Lines a link left out of a reconcile's middle.
-            let carried: u32 = refs
-                .iter()
-                .filter_map(|rr| self.loaded.files.get(rr.file as usize)?.records.get(rr.record as usize))
-                .map(|x| x.line_count.max(1))
-                .sum();
+            let carried: u32 =
+                refs.iter().filter_map(|rr| self.loaded.files.get(rr.file as usize)?.records.get(rr.record as usize)).map(|x| x.line_count.max(1)).sum();
             lines.left_out_lines = u64::from(r.lines.saturating_sub(carried));
         }
         Some(lines)
@@ -1018,8 +988,7 @@ pub fn warm_up() -> usize {
 /// zap console form: reconciles of a few controllers and objects (some
 /// ending in an error with a stack), etcd client warnings in JSON.
 fn warm_up_log(bytes: usize) -> Vec<u8> {
-    const MESSAGES: [&str; 4] =
-        ["Reconciling", "resource has been configured", "deployment has been configured", "has been reconciled"];
+    const MESSAGES: [&str; 4] = ["Reconciling", "resource has been configured", "deployment has been configured", "has been reconciled"];
     let mut out = Vec::with_capacity(bytes + 1024);
     let mut i = 0u64;
     while out.len() < bytes {
@@ -1136,14 +1105,10 @@ pub fn matching_reconciles(
     let re = if filter.pattern.is_empty() {
         None
     } else {
-        let re = regex::RegexBuilder::new(&filter.pattern)
-            .case_insensitive(true)
-            .size_limit(1 << 20)
-            .build()
-            .map_err(|e| match e {
-                regex::Error::Syntax(s) => s.lines().last().unwrap_or("invalid regular expression").trim().to_string(),
-                other => other.to_string(),
-            })?;
+        let re = regex::RegexBuilder::new(&filter.pattern).case_insensitive(true).size_limit(1 << 20).build().map_err(|e| match e {
+            regex::Error::Syntax(s) => s.lines().last().unwrap_or("invalid regular expression").trim().to_string(),
+            other => other.to_string(),
+        })?;
         Some(re)
     };
     let min = match filter.min_level {
@@ -1157,8 +1122,7 @@ pub fn matching_reconciles(
         let range = &r.records;
         let Some(rs) = refs.get(range.start as usize..range.end as usize) else { continue };
         let hit = rs.iter().any(|r| {
-            let Some(rec) = files.get(r.file as usize).and_then(|f| f.records.get(r.record as usize).map(|x| (f, x)))
-            else {
+            let Some(rec) = files.get(r.file as usize).and_then(|f| f.records.get(r.record as usize).map(|x| (f, x))) else {
                 return false;
             };
             let (f, rec) = rec;
@@ -1172,13 +1136,7 @@ pub fn matching_reconciles(
 }
 
 /// See [`Session::lines`]. `refs` are the reconcile's records.
-pub fn reconcile_lines(
-    files: &[ParsedFile],
-    refs: &[RecordRef],
-    reconcile: u32,
-    reconcile_id: &str,
-    max_context: usize,
-) -> ReconcileLines {
+pub fn reconcile_lines(files: &[ParsedFile], refs: &[RecordRef], reconcile: u32, reconcile_id: &str, max_context: usize) -> ReconcileLines {
     // Own records per file, files in order of first appearance.
     let mut by_file: Vec<(u32, Vec<u32>)> = Vec::new();
     for r in refs {
@@ -1211,11 +1169,7 @@ pub fn reconcile_lines(
             }
             let text = String::from_utf8_lossy(pf.raw(rec));
             for (i, l) in text.split('\n').enumerate() {
-                lines.push(Line {
-                    number: rec.line + i as u32,
-                    text: l.strip_suffix('\r').unwrap_or(l).to_string(),
-                    own: is_own,
-                });
+                lines.push(Line { number: rec.line + i as u32, text: l.strip_suffix('\r').unwrap_or(l).to_string(), own: is_own });
             }
         }
         blocks.push(LineBlock { path: pf.path.clone(), lines });
@@ -1355,9 +1309,7 @@ mod tests {
         let mut s = Session::new(2, (log.len() + dump.len()) as u64);
         s.add("kamaji-controller.log", log);
         s.add("goroutines.txt", dump);
-        let stall = |r: &LoadResult| {
-            r.analysis.findings.iter().find(|f| f.kind == FindingKind::StalledWorker).cloned().unwrap()
-        };
+        let stall = |r: &LoadResult| r.analysis.findings.iter().find(|f| f.kind == FindingKind::StalledWorker).cloned().unwrap();
         let first = s.finish();
         assert_eq!(first.analysis.dumps[0].time, None);
         assert!(stall(&first).blocked.is_none());
@@ -1385,9 +1337,7 @@ mod tests {
             assert_eq!(decode::<ToWorker>(&encode(&m)).unwrap(), m);
         }
         let p = Session::new(1, 5).progress(Phase::Analyzing);
-        let FromWorker::Progress(q) = decode(&encode(&FromWorker::Progress(p.clone()))).unwrap() else {
-            panic!()
-        };
+        let FromWorker::Progress(q) = decode(&encode(&FromWorker::Progress(p.clone()))).unwrap() else { panic!() };
         assert_eq!(p, q);
         assert!(decode::<ToWorker>(b"{").is_err());
         assert_eq!(decode::<ToWorker>(br#"{"type":"finish"}"#).unwrap(), ToWorker::Finish { layout: None });
@@ -1437,9 +1387,7 @@ mod tests {
 
     #[test]
     fn slices_give_what_whole_files_give() {
-        let (log, zip, whole) = log_and_zip(|s, i, r| {
-            format!("2026-05-26T16:21:{s:02}.{i:06}Z\tINFO\tctrl\tReconciling\t{{\"reconcileID\": \"r{r}\"}}\n")
-        });
+        let (log, zip, whole) = log_and_zip(|s, i, r| format!("2026-05-26T16:21:{s:02}.{i:06}Z\tINFO\tctrl\tReconciling\t{{\"reconcileID\": \"r{r}\"}}\n"));
         let total = (log.len() + zip.len()) as u64;
         for slice in [1000, 7777, 1 << 20] {
             let mut s = Session::new(2, total);
@@ -1529,13 +1477,16 @@ mod tests {
             assert_eq!(r.analysis.reconciles, whole.analysis.reconciles);
             assert_eq!(r.notes, whole.notes);
             let lines = |s: &Session| (0..r.analysis.reconciles.len() as u32).map(|i| s.lines(i)).collect::<Vec<_>>();
-            assert_eq!(lines(&s), lines(&{
-                let mut w = Session::new(2, total);
-                w.add("a.log", log.clone());
-                w.add("c.zip", zip.clone());
-                w.finish();
-                w
-            }));
+            assert_eq!(
+                lines(&s),
+                lines(&{
+                    let mut w = Session::new(2, total);
+                    w.add("a.log", log.clone());
+                    w.add("c.zip", zip.clone());
+                    w.finish();
+                    w
+                })
+            );
         }
         // The piece may come before the last slices.
         let mut s = Session::new(1, log.len() as u64);

@@ -131,16 +131,9 @@ fn clock_skew_between_files_is_measured_and_corrected() {
         + &etcd("2026-05-26T10:00:02.000000100Z", "2026-05-26T10:00:02.000000Z", "raft.node: aaaa elected leader cccc at term 8");
     let e1 = etcd("2026-05-26T10:00:01.500000100Z", "2026-05-26T10:01:31.500000Z", "cccc is starting a new election at term 7")
         + &etcd("2026-05-26T10:00:01.900000100Z", "2026-05-26T10:01:31.900000Z", "cccc became leader at term 8");
-    let files = load(&[
-        ("snap/namespaces/tenant-root/v1/pod/etcd-0/etcd/current.log", e0),
-        ("snap/namespaces/tenant-root/v1/pod/etcd-1/etcd/current.log", e1),
-    ]);
+    let files = load(&[("snap/namespaces/tenant-root/v1/pod/etcd-0/etcd/current.log", e0), ("snap/namespaces/tenant-root/v1/pod/etcd-1/etcd/current.log", e1)]);
     let skewed = &files[1];
-    assert!(
-        skewed.diagnostics.iter().any(|d| d.message.contains("clock") && d.message.contains("1m30s ahead")),
-        "{:?}",
-        skewed.diagnostics
-    );
+    assert!(skewed.diagnostics.iter().any(|d| d.message.contains("clock") && d.message.contains("1m30s ahead")), "{:?}", skewed.diagnostics);
     let t = skewed.records[0].time.unwrap().to_string();
     assert_eq!(t, "2026-05-26T10:00:01.500000Z", "corrected onto the collector's clock");
     let (a, _) = analyze(&files, &AnalyzeOptions::default());

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use reconscope::analyze::{analyze, AnalyzeOptions, Analysis, FindingKind, Outcome};
+use reconscope::analyze::{analyze, Analysis, AnalyzeOptions, FindingKind, Outcome};
 use reconscope::model::ParsedFile;
 
 #[path = "support/files.rs"]
@@ -54,7 +54,11 @@ fn finds_the_stall_the_expired_contexts_and_the_stuck_deletion() {
     let times: Vec<String> = expired.iter().map(|f| hms(f.start)).collect();
     assert_eq!(times, ["16:55:13", "17:01:56"]);
     for f in &expired {
-        assert!(f.message.contains("attempt 0") && f.message.contains("within the same second it started (its start is logged to the second)"), "{}", f.message);
+        assert!(
+            f.message.contains("attempt 0") && f.message.contains("within the same second it started (its start is logged to the second)"),
+            "{}",
+            f.message
+        );
     }
 
     let stuck = of(FindingKind::StuckDeletion);

@@ -40,7 +40,10 @@ fn fake_app() -> Vec<(String, Vec<u8>)> {
         ("index.html", &b"<!doctype html><title>reconscope</title>"[..]),
         ("boot.js", b"// not needed by the report"),
         ("style-1a2b.css", b"body { color: rebeccapurple }"),
-        ("app-1a2b.js", b"import * as import1 from \"./snippets/x-1/inline0.js\"\nfunction __wbg_init(m) { return import1.f(m); }\nexport { __wbg_init as default };\n"),
+        (
+            "app-1a2b.js",
+            b"import * as import1 from \"./snippets/x-1/inline0.js\"\nfunction __wbg_init(m) { return import1.f(m); }\nexport { __wbg_init as default };\n",
+        ),
         ("app-1a2b_bg.wasm", b"\0asm\x01\0\0\0fake app module"),
         ("snippets/x-1/inline0.js", b"export function f(x) { return x; }\n"),
         ("worker.js", b"let wasm_bindgen = (function(){ return () => 1; })();\n"),
@@ -318,7 +321,10 @@ fn analyze_json_of_the_incident_folder() {
         assert_eq!(f["message"], joined.as_str());
     }
     let stall = &v["findings"][0]["pieces"];
-    assert_eq!(stall[1], serde_json::json!({"kind": "code", "text": "unable to create the DataStore user: unable to check if user exists: cannot check if user exists: context deadline…"}));
+    assert_eq!(
+        stall[1],
+        serde_json::json!({"kind": "code", "text": "unable to create the DataStore user: unable to check if user exists: cannot check if user exists: context deadline…"})
+    );
 }
 
 #[test]
@@ -410,7 +416,10 @@ fn hostile_log_text_stays_inert_in_markdown() {
     std::fs::create_dir_all(&dir).unwrap();
     let evil = r#"boom | <script>alert(1)</script> [click](https://evil.example) ![x](http://e/x.png) **bold** `code` www.evil.example"#;
     let line = |ts: &str, level: &str, msg: &str, rid: &str| {
-        format!("{ts}\t{level}\t{msg}\t{{\"controller\": \"w|<b>\", \"namespace\": \"ns\", \"name\": \"o|<i>\", \"reconcileID\": \"{rid}\", \"error\": \"{}\"}}\n", evil.replace('"', "\\\""))
+        format!(
+            "{ts}\t{level}\t{msg}\t{{\"controller\": \"w|<b>\", \"namespace\": \"ns\", \"name\": \"o|<i>\", \"reconcileID\": \"{rid}\", \"error\": \"{}\"}}\n",
+            evil.replace('"', "\\\"")
+        )
     };
     let mut log = String::new();
     for i in 0..12 {
@@ -447,7 +456,10 @@ fn svg_timeline_of_the_incident() {
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     // One <rect> per reconcile, plus bands, row backgrounds and highlights.
     assert!(svg.matches("<rect").count() >= reconciles, "{} rects for {reconciles} reconciles", svg.matches("<rect").count());
-    assert!(svg.contains(">tenant-test/kubernetes-test-latest-version<") && svg.contains(">tenant-test/kubernetes-test-previous-version<"), "row labels in full");
+    assert!(
+        svg.contains(">tenant-test/kubernetes-test-latest-version<") && svg.contains(">tenant-test/kubernetes-test-previous-version<"),
+        "row labels in full"
+    );
     assert!(svg.contains(">cozyreport · 2026-05-26 "), "the title: artifact and date");
     assert!(svg.contains(">stalled-worker 20m36s<") && svg.contains(">stuck-deletion 31m06s<"), "finding labels");
     assert!(svg.contains(">etcd tenant-root: term 8") && svg.contains(">etcd tenant-root: term 9"), "election terms");

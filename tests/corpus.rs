@@ -41,15 +41,51 @@ const NOT_LOG_LINES: &[(&str, u32, &str)] = &[
     ("github-actions/gh_run_view_log_and_api_formats.log", 25, "gh run view --log-failed output line that carries no timestamp"),
     ("github-actions/gh_run_view_log_and_api_formats.log", 26, "gh run view --log-failed output line that carries no timestamp"),
     ("github-actions/gh_run_view_log_and_api_formats.log", 27, "gh run view --log-failed output line that carries no timestamp"),
-    ("goroutines/07_etcd-14487_clientv3-lease_grpc-newClientStream_select-and-IO-wait-14-minutes_go1.17.8_CORPUS-EXCERPTS.txt", 1, "corpus annotation, not part of the original log"),
-    ("goroutines/07_etcd-14487_clientv3-lease_grpc-newClientStream_select-and-IO-wait-14-minutes_go1.17.8_CORPUS-EXCERPTS.txt", 25, "corpus annotation, not part of the original log"),
-    ("goroutines/07_etcd-14487_clientv3-lease_grpc-newClientStream_select-and-IO-wait-14-minutes_go1.17.8_CORPUS-EXCERPTS.txt", 41, "corpus annotation, not part of the original log"),
-    ("goroutines/07_etcd-14487_clientv3-lease_grpc-newClientStream_select-and-IO-wait-14-minutes_go1.17.8_CORPUS-EXCERPTS.txt", 55, "corpus annotation, not part of the original log"),
-    ("goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt", 1, "corpus annotation, not part of the original log"),
-    ("goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt", 18, "corpus annotation, not part of the original log"),
-    ("goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt", 39, "corpus annotation, not part of the original log"),
-    ("goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt", 56, "corpus annotation, not part of the original log"),
-    ("goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt", 70, "corpus annotation, not part of the original log"),
+    (
+        "goroutines/07_etcd-14487_clientv3-lease_grpc-newClientStream_select-and-IO-wait-14-minutes_go1.17.8_CORPUS-EXCERPTS.txt",
+        1,
+        "corpus annotation, not part of the original log",
+    ),
+    (
+        "goroutines/07_etcd-14487_clientv3-lease_grpc-newClientStream_select-and-IO-wait-14-minutes_go1.17.8_CORPUS-EXCERPTS.txt",
+        25,
+        "corpus annotation, not part of the original log",
+    ),
+    (
+        "goroutines/07_etcd-14487_clientv3-lease_grpc-newClientStream_select-and-IO-wait-14-minutes_go1.17.8_CORPUS-EXCERPTS.txt",
+        41,
+        "corpus annotation, not part of the original log",
+    ),
+    (
+        "goroutines/07_etcd-14487_clientv3-lease_grpc-newClientStream_select-and-IO-wait-14-minutes_go1.17.8_CORPUS-EXCERPTS.txt",
+        55,
+        "corpus annotation, not part of the original log",
+    ),
+    (
+        "goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt",
+        1,
+        "corpus annotation, not part of the original log",
+    ),
+    (
+        "goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt",
+        18,
+        "corpus annotation, not part of the original log",
+    ),
+    (
+        "goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt",
+        39,
+        "corpus annotation, not part of the original log",
+    ),
+    (
+        "goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt",
+        56,
+        "corpus annotation, not part of the original log",
+    ),
+    (
+        "goroutines/08_spark-operator-1570_client-go-workers_syscall-413-minutes-in-reconcile_vs_workqueue-Get-422-minutes_CORPUS-EXCERPTS.txt",
+        70,
+        "corpus annotation, not part of the original log",
+    ),
     ("kamaji/issue375_webhook_debug_and_soot.log", 4, "kubeadm progress text printed to stdout, not a logger line"),
     ("kamaji/issue375_webhook_debug_and_soot.log", 9, "corpus annotation, not part of the original log"),
     ("kamaji/issue780_deletion_stuck_wrapped.log", 1, "the excerpt starts in the middle of a record"),
@@ -114,15 +150,12 @@ const NOT_LOG_FILES: &[(&str, &str)] = &[
     ("github-actions/run_logs_zip_layout.txt", "a listing of a run-logs zip's member names"),
 ];
 
-
 #[test]
 fn every_corpus_line_parses_or_is_listed() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
     // INDEX.md is the provenance and `<file>.expect` the facts read from a file (tests/corpus_expect.rs): not corpus logs.
-    let files: Vec<_> = files::files_under(&root)
-        .into_iter()
-        .filter(|p| p.file_name().unwrap() != "INDEX.md" && p.extension().is_none_or(|e| e != "expect"))
-        .collect();
+    let files: Vec<_> =
+        files::files_under(&root).into_iter().filter(|p| p.file_name().unwrap() != "INDEX.md" && p.extension().is_none_or(|e| e != "expect")).collect();
     assert!(files.len() >= 50, "corpus went missing: {} files", files.len());
     let expected: BTreeSet<(String, u32)> = NOT_LOG_LINES.iter().map(|(f, l, _)| (f.to_string(), *l)).collect();
     let mut got = BTreeSet::new();

@@ -87,21 +87,12 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
         let (key, value) = line.split_once(':').ok_or_else(|| at("no `key:`"))?;
         let value = value.trim();
         match key.trim() {
-            "records" => {
-                records = Some(
-                    value
-                        .parse::<u64>()
-                        .map_err(|_| at("records is not a number"))?,
-                )
-            }
+            "records" => records = Some(value.parse::<u64>().map_err(|_| at("records is not a number"))?),
             "first" => first = Some((value != "none").then(|| value.to_string())),
             "last" => last = Some((value != "none").then(|| value.to_string())),
             "reconcile" => {
                 let mut parts = value.split_whitespace();
-                let id = parts
-                    .next()
-                    .ok_or_else(|| at("reconcile without an id"))?
-                    .to_string();
+                let id = parts.next().ok_or_else(|| at("reconcile without an id"))?.to_string();
                 let (mut controller, mut object) = (None, None);
                 for p in parts {
                     match p.split_once('=') {
@@ -113,22 +104,14 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
                 let (Some(controller), Some(object)) = (controller, object) else {
                     return Err(at("reconcile needs both controller= and object="));
                 };
-                e.reconciles.push(Reconcile {
-                    id,
-                    controller,
-                    object,
-                });
+                e.reconciles.push(Reconcile { id, controller, object });
             }
             "election" => {
                 let (mut term, mut leader) = (None, None);
                 for p in value.split_whitespace() {
                     match p.split_once('=') {
                         Some(("term", "null")) => term = Some(None),
-                        Some(("term", v)) => {
-                            term = Some(Some(
-                                v.parse::<u64>().map_err(|_| at("term is not a number"))?,
-                            ))
-                        }
+                        Some(("term", v)) => term = Some(Some(v.parse::<u64>().map_err(|_| at("term is not a number"))?)),
                         Some(("leader", v)) => leader = Some(null_or(v)),
                         _ => return Err(at("election takes term= and leader=")),
                     }
@@ -163,8 +146,7 @@ fn analysis_json(rel: &str, bytes: Vec<u8>) -> Value {
 }
 
 fn show(v: &Option<impl std::fmt::Display>) -> String {
-    v.as_ref()
-        .map_or_else(|| "null".to_string(), |s| s.to_string())
+    v.as_ref().map_or_else(|| "null".to_string(), |s| s.to_string())
 }
 
 fn show_time(v: &Option<String>) -> String {
@@ -176,9 +158,7 @@ fn show_time(v: &Option<String>) -> String {
 /// `#N` that tells a name's second and later instances apart.
 fn controller_of(doc: &Value, r: &Value) -> Option<String> {
     let id = r["controller"].as_str()?;
-    let inst = doc["controllers"]
-        .as_array()
-        .and_then(|cs| cs.iter().find(|c| c["id"].as_str() == Some(id)));
+    let inst = doc["controllers"].as_array().and_then(|cs| cs.iter().find(|c| c["id"].as_str() == Some(id)));
     if let Some(c) = inst.and_then(|c| c.get("controller")) {
         return c.as_str().map(str::to_string);
     }
@@ -192,9 +172,7 @@ fn controller_of(doc: &Value, r: &Value) -> Option<String> {
 /// Notes `what` when the two accounts of it differ.
 fn differ(out: &mut Vec<String>, what: &str, expected: String, got: String) {
     if expected != got {
-        out.push(format!(
-            "{what}: expected (read from the file) {expected}, tool says {got}"
-        ));
+        out.push(format!("{what}: expected (read from the file) {expected}, tool says {got}"));
     }
 }
 
@@ -205,44 +183,17 @@ fn check(rel: &str, bytes: Vec<u8>, expect: &Expect) -> Vec<String> {
     let mut out = Vec::new();
     let inputs = doc["inputs"].as_array().cloned().unwrap_or_default();
     differ(&mut out, "inputs", "1".into(), inputs.len().to_string());
-    let records: u64 = inputs
-        .iter()
-        .map(|i| i["records"].as_u64().unwrap_or(0))
-        .sum();
-    differ(
-        &mut out,
-        "records",
-        expect.records.to_string(),
-        records.to_string(),
-    );
-    let time = |key: &str| {
-        inputs
-            .first()
-            .and_then(|i| i[key].as_str())
-            .map(str::to_string)
-    };
-    differ(
-        &mut out,
-        "first",
-        show_time(&expect.first),
-        show_time(&time("first")),
-    );
-    differ(
-        &mut out,
-        "last",
-        show_time(&expect.last),
-        show_time(&time("last")),
-    );
+    let records: u64 = inputs.iter().map(|i| i["records"].as_u64().unwrap_or(0)).sum();
+    differ(&mut out, "records", expect.records.to_string(), records.to_string());
+    let time = |key: &str| inputs.first().and_then(|i| i[key].as_str()).map(str::to_string);
+    differ(&mut out, "first", show_time(&expect.first), show_time(&time("first")));
+    differ(&mut out, "last", show_time(&expect.last), show_time(&time("last")));
 
     // Reconciles by id (the document's order is the tool's, by time).
     let mut got: BTreeMap<String, Reconcile> = BTreeMap::new();
     for r in doc["reconciles"].as_array().into_iter().flatten() {
         let id = r["reconcile_id"].as_str().unwrap_or("").to_string();
-        let rec = Reconcile {
-            id: id.clone(),
-            controller: controller_of(&doc, r),
-            object: r["object"].as_str().map(str::to_string),
-        };
+        let rec = Reconcile { id: id.clone(), controller: controller_of(&doc, r), object: r["object"].as_str().map(str::to_string) };
         got.entry(id).or_insert(rec);
     }
     for e in &expect.reconciles {
@@ -273,27 +224,16 @@ fn check(rel: &str, bytes: Vec<u8>, expect: &Expect) -> Vec<String> {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|e| Election {
-            term: e["term"].as_u64(),
-            leader: e["leader"].as_str().map(str::to_string),
-        })
+        .map(|e| Election { term: e["term"].as_u64(), leader: e["leader"].as_str().map(str::to_string) })
         .collect();
     let list = |es: &[Election]| {
         if es.is_empty() {
             "none".to_string()
         } else {
-            es.iter()
-                .map(|e| format!("term={} leader={}", show(&e.term), show(&e.leader)))
-                .collect::<Vec<_>>()
-                .join("; ")
+            es.iter().map(|e| format!("term={} leader={}", show(&e.term), show(&e.leader))).collect::<Vec<_>>().join("; ")
         }
     };
-    differ(
-        &mut out,
-        "elections",
-        list(&expect.elections),
-        list(&elections),
-    );
+    differ(&mut out, "elections", list(&expect.elections), list(&elections));
     out
 }
 
@@ -310,24 +250,14 @@ fn every_corpus_file_has_its_facts_asserted() {
     let root = corpus_root();
     let all = files::files_under(&root);
     let is_expect = |p: &Path| p.extension().is_some_and(|e| e == "expect");
-    let corpus: Vec<&PathBuf> = all
-        .iter()
-        .filter(|p| !is_expect(p) && p.file_name().unwrap() != "INDEX.md")
-        .collect();
-    assert!(
-        corpus.len() >= 50,
-        "corpus went missing: {} files",
-        corpus.len()
-    );
+    let corpus: Vec<&PathBuf> = all.iter().filter(|p| !is_expect(p) && p.file_name().unwrap() != "INDEX.md").collect();
+    assert!(corpus.len() >= 50, "corpus went missing: {} files", corpus.len());
     let mut report = String::new();
     // An expectation with no corpus file beside it is stale.
     for p in all.iter().filter(|p| is_expect(p)) {
         let target = p.with_extension("");
         if !target.is_file() {
-            report.push_str(&format!(
-                "{}: an expectation for a file that is not in the corpus\n",
-                rel(&root, p)
-            ));
+            report.push_str(&format!("{}: an expectation for a file that is not in the corpus\n", rel(&root, p)));
         }
     }
     let mut failing = 0;
@@ -336,9 +266,7 @@ fn every_corpus_file_has_its_facts_asserted() {
         let mut exp_path = path.as_os_str().to_owned();
         exp_path.push(".expect");
         let Ok(text) = std::fs::read_to_string(&exp_path) else {
-            report.push_str(&format!(
-                "{name}: no {name}.expect (write one by reading the file)\n"
-            ));
+            report.push_str(&format!("{name}: no {name}.expect (write one by reading the file)\n"));
             failing += 1;
             continue;
         };
@@ -366,11 +294,7 @@ fn every_corpus_file_has_its_facts_asserted() {
             }
         }
     }
-    assert!(
-        report.is_empty(),
-        "{failing} of {} corpus files differ from what was read in them:\n{report}",
-        corpus.len()
-    );
+    assert!(report.is_empty(), "{failing} of {} corpus files differ from what was read in them:\n{report}", corpus.len());
 }
 
 /// The `.expect` reader itself: it must refuse what it cannot check.
@@ -384,21 +308,8 @@ fn expect_files_are_read_strictly() {
     assert_eq!(ok.records, 3);
     assert_eq!(ok.first.as_deref(), Some("2025-04-09T10:00:00.123Z"));
     assert_eq!(ok.last, None);
-    assert_eq!(
-        ok.reconciles,
-        vec![Reconcile {
-            id: "abc".into(),
-            controller: Some("tcp".into()),
-            object: None
-        }]
-    );
-    assert_eq!(
-        ok.elections,
-        vec![Election {
-            term: Some(5),
-            leader: None
-        }]
-    );
+    assert_eq!(ok.reconciles, vec![Reconcile { id: "abc".into(), controller: Some("tcp".into()), object: None }]);
+    assert_eq!(ok.elections, vec![Election { term: Some(5), leader: None }]);
     for bad in [
         "first: none\nlast: none\n",
         "records: 1\nlast: none\n",

@@ -207,13 +207,11 @@ fn damaged_and_cut_links_are_refused_with_a_reason() {
 fn arb_evidence() -> impl Strategy<Value = Evidence> {
     let line = (1u32..100_000, "[ -~\u{e9}\u{202e}\u{1b}]{0,80}");
     let file = ("[a-z/]{1,20}\\.log", proptest::collection::vec(line, 0..20));
-    (proptest::collection::vec(file, 0..4), "[ -~]{0,30}", any::<Option<i64>>(), any::<u64>()).prop_map(
-        |(files, artifact, taken_at_nanos, lines)| Evidence {
-            meta: EvidenceMeta { artifact, taken_at_nanos, lines, made_by: "test".into(), ..EvidenceMeta::default() },
-            files: files.into_iter().map(|(path, lines)| EvidenceFile { path, lines }).collect(),
-            analysis: Default::default(),
-        },
-    )
+    (proptest::collection::vec(file, 0..4), "[ -~]{0,30}", any::<Option<i64>>(), any::<u64>()).prop_map(|(files, artifact, taken_at_nanos, lines)| Evidence {
+        meta: EvidenceMeta { artifact, taken_at_nanos, lines, made_by: "test".into(), ..EvidenceMeta::default() },
+        files: files.into_iter().map(|(path, lines)| EvidenceFile { path, lines }).collect(),
+        analysis: Default::default(),
+    })
 }
 
 proptest! {

@@ -72,7 +72,14 @@ fn parses_completely() {
     assert!((0.005..0.05).contains(&json), "etcd JSON share {json}");
 
     let ids: HashSet<String> = pf.records.iter().filter_map(|r| pf.field(r, "reconcileID")).map(|c| c.into_owned()).collect();
-    eprintln!("lines {} records {} cont {} json {} errors {errors} ids {}", pf.counts.lines, pf.counts.records(), pf.counts.continuation_lines, pf.counts.format(Format::ZapJson), ids.len());
+    eprintln!(
+        "lines {} records {} cont {} json {} errors {errors} ids {}",
+        pf.counts.lines,
+        pf.counts.records(),
+        pf.counts.continuation_lines,
+        pf.counts.format(Format::ZapJson),
+        ids.len()
+    );
     assert!(ids.len() > 1_000, "only {} distinct reconcileIDs", ids.len());
     for id in ids.iter().take(100) {
         assert_eq!(id.len(), 36);
@@ -82,15 +89,16 @@ fn parses_completely() {
     // Cluster-scoped DataStore reconciles are there too.
     let ds = pf.records.iter().filter(|r| pf.field(r, "controller").as_deref() == Some("datastore") && pf.field(r, "reconcileID").is_some()).count();
     assert!(ds >= 1, "no DataStore reconcile");
-    let ds_ns = pf.records.iter().find(|r| pf.field(r, "controller").as_deref() == Some("datastore") && pf.field(r, "reconcileID").is_some()).and_then(|r| pf.field(r, "namespace"));
+    let ds_ns = pf
+        .records
+        .iter()
+        .find(|r| pf.field(r, "controller").as_deref() == Some("datastore") && pf.field(r, "reconcileID").is_some())
+        .and_then(|r| pf.field(r, "namespace"));
     assert_eq!(ds_ns.as_deref(), Some(""));
 
     // Start-up: two `Starting workers` for tenantcontrolplane.
-    let workers = pf
-        .records
-        .iter()
-        .filter(|r| pf.message(r) == "Starting workers" && pf.field(r, "controller").as_deref() == Some("tenantcontrolplane"))
-        .count();
+    let workers =
+        pf.records.iter().filter(|r| pf.message(r) == "Starting workers" && pf.field(r, "controller").as_deref() == Some("tenantcontrolplane")).count();
     assert_eq!(workers, 2);
     // Named `setup` logger lines.
     assert!(pf.records.iter().any(|r| pf.logger(r) == "setup"));

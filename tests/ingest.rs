@@ -57,9 +57,7 @@ fn skipped(events: &[Event<'_>]) -> Vec<(String, String)> {
 
 fn content<'e>(events: &'e [Event<'_>], path: &str) -> &'e [u8] {
     let member = files(events).into_iter().find(|m| m.path == path);
-    &member
-        .unwrap_or_else(|| panic!("no member {path} in {:?}", paths(events)))
-        .bytes
+    &member.unwrap_or_else(|| panic!("no member {path} in {:?}", paths(events))).bytes
 }
 
 /// Log-like text that compresses only moderately (about 2:1).
@@ -68,16 +66,8 @@ fn text(seed: u64, len: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(len + 100);
     let mut line = 0u64;
     while out.len() < len {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        writeln!(
-            out,
-            "2024-05-01T10:{:02}:00Z INFO reconcile id={:016x} line={line}",
-            line % 60,
-            state
-        )
-        .unwrap();
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        writeln!(out, "2024-05-01T10:{:02}:00Z INFO reconcile id={:016x} line={line}", line % 60, state).unwrap();
         line += 1;
     }
     out.truncate(len);
@@ -144,11 +134,7 @@ fn zip_with(entries: &[(&str, &[u8], Method)], layout: ZipLayout) -> (Vec<u8>, V
         if layout.zip64 {
             local_extra.extend_from_slice(&1u16.to_le_bytes());
             local_extra.extend_from_slice(&16u16.to_le_bytes());
-            let (u, c) = if layout.descriptors {
-                (0, 0)
-            } else {
-                (data.len() as u64, body.len() as u64)
-            };
+            let (u, c) = if layout.descriptors { (0, 0) } else { (data.len() as u64, body.len() as u64) };
             local_extra.extend_from_slice(&u.to_le_bytes());
             local_extra.extend_from_slice(&c.to_le_bytes());
         }
@@ -239,11 +225,7 @@ fn zip_with(entries: &[(&str, &[u8], Method)], layout: ZipLayout) -> (Vec<u8>, V
     out.extend_from_slice(&n.to_le_bytes());
     out.extend_from_slice(&n.to_le_bytes());
     out.extend_from_slice(&(central.len() as u32).to_le_bytes());
-    let off = if layout.zip64 {
-        0xffff_ffff
-    } else {
-        cd_offset as u32
-    };
+    let off = if layout.zip64 { 0xffff_ffff } else { cd_offset as u32 };
     out.extend_from_slice(&off.to_le_bytes());
     out.extend_from_slice(&0u16.to_le_bytes());
     (out, offsets)
@@ -282,9 +264,7 @@ fn plain_file_passes_through_borrowed() {
     let input = b"line one\nline two\n".to_vec();
     let events = run("logs/app.log", &input, &opts());
     assert_eq!(events.len(), 1, "{events:?}");
-    let Event::File(m) = &events[0] else {
-        panic!("{events:?}")
-    };
+    let Event::File(m) = &events[0] else { panic!("{events:?}") };
     assert_eq!(m.path, "logs/app.log");
     assert!(matches!(m.bytes, Cow::Borrowed(b) if b.as_ptr() == input.as_ptr()));
     assert_eq!(m.mtime_secs, None);
@@ -303,24 +283,13 @@ fn empty_and_invalid_utf8_inputs_are_text() {
 fn zip_stored_and_deflate_members() {
     let a = text(1, 5_000);
     let b = text(2, 70_000);
-    let archive = zip(&[
-        ("a.log", &a, Method::Stored),
-        ("dir/", b"", Method::Stored),
-        ("dir/b.log", &b, Method::Deflate),
-        ("./c.log", b"", Method::Deflate),
-    ]);
+    let archive = zip(&[("a.log", &a, Method::Stored), ("dir/", b"", Method::Stored), ("dir/b.log", &b, Method::Deflate), ("./c.log", b"", Method::Deflate)]);
     let events = run("logs.zip", &archive, &opts());
     assert_eq!(errors(&events), []);
-    assert_eq!(
-        paths(&events),
-        ["logs.zip!/a.log", "logs.zip!/dir/b.log", "logs.zip!/c.log"]
-    );
+    assert_eq!(paths(&events), ["logs.zip!/a.log", "logs.zip!/dir/b.log", "logs.zip!/c.log"]);
     let members = files(&events);
     assert_eq!(&*members[0].bytes, &a[..]);
-    assert!(
-        matches!(members[0].bytes, Cow::Borrowed(_)),
-        "stored members of a top-level zip are not copied"
-    );
+    assert!(matches!(members[0].bytes, Cow::Borrowed(_)), "stored members of a top-level zip are not copied");
     assert_eq!(&*members[1].bytes, &b[..]);
     assert!(matches!(members[1].bytes, Cow::Owned(_)));
     assert!(members[2].bytes.is_empty());
@@ -330,16 +299,7 @@ fn zip_stored_and_deflate_members() {
 #[test]
 fn zip64_records_and_extra_fields() {
     let a = text(3, 3_000);
-    let (archive, _) = zip_with(
-        &[
-            ("a.log", &a, Method::Deflate),
-            ("b.log", b"bee\n", Method::Stored),
-        ],
-        ZipLayout {
-            zip64: true,
-            ..Default::default()
-        },
-    );
+    let (archive, _) = zip_with(&[("a.log", &a, Method::Deflate), ("b.log", b"bee\n", Method::Stored)], ZipLayout { zip64: true, ..Default::default() });
     let events = run("z64.zip", &archive, &opts());
     assert_eq!(errors(&events), []);
     assert_eq!(content(&events, "z64.zip!/a.log"), &a[..]);
@@ -357,29 +317,13 @@ fn empty_zip_yields_nothing() {
 fn zip_in_tgz_in_zip() {
     let log = text(4, 20_000);
     let innermost = zip(&[("a.log", &log, Method::Deflate)]);
-    let tarball = tar(&[
-        ("dir/nested.zip", &innermost),
-        ("dir/readme.txt", b"hello\n"),
-    ]);
+    let tarball = tar(&[("dir/nested.zip", &innermost), ("dir/readme.txt", b"hello\n")]);
     let tgz = gzip(&tarball);
-    let outer = zip(&[
-        ("inner.tgz", &tgz, Method::Deflate),
-        ("top.log", b"top\n", Method::Stored),
-    ]);
+    let outer = zip(&[("inner.tgz", &tgz, Method::Deflate), ("top.log", b"top\n", Method::Stored)]);
     let events = run("outer.zip", &outer, &opts());
     assert_eq!(errors(&events), []);
-    assert_eq!(
-        paths(&events),
-        [
-            "outer.zip!/inner.tgz!/dir/nested.zip!/a.log",
-            "outer.zip!/inner.tgz!/dir/readme.txt",
-            "outer.zip!/top.log"
-        ]
-    );
-    assert_eq!(
-        content(&events, "outer.zip!/inner.tgz!/dir/nested.zip!/a.log"),
-        &log[..]
-    );
+    assert_eq!(paths(&events), ["outer.zip!/inner.tgz!/dir/nested.zip!/a.log", "outer.zip!/inner.tgz!/dir/readme.txt", "outer.zip!/top.log"]);
+    assert_eq!(content(&events, "outer.zip!/inner.tgz!/dir/nested.zip!/a.log"), &log[..]);
     let readme = files(&events)[1];
     assert_eq!(readme.mtime_secs, Some(1_700_000_000));
 }
@@ -389,28 +333,12 @@ fn nesting_beyond_max_depth_is_an_error() {
     let innermost = zip(&[("a.log", b"deep\n", Method::Stored)]);
     let middle = zip(&[("inner.zip", &innermost, Method::Stored)]);
     let outer = zip(&[("middle.zip", &middle, Method::Stored)]);
-    let events = run(
-        "outer.zip",
-        &outer,
-        &IngestOptions {
-            max_depth: 3,
-            ..opts()
-        },
-    );
+    let events = run("outer.zip", &outer, &IngestOptions { max_depth: 3, ..opts() });
     assert_eq!(paths(&events), ["outer.zip!/middle.zip!/inner.zip!/a.log"]);
-    let events = run(
-        "outer.zip",
-        &outer,
-        &IngestOptions {
-            max_depth: 2,
-            ..opts()
-        },
-    );
+    let events = run("outer.zip", &outer, &IngestOptions { max_depth: 2, ..opts() });
     assert_eq!(paths(&events), Vec::<String>::new());
     let errs = errors(&events);
-    assert!(
-        matches!(&errs[..], [IngestError::TooDeep { path, max_depth: 2 }] if path == "outer.zip!/middle.zip!/inner.zip")
-    );
+    assert!(matches!(&errs[..], [IngestError::TooDeep { path, max_depth: 2 }] if path == "outer.zip!/middle.zip!/inner.zip"));
     assert!(errs[0].to_string().contains("--max-depth"));
 }
 
@@ -420,14 +348,7 @@ fn truncated_zip_yields_members_before_the_cut() {
     let b = text(6, 6_000);
     let c = text(7, 200_000);
     for method in [Method::Deflate, Method::Stored] {
-        let (full, offsets) = zip_with(
-            &[
-                ("a.log", &a, Method::Deflate),
-                ("b.log", &b, Method::Stored),
-                ("c.log", &c, method),
-            ],
-            ZipLayout::default(),
-        );
+        let (full, offsets) = zip_with(&[("a.log", &a, Method::Deflate), ("b.log", &b, Method::Stored), ("c.log", &c, method)], ZipLayout::default());
         let third = offsets[2];
         let cd = full.windows(4).rposition(|w| w == b"PK\x01\x02").unwrap();
         let cut = &full[..third + (cd - third) / 2];
@@ -439,33 +360,16 @@ fn truncated_zip_yields_members_before_the_cut() {
         assert!(!partial.is_empty() && partial.len() < c.len());
         assert_eq!(partial, &c[..partial.len()]);
         let errs = errors(&events);
-        assert!(
-            errs.iter().any(
-                |e| matches!(e, IngestError::Truncated { path, .. } if path == "t.zip!/c.log")
-            ),
-            "{errs:?}"
-        );
-        let archive_err = errs
-            .iter()
-            .find(|e| e.path() == "t.zip")
-            .expect("archive-level error");
+        assert!(errs.iter().any(|e| matches!(e, IngestError::Truncated { path, .. } if path == "t.zip!/c.log")), "{errs:?}");
+        let archive_err = errs.iter().find(|e| e.path() == "t.zip").expect("archive-level error");
         assert!(matches!(archive_err, IngestError::TruncatedArchive { .. }));
-        assert_eq!(
-            archive_err.to_string(),
-            "t.zip: truncated archive: central directory missing; read 3 members from local headers"
-        );
+        assert_eq!(archive_err.to_string(), "t.zip: truncated archive: central directory missing; read 3 members from local headers");
     }
 }
 
 #[test]
 fn truncated_zip_cut_inside_a_header() {
-    let (full, offsets) = zip_with(
-        &[
-            ("a.log", b"alpha\n", Method::Stored),
-            ("b.log", b"beta\n", Method::Deflate),
-        ],
-        ZipLayout::default(),
-    );
+    let (full, offsets) = zip_with(&[("a.log", b"alpha\n", Method::Stored), ("b.log", b"beta\n", Method::Deflate)], ZipLayout::default());
     let events = run("h.zip", &full[..offsets[1] + 10], &opts());
     assert_eq!(paths(&events), ["h.zip!/a.log"]);
     assert_eq!(errors(&events).len(), 1);
@@ -475,43 +379,19 @@ fn truncated_zip_cut_inside_a_header() {
 fn zip_with_data_descriptors() {
     let a = text(8, 30_000);
     let b = text(9, 2_000);
-    let entries = [
-        ("a.log", &a[..], Method::Deflate),
-        ("b.log", &b[..], Method::Stored),
-        ("c.log", b"sea\n", Method::Deflate),
-    ];
+    let entries = [("a.log", &a[..], Method::Deflate), ("b.log", &b[..], Method::Stored), ("c.log", b"sea\n", Method::Deflate)];
     for zip64 in [false, true] {
         // Streamed without a central directory: read through the local headers.
-        let (archive, _) = zip_with(
-            &entries,
-            ZipLayout {
-                no_central: true,
-                descriptors: true,
-                zip64,
-            },
-        );
+        let (archive, _) = zip_with(&entries, ZipLayout { no_central: true, descriptors: true, zip64 });
         let events = run("s.zip", &archive, &opts());
-        assert_eq!(
-            paths(&events),
-            ["s.zip!/a.log", "s.zip!/b.log", "s.zip!/c.log"]
-        );
+        assert_eq!(paths(&events), ["s.zip!/a.log", "s.zip!/b.log", "s.zip!/c.log"]);
         assert_eq!(content(&events, "s.zip!/a.log"), &a[..]);
         assert_eq!(content(&events, "s.zip!/b.log"), &b[..]);
         assert_eq!(content(&events, "s.zip!/c.log"), b"sea\n");
         let errs = errors(&events);
-        assert!(
-            matches!(&errs[..], [IngestError::TruncatedArchive { path, .. }] if path == "s.zip"),
-            "{errs:?}"
-        );
+        assert!(matches!(&errs[..], [IngestError::TruncatedArchive { path, .. }] if path == "s.zip"), "{errs:?}");
         // The same with its central directory: no complaint at all.
-        let (archive, _) = zip_with(
-            &entries,
-            ZipLayout {
-                descriptors: true,
-                zip64,
-                ..Default::default()
-            },
-        );
+        let (archive, _) = zip_with(&entries, ZipLayout { descriptors: true, zip64, ..Default::default() });
         let events = run("s.zip", &archive, &opts());
         assert_eq!(errors(&events), []);
         assert_eq!(content(&events, "s.zip!/a.log"), &a[..]);
@@ -520,35 +400,20 @@ fn zip_with_data_descriptors() {
 
 #[test]
 fn damaged_central_directory_falls_back_to_local_headers() {
-    let (mut archive, _) = zip_with(
-        &[
-            ("a.log", b"alpha\n", Method::Stored),
-            ("b.log", b"beta\n", Method::Deflate),
-        ],
-        ZipLayout::default(),
-    );
+    let (mut archive, _) = zip_with(&[("a.log", b"alpha\n", Method::Stored), ("b.log", b"beta\n", Method::Deflate)], ZipLayout::default());
     let cd = archive.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
     archive[cd + 1] = b'X';
     let events = run("d.zip", &archive, &opts());
     assert_eq!(paths(&events), ["d.zip!/a.log", "d.zip!/b.log"]);
     let errs = errors(&events);
-    assert!(
-        matches!(&errs[..], [IngestError::Corrupt { path, detail }] if path == "d.zip" && detail.contains("read 2 members")),
-        "{errs:?}"
-    );
+    assert!(matches!(&errs[..], [IngestError::Corrupt { path, detail }] if path == "d.zip" && detail.contains("read 2 members")), "{errs:?}");
 }
 
 #[test]
 fn corrupt_member_data_is_reported_and_others_still_read() {
     let b = text(10, 50_000);
-    let (mut archive, offsets) = zip_with(
-        &[
-            ("a.log", b"alpha\n", Method::Stored),
-            ("b.log", &b, Method::Deflate),
-            ("c.log", b"c\n", Method::Stored),
-        ],
-        ZipLayout::default(),
-    );
+    let (mut archive, offsets) =
+        zip_with(&[("a.log", b"alpha\n", Method::Stored), ("b.log", &b, Method::Deflate), ("c.log", b"c\n", Method::Stored)], ZipLayout::default());
     // Damage the middle of b's deflate data, and a.log's stored bytes.
     let mid = (offsets[1] + offsets[2]) / 2;
     for byte in &mut archive[mid..mid + 64] {
@@ -559,30 +424,15 @@ fn corrupt_member_data_is_reported_and_others_still_read() {
     assert_eq!(content(&events, "c.zip!/a.log"), b"Alpha\n");
     assert_eq!(content(&events, "c.zip!/c.log"), b"c\n");
     let errs = errors(&events);
-    assert!(
-        errs.iter()
-            .any(|e| e.path() == "c.zip!/a.log" && e.to_string().contains("CRC")),
-        "{errs:?}"
-    );
+    assert!(errs.iter().any(|e| e.path() == "c.zip!/a.log" && e.to_string().contains("CRC")), "{errs:?}");
     assert!(errs.iter().any(|e| e.path() == "c.zip!/b.log"), "{errs:?}");
 }
 
 #[test]
 fn unsupported_method_and_encryption() {
-    let (mut archive, offsets) = zip_with(
-        &[
-            ("a.log", b"alpha\n", Method::Stored),
-            ("b.log", b"beta\n", Method::Stored),
-            ("c.log", b"c\n", Method::Stored),
-        ],
-        ZipLayout::default(),
-    );
-    let cd: Vec<usize> = archive
-        .windows(4)
-        .enumerate()
-        .filter(|(_, w)| *w == b"PK\x01\x02")
-        .map(|(i, _)| i)
-        .collect();
+    let (mut archive, offsets) =
+        zip_with(&[("a.log", b"alpha\n", Method::Stored), ("b.log", b"beta\n", Method::Stored), ("c.log", b"c\n", Method::Stored)], ZipLayout::default());
+    let cd: Vec<usize> = archive.windows(4).enumerate().filter(|(_, w)| *w == b"PK\x01\x02").map(|(i, _)| i).collect();
     // a.log: bzip2 (method 12); b.log: encrypted (flag bit 0).
     archive[cd[0] + 10] = 12;
     archive[offsets[0] + 8] = 12;
@@ -591,13 +441,8 @@ fn unsupported_method_and_encryption() {
     let events = run("m.zip", &archive, &opts());
     assert_eq!(paths(&events), ["m.zip!/c.log"]);
     let errs = errors(&events);
-    assert!(
-        matches!(&errs[..], [IngestError::Unsupported { path, detail }] if path == "m.zip!/a.log" && detail.contains("bzip2"))
-    );
-    assert_eq!(
-        skipped(&events),
-        [("m.zip!/b.log".to_string(), "encrypted, skipped".to_string())]
-    );
+    assert!(matches!(&errs[..], [IngestError::Unsupported { path, detail }] if path == "m.zip!/a.log" && detail.contains("bzip2")));
+    assert_eq!(skipped(&events), [("m.zip!/b.log".to_string(), "encrypted, skipped".to_string())]);
 }
 
 #[test]
@@ -608,98 +453,51 @@ fn gzip_bomb_trips_the_ratio_cap() {
     let events = run("bomb.log.gz", &bomb, &opts());
     assert_eq!(paths(&events), Vec::<String>::new());
     let errs = errors(&events);
-    assert!(
-        matches!(&errs[..], [IngestError::RatioCap { path, max_ratio: 200 }] if path == "bomb.log.gz!/bomb.log"),
-        "{errs:?}"
-    );
+    assert!(matches!(&errs[..], [IngestError::RatioCap { path, max_ratio: 200 }] if path == "bomb.log.gz!/bomb.log"), "{errs:?}");
     let message = errs[0].to_string();
-    assert!(
-        message.starts_with("bomb.log.gz!/bomb.log: compression ratio above 200:1"),
-        "{message}"
-    );
+    assert!(message.starts_with("bomb.log.gz!/bomb.log: compression ratio above 200:1"), "{message}");
     assert!(message.contains("--max-ratio"));
 
     // Allowed with a higher cap.
-    let events = run(
-        "bomb.log.gz",
-        &bomb,
-        &IngestOptions {
-            max_ratio: 100_000,
-            ..opts()
-        },
-    );
+    let events = run("bomb.log.gz", &bomb, &IngestOptions { max_ratio: 100_000, ..opts() });
     assert_eq!(errors(&events), []);
-    assert_eq!(
-        content(&events, "bomb.log.gz!/bomb.log").len(),
-        payload.len()
-    );
+    assert_eq!(content(&events, "bomb.log.gz!/bomb.log").len(), payload.len());
 
     // The same in a zip member and in a tarball.
-    let archive = zip(&[
-        ("big.log", &payload, Method::Deflate),
-        ("small.log", b"ok\n", Method::Deflate),
-    ]);
+    let archive = zip(&[("big.log", &payload, Method::Deflate), ("small.log", b"ok\n", Method::Deflate)]);
     let events = run("z.zip", &archive, &opts());
     assert_eq!(paths(&events), ["z.zip!/small.log"]);
-    assert!(
-        matches!(&errors(&events)[..], [IngestError::RatioCap { path, .. }] if path == "z.zip!/big.log")
-    );
+    assert!(matches!(&errors(&events)[..], [IngestError::RatioCap { path, .. }] if path == "z.zip!/big.log"));
     let tgz = gzip(&tar(&[("first.log", b"first\n"), ("big.log", &payload)]));
     let events = run("t.tgz", &tgz, &opts());
     assert_eq!(paths(&events), ["t.tgz!/first.log"]);
-    assert!(
-        matches!(&errors(&events)[..], [IngestError::RatioCap { path, .. }] if path == "t.tgz!/big.log")
-    );
+    assert!(matches!(&errors(&events)[..], [IngestError::RatioCap { path, .. }] if path == "t.tgz!/big.log"));
 }
 
 #[test]
 fn total_cap_stops_at_the_member_that_crosses_it() {
     let one = text(11, 1 << 20);
     let two = text(12, 1 << 20);
-    let capped = IngestOptions {
-        max_total_bytes: 3 << 19,
-        ..opts()
-    };
+    let capped = IngestOptions { max_total_bytes: 3 << 19, ..opts() };
     for method in [Method::Deflate, Method::Stored] {
-        let archive = zip(&[
-            ("one.log", &one, method),
-            ("two.log", &two, method),
-            ("three.log", &one, method),
-        ]);
+        let archive = zip(&[("one.log", &one, method), ("two.log", &two, method), ("three.log", &one, method)]);
         let events = run("cap.zip", &archive, &capped);
         assert_eq!(paths(&events), ["cap.zip!/one.log"]);
         assert_eq!(content(&events, "cap.zip!/one.log"), &one[..]);
         let errs = errors(&events);
         assert_eq!(errs.len(), 2, "{errs:?}");
-        assert!(
-            matches!(&errs[0], IngestError::TotalCap { path, cap } if path == "cap.zip!/two.log" && *cap == 3 << 19)
-        );
-        assert_eq!(
-            errs[0].to_string(),
-            "cap.zip!/two.log: decompressed size exceeds the 1.5 MiB total cap (--max-total-bytes)"
-        );
+        assert!(matches!(&errs[0], IngestError::TotalCap { path, cap } if path == "cap.zip!/two.log" && *cap == 3 << 19));
+        assert_eq!(errs[0].to_string(), "cap.zip!/two.log: decompressed size exceeds the 1.5 MiB total cap (--max-total-bytes)");
         assert_eq!(errs[1].path(), "cap.zip!/three.log");
     }
     // The plain top-level file counts too.
-    let events = run(
-        "big.log",
-        &two,
-        &IngestOptions {
-            max_total_bytes: 1000,
-            ..opts()
-        },
-    );
-    assert!(
-        matches!(&errors(&events)[..], [IngestError::TotalCap { path, .. }] if path == "big.log")
-    );
+    let events = run("big.log", &two, &IngestOptions { max_total_bytes: 1000, ..opts() });
+    assert!(matches!(&errors(&events)[..], [IngestError::TotalCap { path, .. }] if path == "big.log"));
 }
 
 /// Rewrites a one-entry zip so that its central directory lists that entry `n` times.
 fn repeat_central_entry(archive: &[u8], n: u16) -> Vec<u8> {
-    let end = archive
-        .windows(4)
-        .rposition(|w| w == b"PK\x05\x06")
-        .unwrap();
+    let end = archive.windows(4).rposition(|w| w == b"PK\x05\x06").unwrap();
     let cd = u32::from_le_bytes(archive[end + 16..end + 20].try_into().unwrap()) as usize;
     let mut out = archive[..cd].to_vec();
     for _ in 0..n {
@@ -716,10 +514,7 @@ fn repeat_central_entry(archive: &[u8], n: u16) -> Vec<u8> {
 
 #[test]
 fn entries_listed_many_times_count_each_time() {
-    let capped = IngestOptions {
-        max_total_bytes: 4 << 20,
-        ..opts()
-    };
+    let capped = IngestOptions { max_total_bytes: 4 << 20, ..opts() };
     // The same stored text, listed 100 times.
     let log = text(25, 1 << 20);
     let archive = repeat_central_entry(&zip(&[("big.log", &log, Method::Stored)]), 100);
@@ -749,21 +544,9 @@ fn truncated_tar_gz_keeps_members_before_the_cut() {
     let partial = content(&events, "x.tar.gz!/x/c.log");
     assert_eq!(partial, &c[..partial.len()]);
     let errs = errors(&events);
-    assert!(
-        errs.iter()
-            .any(|e| e.path() == "x.tar.gz!/x/c.log" && e.to_string().contains("of 200000 bytes")),
-        "{errs:?}"
-    );
-    let stream = errs
-        .iter()
-        .find(|e| e.path() == "x.tar.gz")
-        .expect("stream error");
-    assert!(
-        stream
-            .to_string()
-            .starts_with("x.tar.gz: truncated: gzip stream ends after"),
-        "{stream}"
-    );
+    assert!(errs.iter().any(|e| e.path() == "x.tar.gz!/x/c.log" && e.to_string().contains("of 200000 bytes")), "{errs:?}");
+    let stream = errs.iter().find(|e| e.path() == "x.tar.gz").expect("stream error");
+    assert!(stream.to_string().starts_with("x.tar.gz: truncated: gzip stream ends after"), "{stream}");
 }
 
 #[test]
@@ -781,13 +564,8 @@ fn corrupt_gzip_keeps_what_came_before() {
     assert!(got.len() >= 100_000, "kept {} bytes", got.len());
     assert!(got[..100_000] == data[..100_000]);
     let errs = errors(&events);
-    assert!(
-        matches!(&errs[..], [IngestError::CorruptGzip { path, .. }] if path == "c.log.gz"),
-        "{errs:?}"
-    );
-    assert!(errs[0]
-        .to_string()
-        .starts_with("c.log.gz: corrupt gzip stream after "));
+    assert!(matches!(&errs[..], [IngestError::CorruptGzip { path, .. }] if path == "c.log.gz"), "{errs:?}");
+    assert!(errs[0].to_string().starts_with("c.log.gz: corrupt gzip stream after "));
 }
 
 #[test]
@@ -802,10 +580,7 @@ fn truncated_plain_tar_emits_partial_member() {
     assert_eq!(content(&events, "p.tar!/b.log"), &b[..1000]);
     let errs = errors(&events);
     assert_eq!(errs.len(), 1);
-    assert_eq!(
-        errs[0].to_string(),
-        "p.tar!/b.log: truncated: 1000 of 5000 bytes"
-    );
+    assert_eq!(errs[0].to_string(), "p.tar!/b.log: truncated: 1000 of 5000 bytes");
 }
 
 #[test]
@@ -852,16 +627,7 @@ fn binary_members_are_skipped() {
     assert_eq!(paths(&events), ["b.zip!/ok.log", "b.zip!/latin1.log"]);
     assert_eq!(
         skipped(&events),
-        [
-            (
-                "b.zip!/img.png".to_string(),
-                "PNG image, skipped".to_string()
-            ),
-            (
-                "b.zip!/core.bin".to_string(),
-                "binary file (NUL bytes), skipped".to_string()
-            ),
-        ]
+        [("b.zip!/img.png".to_string(), "PNG image, skipped".to_string()), ("b.zip!/core.bin".to_string(), "binary file (NUL bytes), skipped".to_string()),]
     );
     assert_eq!(errors(&events), []);
 }
@@ -876,51 +642,22 @@ fn tar_long_names_pax_and_prefix() {
     tar_entry(&mut archive, "././@LongLink", &name, b'L', 0);
     tar_entry(&mut archive, &long[..99], b"gnu\n", b'0', 1_600_000_000);
     // pax path and mtime; the header's own name is a stand-in.
-    let pax = format!(
-        "{}{}",
-        pax_record("path", "pax/very/long/name.log"),
-        pax_record("mtime", "1650000000.5")
-    );
+    let pax = format!("{}{}", pax_record("path", "pax/very/long/name.log"), pax_record("mtime", "1650000000.5"));
     tar_entry(&mut archive, "PaxHeaders/x", pax.as_bytes(), b'x', 0);
-    tar_entry(
-        &mut archive,
-        "short-stand-in",
-        b"pax\n",
-        b'0',
-        1_600_000_000,
-    );
+    tar_entry(&mut archive, "short-stand-in", b"pax\n", b'0', 1_600_000_000);
     // A global pax header is ignored; a directory and a symlink are passed over.
-    tar_entry(
-        &mut archive,
-        "global",
-        pax_record("comment", "hi").as_bytes(),
-        b'g',
-        0,
-    );
+    tar_entry(&mut archive, "global", pax_record("comment", "hi").as_bytes(), b'g', 0);
     tar_entry(&mut archive, "dir/", b"", b'5', 0);
     tar_entry(&mut archive, "link", b"", b'2', 0);
     // ustar prefix.
-    archive.extend_from_slice(&tar_header(
-        "file.log",
-        7,
-        b'0',
-        1_600_000_000,
-        "prefix/dir",
-    ));
+    archive.extend_from_slice(&tar_header("file.log", 7, b'0', 1_600_000_000, "prefix/dir"));
     archive.extend_from_slice(b"prefix\n");
     archive.resize(archive.len().next_multiple_of(512), 0);
     archive.extend_from_slice(&[0; 1024]);
 
     let events = run("n.tar", &archive, &opts());
     assert_eq!(errors(&events), []);
-    assert_eq!(
-        paths(&events),
-        [
-            format!("n.tar!/{long}"),
-            "n.tar!/pax/very/long/name.log".to_string(),
-            "n.tar!/prefix/dir/file.log".to_string()
-        ]
-    );
+    assert_eq!(paths(&events), [format!("n.tar!/{long}"), "n.tar!/pax/very/long/name.log".to_string(), "n.tar!/prefix/dir/file.log".to_string()]);
     let members = files(&events);
     assert_eq!(&*members[0].bytes, b"gnu\n");
     assert_eq!(members[0].mtime_secs, Some(1_600_000_000));
@@ -936,41 +673,19 @@ fn corrupt_tar_header_is_reported() {
     let events = run("c.tar", &archive, &opts());
     assert_eq!(paths(&events), ["c.tar!/a.log"]);
     let errs = errors(&events);
-    assert!(
-        matches!(&errs[..], [IngestError::Corrupt { path, detail }] if path == "c.tar" && detail.contains("checksum")),
-        "{errs:?}"
-    );
+    assert!(matches!(&errs[..], [IngestError::Corrupt { path, detail }] if path == "c.tar" && detail.contains("checksum")), "{errs:?}");
 }
 
 #[test]
 fn error_messages_name_their_path() {
     let samples = [
-        IngestError::TotalCap {
-            path: "cozyreport.zip!/big.log".into(),
-            cap: 8 << 30,
-        },
-        IngestError::RatioCap {
-            path: "a.zip!/x.log".into(),
-            max_ratio: 200,
-        },
-        IngestError::CorruptGzip {
-            path: "a.tar.gz".into(),
-            after: 1_048_576,
-            detail: "invalid distance".into(),
-        },
+        IngestError::TotalCap { path: "cozyreport.zip!/big.log".into(), cap: 8 << 30 },
+        IngestError::RatioCap { path: "a.zip!/x.log".into(), max_ratio: 200 },
+        IngestError::CorruptGzip { path: "a.tar.gz".into(), after: 1_048_576, detail: "invalid distance".into() },
     ];
-    assert_eq!(
-        samples[0].to_string(),
-        "cozyreport.zip!/big.log: decompressed size exceeds the 8 GiB total cap (--max-total-bytes)"
-    );
-    assert_eq!(
-        samples[1].to_string(),
-        "a.zip!/x.log: compression ratio above 200:1 (possible decompression bomb; raise --max-ratio)"
-    );
-    assert_eq!(
-        samples[2].to_string(),
-        "a.tar.gz: corrupt gzip stream after 1048576 bytes: invalid distance"
-    );
+    assert_eq!(samples[0].to_string(), "cozyreport.zip!/big.log: decompressed size exceeds the 8 GiB total cap (--max-total-bytes)");
+    assert_eq!(samples[1].to_string(), "a.zip!/x.log: compression ratio above 200:1 (possible decompression bomb; raise --max-ratio)");
+    assert_eq!(samples[2].to_string(), "a.tar.gz: corrupt gzip stream after 1048576 bytes: invalid distance");
     for e in &samples {
         assert!(e.to_string().starts_with(e.path()));
     }
@@ -979,10 +694,7 @@ fn error_messages_name_their_path() {
 // ---------------------------------------------------------------- never panics
 
 fn drain(name: &str, bytes: &[u8]) -> usize {
-    let opts = IngestOptions {
-        max_total_bytes: 64 << 20,
-        ..IngestOptions::default()
-    };
+    let opts = IngestOptions { max_total_bytes: 64 << 20, ..IngestOptions::default() };
     let mut n = 0;
     ingest(name, bytes, &opts, &mut |e| {
         let path = match &e {
@@ -998,35 +710,20 @@ fn drain(name: &str, bytes: &[u8]) -> usize {
 
 fn sample_zip() -> Vec<u8> {
     let nested = zip(&[("n.log", b"nested\n", Method::Deflate)]);
-    zip(&[
-        ("a.log", &text(21, 3000), Method::Deflate),
-        ("b.log", b"stored member\n", Method::Stored),
-        ("inner.zip", &nested, Method::Stored),
-    ])
+    zip(&[("a.log", &text(21, 3000), Method::Deflate), ("b.log", b"stored member\n", Method::Stored), ("inner.zip", &nested, Method::Stored)])
 }
 
 fn sample_streamed_zip() -> Vec<u8> {
     zip_with(
-        &[
-            ("a.log", &text(22, 2000), Method::Deflate),
-            ("b.log", b"stored member\n", Method::Stored),
-        ],
-        ZipLayout {
-            no_central: true,
-            descriptors: true,
-            zip64: false,
-        },
+        &[("a.log", &text(22, 2000), Method::Deflate), ("b.log", b"stored member\n", Method::Stored)],
+        ZipLayout { no_central: true, descriptors: true, zip64: false },
     )
     .0
 }
 
 fn sample_tgz() -> Vec<u8> {
     let nested = zip(&[("n.log", b"nested\n", Method::Deflate)]);
-    gzip(&tar(&[
-        ("a.log", &text(23, 3000)),
-        ("b.zip", &nested),
-        ("c.log", b"c\n"),
-    ]))
+    gzip(&tar(&[("a.log", &text(23, 3000)), ("b.zip", &nested), ("c.log", b"c\n")]))
 }
 
 fn mutate(mut bytes: Vec<u8>, cut: usize, flips: &[(usize, u8)]) -> Vec<u8> {

@@ -11,8 +11,7 @@ mod files;
 use std::sync::Arc;
 
 use reconscope::analyze::{
-    analyze, Analysis, AnalyzeOptions, ControllerInstance, Election, Finding, FindingKind, ObjectLifecycle, ObjectRef,
-    Outcome, Reconcile, Severity,
+    analyze, Analysis, AnalyzeOptions, ControllerInstance, Election, Finding, FindingKind, ObjectLifecycle, ObjectRef, Outcome, Reconcile, Severity,
 };
 use reconscope::layout::{layout, Grouping, LayoutOptions, MarkerKind, Timeline};
 use reconscope::model::Timestamp;
@@ -32,16 +31,7 @@ fn obj(s: &str) -> ObjectRef {
 }
 
 fn ctrl(id: &str, workers: u32) -> ControllerInstance {
-    ControllerInstance {
-        id: id.into(),
-        name: id.into(),
-        controller: id.into(),
-        group: None,
-        kind: None,
-        workers,
-        workers_source: "log".into(),
-        reconciles: 0,
-    }
+    ControllerInstance { id: id.into(), name: id.into(), controller: id.into(), group: None, kind: None, workers, workers_source: "log".into(), reconciles: 0 }
 }
 
 /// A reconcile of controller `c` on `object` ("" for none), from `first`
@@ -175,13 +165,13 @@ fn two_controllers() -> Analysis {
     analysis(
         vec![ctrl("tcp", 2), ctrl("soot", 1)],
         vec![
-            rec(0, "ns/b", 10, 12, 0),  // r0
-            rec(0, "ns/a", 11, 13, 1),  // r1
-            rec(0, "", 14, 15, 0),      // r2
-            rec(0, "ns/b", 20, 25, 1),  // r3
-            rec(1, "ns/a", 5, 6, 0),    // r4
-            rec(0, "ns/c", 10, 11, 1),  // r5: same first time as ns/b: by name
-            rec(0, "ns/a", 9, 9, 0),    // r6: ns/a's first reconcile comes earliest
+            rec(0, "ns/b", 10, 12, 0),    // r0
+            rec(0, "ns/a", 11, 13, 1),    // r1
+            rec(0, "", 14, 15, 0),        // r2
+            rec(0, "ns/b", 20, 25, 1),    // r3
+            rec(1, "ns/a", 5, 6, 0),      // r4
+            rec(0, "ns/c", 10, 11, 1),    // r5: same first time as ns/b: by name
+            rec(0, "ns/a", 9, 9, 0),      // r6: ns/a's first reconcile comes earliest
             rec(0, "cluster", 30, 31, 0), // r7: cluster-scoped
         ],
     )
@@ -375,13 +365,7 @@ band e2 1..3 leaderless from 1 "etcd other: term 2, leader bb"
 fn lifecycles() -> Analysis {
     let mut a = two_controllers();
     a.objects = vec![
-        ObjectLifecycle {
-            object: obj("ns/a"),
-            updates: vec![t(7), t(12)],
-            marked_for_deletion: Some(t(21)),
-            deleted: Some(t(26)),
-            ..Default::default()
-        },
+        ObjectLifecycle { object: obj("ns/a"), updates: vec![t(7), t(12)], marked_for_deletion: Some(t(21)), deleted: Some(t(26)), ..Default::default() },
         ObjectLifecycle {
             object: obj("ns/b"),
             deletion_requested: Some(t(18)),
@@ -622,7 +606,6 @@ fn lays_out_200000_reconciles() {
 // The incident fixture.
 // ---------------------------------------------------------------------------
 
-
 fn hms(nanos: i64) -> String {
     Timestamp::new(nanos, 0).to_string()[11..19].to_string()
 }
@@ -647,7 +630,12 @@ fn incident_timeline() {
         .rows
         .iter()
         .enumerate()
-        .find(|(_, r)| r.depth == 1 && r.label == "tenant-test/kubernetes-test-latest-version" && a.controllers[r.controller as usize].controller == "tenantcontrolplane" && !a.controllers[r.controller as usize].name.contains("soot"))
+        .find(|(_, r)| {
+            r.depth == 1
+                && r.label == "tenant-test/kubernetes-test-latest-version"
+                && a.controllers[r.controller as usize].controller == "tenantcontrolplane"
+                && !a.controllers[r.controller as usize].name.contains("soot")
+        })
         .expect("a row for the stuck object under the TCP reconciler");
     assert!(row.key.ends_with("/o:tenant-test/kubernetes-test-latest-version"), "{}", row.key);
     let bars = &tl.bars[row.bar_start as usize..row.bar_end as usize];
@@ -660,10 +648,7 @@ fn incident_timeline() {
     assert_eq!(held.outcome, Outcome::Error);
 
     let on_row: Vec<_> = tl.markers.iter().filter(|m| m.row as usize == i).collect();
-    assert!(
-        on_row.iter().any(|m| m.kind == MarkerKind::DeletionRequested && hms(m.at_nanos) == "16:36:59"),
-        "{on_row:#?}"
-    );
+    assert!(on_row.iter().any(|m| m.kind == MarkerKind::DeletionRequested && hms(m.at_nanos) == "16:36:59"), "{on_row:#?}");
     let fin = on_row.iter().find(|m| m.kind == MarkerKind::FinalizerAtEnd).expect("finalizer at the end");
     assert_eq!(fin.at_nanos, tl.end_nanos);
     assert!(fin.label.contains("finalizer.kamaji.clastix.io"), "{}", fin.label);

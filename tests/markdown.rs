@@ -7,9 +7,7 @@
 use std::path::Path;
 
 use reconscope::analyze::findings::plain;
-use reconscope::analyze::{
-    analyze, Analysis, AnalyzeOptions, Finding, FindingKind, GoFrame, GoroutineDump, GoroutineGroup, ObjectRef, Piece, Severity,
-};
+use reconscope::analyze::{analyze, Analysis, AnalyzeOptions, Finding, FindingKind, GoFrame, GoroutineDump, GoroutineGroup, ObjectRef, Piece, Severity};
 use reconscope::parse::{parse_file, resolve_years, ParseOptions};
 use reconscope::report::{markdown, ReportOptions};
 
@@ -88,7 +86,9 @@ fn the_incident_reads_right() {
     ] {
         assert!(html.contains(&format!("<code>{c}</code>")), "{c} in code: {html}");
     }
-    assert!(html.contains("<td><code>unable to revoke privileges: unable to check if privileges exist: cannot check if grant exists: context deadline exceeded</code></td>"));
+    assert!(html.contains(
+        "<td><code>unable to revoke privileges: unable to check if privileges exist: cannot check if grant exists: context deadline exceeded</code></td>"
+    ));
     assert!(!html.contains('\u{200b}'), "no zero-width space needed in the incident");
 }
 
@@ -235,7 +235,8 @@ fn hostile_text_stays_text() {
         }
         // The command block holds the command's lines as they are, less
         // control and invisible characters.
-        let lines: Vec<String> = format!("echo {evil}").lines().map(|l| l.chars().filter(|&c| c == '\t' || code_text(&c.to_string()) == c.to_string()).collect()).collect();
+        let lines: Vec<String> =
+            format!("echo {evil}").lines().map(|l| l.chars().filter(|&c| c == '\t' || code_text(&c.to_string()) == c.to_string()).collect()).collect();
         let command = format!("<pre><code>{}\n</code></pre>", gfm::html_escape(&lines.join("\n")));
         assert!(html.contains(&command), "{evil:?} command: {command}\n{html}");
     }

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use reconscope::analyze::findings::after_start;
-use reconscope::analyze::{analyze, AnalyzeOptions, Analysis, FindingKind};
+use reconscope::analyze::{analyze, Analysis, AnalyzeOptions, FindingKind};
 use reconscope::model::{ParsedFile, Timestamp};
 use reconscope::parse::{parse_file, resolve_years, ParseOptions};
 use reconscope::time::{honest_duration, Gap};
@@ -39,10 +39,7 @@ fn precision_table() {
     check((ts(0, 0), ts(71_000, 6)), ("under 1s", same_s, Some((0, S + 71_000 - 1))));
     check((ts(0, 0), ts(2_731_000_000, 6)), ("3s", "3s after it started", Some((1_731_000_001, 3_730_999_999))));
     // µs/s: the coarse one is the later line.
-    check(
-        (ts(400_000_000, 6), ts(0, 0)),
-        ("under 1s", "within the same second it started (that line is logged to the second)", Some((0, S - 1))),
-    );
+    check((ts(400_000_000, 6), ts(0, 0)), ("under 1s", "within the same second it started (that line is logged to the second)", Some((0, S - 1))));
     // ms/µs.
     check(
         (ts(5_000_000, 3), ts(5_071_000, 6)),
@@ -50,10 +47,7 @@ fn precision_table() {
     );
     check((ts(5_000_000, 3), ts(7_400_000, 6)), ("2ms", "2ms after it started", Some((1_400_001, 3_399_999))));
     // µs/µs.
-    check(
-        (ts(10, 6), ts(10, 6)),
-        ("under 1µs", "within the same microsecond it started (its start is logged to the microsecond)", Some((0, 999))),
-    );
+    check((ts(10, 6), ts(10, 6)), ("under 1µs", "within the same microsecond it started (its start is logged to the microsecond)", Some((0, 999))));
     check((ts(1_000, 6), ts(72_000, 6)), ("71µs", "71µs after it started", Some((70_001, 71_999))));
     // ns/ns: exact.
     check((ts(0, 9), ts(71_400, 9)), ("71µs", "71µs after it started", None));

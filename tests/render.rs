@@ -39,14 +39,18 @@ fn hostile() -> Analysis {
 fn views(a: &Analysis) -> Vec<(Timeline, View)> {
     let by_object = layout(a, &LayoutOptions::default());
     let by_lane = layout(a, &LayoutOptions { grouping: Grouping::ByLane, ..Default::default() });
-    let folded = layout(a, &LayoutOptions { collapsed: by_object.rows.iter().filter(|r| r.depth == 0).map(|r| r.key.clone()).take(1).collect(), ..Default::default() });
+    let folded =
+        layout(a, &LayoutOptions { collapsed: by_object.rows.iter().filter(|r| r.depth == 0).map(|r| r.key.clone()).take(1).collect(), ..Default::default() });
     let mid = (by_object.start_nanos + by_object.end_nanos) / 2;
     let title = Some("cozyreport".to_string());
     vec![
         (by_object.clone(), View { title: title.clone(), ..View::default() }),
         (by_lane, View { title: title.clone(), ..View::default() }),
         (folded, View::default()),
-        (by_object.clone(), View { window: Some((mid - 300_000_000_000, mid + 300_000_000_000)), utc_offset_secs: 7200, title: title.clone(), ..View::default() }),
+        (
+            by_object.clone(),
+            View { window: Some((mid - 300_000_000_000, mid + 300_000_000_000)), utc_offset_secs: 7200, title: title.clone(), ..View::default() },
+        ),
         (by_object, View { width_px: 600, utc_offset_secs: -5 * 3600 - 1800, title: Some("a \u{1b}<&\u{202e} title".into()), ..View::default() }),
     ]
 }

@@ -4,8 +4,8 @@
 use reconscope::analyze::{analyze, json::to_json, AnalyzeOptions};
 use reconscope::layout::{layout, LayoutOptions};
 use reconscope::pipeline::{LoadOptions, Loaded};
-use reconscope::report::{markdown, ReportOptions};
 use reconscope::render::{svg, View};
+use reconscope::report::{markdown, ReportOptions};
 use reconscope::stats::FileStats;
 
 /// A klog controller (lines as controller-runtime writes them through klog,
@@ -54,11 +54,7 @@ fn with_no_year_anywhere_every_output_says_so_and_none_invents_one() {
     assert_eq!(j["elections"][0]["start"], "--04-29T11:15:33Z");
     assert_eq!(j["elections"][0]["term"], 12263);
     for f in ["manager.log", "etcd-journal.txt"] {
-        assert!(
-            o.notes.iter().any(|n| n.starts_with(f) && n.contains("carry no year and nothing in the input gives one")),
-            "{f}: {:?}",
-            o.notes
-        );
+        assert!(o.notes.iter().any(|n| n.starts_with(f) && n.contains("carry no year and nothing in the input gives one")), "{f}: {:?}", o.notes);
     }
     assert!(o.markdown.contains("Times are UTC, on Apr 29; the logs give no year."), "{}", o.markdown);
     assert!(o.svg.contains("Apr 29 11:15:31 – 11:15:41 UTC, no year in the logs"), "{}", &o.svg[..2000.min(o.svg.len())]);
@@ -75,7 +71,11 @@ fn a_file_time_gives_the_year_and_a_note_says_so() {
     assert_eq!(o.json["year_known"], true);
     assert_eq!(o.json["reconciles"][0]["first"], "2024-04-29T11:15:31.000000Z");
     assert_eq!(o.json["elections"][0]["start"], "2024-04-29T11:15:33Z");
-    assert!(o.notes.iter().any(|n| n.starts_with("manager.log: its times carry no year; the year was taken from the file's modification time (2024-05-02)")), "{:?}", o.notes);
+    assert!(
+        o.notes.iter().any(|n| n.starts_with("manager.log: its times carry no year; the year was taken from the file's modification time (2024-05-02)")),
+        "{:?}",
+        o.notes
+    );
     assert!(o.markdown.contains("Times are UTC, on 2024-04-29."), "{}", o.markdown);
 }
 
@@ -96,7 +96,10 @@ Jan 01 00:00:00 master etcd[812]: {"level":"info","ts":"2025-01-01T00:00:00.503Z
     assert_eq!(j["year_known"], true);
     assert_eq!(j["elections"].as_array().map(Vec::len), Some(1), "{}", j["elections"]);
     let e = &j["elections"][0];
-    assert_eq!((e["start"].as_str(), e["end"].as_str(), e["term"].as_u64(), e["leader"].as_str()), (Some("2024-12-31T23:59:58.101Z"), Some("2025-01-01T00:00:00.503Z"), Some(5), Some("8e9e05c52164694d")));
+    assert_eq!(
+        (e["start"].as_str(), e["end"].as_str(), e["term"].as_u64(), e["leader"].as_str()),
+        (Some("2024-12-31T23:59:58.101Z"), Some("2025-01-01T00:00:00.503Z"), Some(5), Some("8e9e05c52164694d"))
+    );
     // No note about a missing year: the lines had theirs.
     assert!(loaded.notes.is_empty(), "{:?}", loaded.notes);
 }

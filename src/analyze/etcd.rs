@@ -22,7 +22,9 @@ struct Event {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     /// A sign of trouble: lost leader, new election, pre-candidate, candidate, stepped down, no leader.
-    Trouble { lost: bool },
+    Trouble {
+        lost: bool,
+    },
     /// `is starting a new election at term N`: trouble too; `N` is the
     /// term it leaves, so the election's term is the next sign's (the
     /// candidate's `N+1`, or a pre-candidate's `N`), or `N` if none follows.
@@ -73,10 +75,7 @@ fn classify(msg: &str) -> Option<(String, Kind, Option<u64>, Option<String>)> {
         // `at term N` is the term it leaves: the election is for the next.
         return Some((subject, Kind::Starting, term, None));
     }
-    if rest.starts_with(" became pre-candidate")
-        || rest.starts_with(" became candidate")
-        || rest.starts_with(" stepped down to follower")
-    {
+    if rest.starts_with(" became pre-candidate") || rest.starts_with(" became candidate") || rest.starts_with(" stepped down to follower") {
         return Some((subject, Kind::Trouble { lost: false }, term, None));
     }
     if rest.starts_with(" no leader at term") {
@@ -329,7 +328,10 @@ mod tests {
         // The logs begin with a leader elected: an election seen at that
         // line, its start and leaderless time unknown.
         let seen = &w[0];
-        assert_eq!((seen.term, seen.leader.as_deref(), seen.start.nanos, seen.end.map(|e| e.nanos), seen.leaderless_nanos), (Some(1), Some("aa"), 0, Some(0), None));
+        assert_eq!(
+            (seen.term, seen.leader.as_deref(), seen.start.nanos, seen.end.map(|e| e.nanos), seen.leaderless_nanos),
+            (Some(1), Some("aa"), 0, Some(0), None)
+        );
         let w = &w[1..];
         let first = &w[0];
         assert_eq!((first.term, first.leader.as_deref(), first.previous_leader.as_deref()), (Some(2), Some("bb"), Some("aa")));
@@ -351,7 +353,14 @@ mod tests {
         assert_eq!(term(&[ev(0, "ac", Kind::Starting, Some(5), None), ev(0, "ac", cand, Some(5), None)]), [Some(5)]);
         assert_eq!(term(&[ev(0, "ac", Kind::Starting, Some(5), None)]), [Some(5)]);
         // A leader lost at 12280 first: that is its term, whatever follows.
-        assert_eq!(term(&[ev(0, "91", Kind::Trouble { lost: true }, Some(12280), None), ev(1, "91", Kind::Starting, Some(12280), None), ev(1, "91", cand, Some(12281), None)]), [Some(12280)]);
+        assert_eq!(
+            term(&[
+                ev(0, "91", Kind::Trouble { lost: true }, Some(12280), None),
+                ev(1, "91", Kind::Starting, Some(12280), None),
+                ev(1, "91", cand, Some(12281), None)
+            ]),
+            [Some(12280)]
+        );
     }
 
     #[test]

@@ -136,12 +136,7 @@ fn tick(t: Timestamp) -> i64 {
 }
 
 fn overlapping(a: &Analysis, start: Timestamp, end: Timestamp) -> Vec<usize> {
-    a.elections
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.start <= end && e.end.is_none_or(|x| x >= start))
-        .map(|(i, _)| i)
-        .collect()
+    a.elections.iter().enumerate().filter(|(_, e)| e.start <= end && e.end.is_none_or(|x| x >= start)).map(|(i, _)| i).collect()
 }
 
 /// `2 etcd leader elections in etcd tenant-root (16:31:39–16:33:04)`.
@@ -369,13 +364,8 @@ fn says_deadline(f: &ParsedFile, r: &Record) -> bool {
 /// context had already expired when it started.
 fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
     // Client warnings that report a deadline, by where they are in the files.
-    let mut deadline_warnings: Vec<(crate::analyze::RecordRef, usize)> = a
-        .client_warnings
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| w.error.as_deref().is_some_and(is_deadline))
-        .map(|(i, w)| (w.record, i))
-        .collect();
+    let mut deadline_warnings: Vec<(crate::analyze::RecordRef, usize)> =
+        a.client_warnings.iter().enumerate().filter(|(_, w)| w.error.as_deref().is_some_and(is_deadline)).map(|(i, w)| (w.record, i)).collect();
     deadline_warnings.sort_unstable();
     for &i in failed {
         let r = &a.reconciles[i];
@@ -400,10 +390,7 @@ fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: 
         let (Some(first_rec), Some(last_rec)) = (a.records_of(r).first(), a.records_of(r).last()) else { continue };
         // The first such warning logged between its first and last line.
         let k = deadline_warnings.partition_point(|(rr, _)| rr <= first_rec);
-        let client = deadline_warnings
-            .get(k)
-            .filter(|(rr, _)| rr.file == first_rec.file && rr.record < last_rec.record)
-            .map(|&(_, wi)| &a.client_warnings[wi]);
+        let client = deadline_warnings.get(k).filter(|(rr, _)| rr.file == first_rec.file && rr.record < last_rec.record).map(|&(_, wi)| &a.client_warnings[wi]);
         let after = deadline_at.nanos - r.first.nanos;
         if after > opts.reconcile_timeout_nanos / 10 {
             continue;
@@ -456,9 +443,8 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
             continue;
         }
         let end = evidence_end.unwrap_or(req).max(req);
-        let reconciles: Vec<usize> = (0..a.reconciles.len())
-            .filter(|&i| a.reconciles[i].object.as_deref() == Some(&o.object) && a.reconciles[i].last >= req)
-            .collect();
+        let reconciles: Vec<usize> =
+            (0..a.reconciles.len()).filter(|&i| a.reconciles[i].object.as_deref() == Some(&o.object) && a.reconciles[i].last >= req).collect();
         let failed = reconciles.iter().filter(|&&i| a.reconciles[i].outcome == Outcome::Error).count();
         let gens = match (o.generation, o.observed_generation) {
             (Some(g), Some(og)) if g != og => format!(", generation {g} but observedGeneration {og}"),

@@ -14,9 +14,7 @@
 //! waiting M minutes at dump time T blocked at T−M or earlier: up to about
 //! two minutes earlier (sysmon forces a GC at least every two minutes).
 
-use crate::analyze::model::{
-    Analysis, Blocked, DumpTimeSource, FindingKind, GoFrame, GoroutineDump, GoroutineGroup,
-};
+use crate::analyze::model::{Analysis, Blocked, DumpTimeSource, FindingKind, GoFrame, GoroutineDump, GoroutineGroup};
 use crate::analyze::AnalyzeOptions;
 use crate::goroutine::{self, DumpKind, Frame, Role};
 use crate::model::{Format, ParsedFile, Timestamp};
@@ -232,7 +230,8 @@ fn civil_at(b: &[u8]) -> Option<i64> {
 /// says what to collect next time.
 /// What to run to collect a goroutine dump next time (README's goroutine
 /// section): one command a line.
-pub const COLLECT_GOROUTINES: &str = "kubectl port-forward deploy/<manager> 6060 &\ncurl -s 'http://127.0.0.1:6060/debug/pprof/goroutine?debug=2' > goroutines-$(date -u +%Y%m%dT%H%M%SZ).txt";
+pub const COLLECT_GOROUTINES: &str =
+    "kubectl port-forward deploy/<manager> 6060 &\ncurl -s 'http://127.0.0.1:6060/debug/pprof/goroutine?debug=2' > goroutines-$(date -u +%Y%m%dT%H%M%SZ).txt";
 
 pub fn link(a: &mut Analysis) {
     for gi in 0..a.goroutines.len() {
@@ -317,7 +316,11 @@ pub fn link(a: &mut Analysis) {
                 .text(format!(" (a stall of {} leaves time for it).", honest_duration(f.start, f.end)));
             append(f, s);
         } else {
-            append(f, Sentence::default().text(format!(" The goroutine dump(s) in the input (at {}) show no busy worker of this controller during the stall.", covering.join(", "))));
+            append(
+                f,
+                Sentence::default()
+                    .text(format!(" The goroutine dump(s) in the input (at {}) show no busy worker of this controller during the stall.", covering.join(", "))),
+            );
         }
     }
 }

@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 use crate::analyze::model::Analysis;
 use crate::analyze::model::FindingKind;
 use crate::model::Timestamp;
-use crate::time::Gap;
 use crate::stats::FileStats;
+use crate::time::Gap;
 
 pub const SCHEMA: &str = "reconscope.analysis/v1";
 

@@ -42,11 +42,8 @@ fn add_object(map: &mut BTreeMap<ObjectRef, ObjectLifecycle>, v: &serde_json::Va
     if let Some(d) = meta.get("deletionTimestamp").and_then(ts) {
         o.deletion_requested = Some(d);
     }
-    o.finalizers = meta
-        .get("finalizers")
-        .and_then(|f| f.as_array())
-        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
-        .unwrap_or_default();
+    o.finalizers =
+        meta.get("finalizers").and_then(|f| f.as_array()).map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect()).unwrap_or_default();
     o.generation = meta.get("generation").and_then(|g| g.as_i64()).or(o.generation);
     o.observed_generation = v.get("status").and_then(|s| s.get("observedGeneration")).and_then(|g| g.as_i64()).or(o.observed_generation);
     if let Some(mf) = meta.get("managedFields").and_then(|m| m.as_array()) {

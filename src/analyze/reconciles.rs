@@ -13,14 +13,8 @@ use crate::model::{Field, Level, ParsedFile, Record, Timestamp};
 
 /// controller-runtime's own messages: they occur in every controller's
 /// reconciles, so they say nothing about which instance a reconcile is.
-const RUNTIME_MESSAGES: &[&str] = &[
-    "Reconciler error",
-    "Reconciling",
-    "Reconcile successful",
-    "Reconcile done, requeueing",
-    "Observed a panic",
-    "Warning: Reconciler returned both",
-];
+const RUNTIME_MESSAGES: &[&str] =
+    &["Reconciler error", "Reconciling", "Reconcile successful", "Reconcile done, requeueing", "Observed a panic", "Warning: Reconciler returned both"];
 
 fn is_runtime_message(m: &str) -> bool {
     RUNTIME_MESSAGES.iter().any(|p| m.starts_with(p))
@@ -360,17 +354,8 @@ impl<'a> Gather<'a> {
         }
         self.uuids.push(uuid.unwrap_or(0));
         // One pass over the fields for what a new reconcile needs.
-        const KEYS: [&[u8]; 9] = [
-            b"name",
-            b"namespace",
-            b"controller",
-            b"controllerGroup",
-            b"controllerKind",
-            b"object",
-            b"request",
-            b"reconciler group",
-            b"reconciler kind",
-        ];
+        const KEYS: [&[u8]; 9] =
+            [b"name", b"namespace", b"controller", b"controllerGroup", b"controllerKind", b"object", b"request", b"reconciler group", b"reconciler kind"];
         let mut k = [None::<&Field>; 9];
         // A key named after a Kind (`"RayCluster": {"name":..}`, klog's
         // `Cluster="ns/name"`): the object, and its kind.
@@ -405,7 +390,8 @@ impl<'a> Gather<'a> {
         };
         let mut text = |fl: Option<&Field>| fl.map(|fl| intern(&mut self.strings, f.span_bytes(fl.value), || Arc::from(f.value(fl).as_ref())));
         let (controller, group) = (text(k[2]), text(k[3].or(k[7])));
-        let kind = text(k[4].or(k[8])).or_else(|| kind_key.as_ref().map(|(fl, _)| intern(&mut self.strings, f.span_bytes(fl.key), || Arc::from(f.key(fl).as_ref()))));
+        let kind =
+            text(k[4].or(k[8])).or_else(|| kind_key.as_ref().map(|(fl, _)| intern(&mut self.strings, f.span_bytes(fl.key), || Arc::from(f.key(fl).as_ref()))));
         // Else the controller's logger names it: `controllers.RayCluster`,
         // `controller.tenantcontrolplane` (controller-runtime before v0.12).
         let controller = controller.or_else(|| {

@@ -8,13 +8,13 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use reconscope::analyze::{self, Analysis, AnalyzeOptions, FindingKind};
 use reconscope::evidence::{self, ShareOptions};
-use reconscope::redact::{RedactOptions, Redactor};
 use reconscope::htmlreport::{self, AppAssets};
 use reconscope::layout::{self, LayoutOptions};
-use reconscope::render;
-use reconscope::report::{self, ReportOptions};
 use reconscope::model::ParsedFile;
 use reconscope::pipeline::{LoadOptions, Loaded};
+use reconscope::redact::{RedactOptions, Redactor};
+use reconscope::render;
+use reconscope::report::{self, ReportOptions};
 use reconscope::stats::FileStats;
 
 const USAGE: &str = "\
@@ -193,16 +193,13 @@ fn parse_options(args: &[String]) -> Result<Options> {
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        let mut value = |name: &str| -> Result<String> {
-            it.next().cloned().ok_or_else(|| ExitTwo(format!("{name} needs a value")).into())
-        };
+        let mut value = |name: &str| -> Result<String> { it.next().cloned().ok_or_else(|| ExitTwo(format!("{name} needs a value")).into()) };
         match a.as_str() {
             "--json" => o.json = true,
             "--utc-offset" => {
                 let v = value(a)?;
-                let off = utc_offset(&v).ok_or_else(|| {
-                    ExitTwo(format!("--utc-offset: `{v}` is not an offset from UTC like 2, -5.5 or +05:30 (less than 24 hours)"))
-                })?;
+                let off = utc_offset(&v)
+                    .ok_or_else(|| ExitTwo(format!("--utc-offset: `{v}` is not an offset from UTC like 2, -5.5 or +05:30 (less than 24 hours)")))?;
                 o.load.parse.default_offset_secs = off.local_minus_utc();
             }
             "--reconcile-timeout" => {
@@ -293,10 +290,8 @@ fn utc_offset(v: &str) -> Option<chrono::FixedOffset> {
 fn walk(path: &Path, out: &mut Vec<(PathBuf, String)>) -> Result<()> {
     let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
     if meta.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-            .with_context(|| format!("{}: cannot read folder", path.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
+        let mut entries: Vec<PathBuf> =
+            std::fs::read_dir(path).with_context(|| format!("{}: cannot read folder", path.display()))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
         entries.sort();
         for e in entries {
             walk(&e, out)?;
@@ -412,8 +407,7 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         }
     }
     if let (Some(target), Some(app)) = (&opts.html, &app) {
-        let html = htmlreport::build(app, &html_inputs(&opts.inputs)?)
-            .map_err(|e| ExitTwo(format!("--html: {e}")))?;
+        let html = htmlreport::build(app, &html_inputs(&opts.inputs)?).map_err(|e| ExitTwo(format!("--html: {e}")))?;
         std::fs::write(target, html).with_context(|| format!("{}: cannot write the HTML report", target.display()))?;
     }
     if opts.json {
@@ -424,16 +418,20 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
             }
         }
         if opts.report.app_url.is_some() && analysis.findings.len() > evidence::MAX_LINKED_FINDINGS {
-            notes.push(format!(
-                "evidence links were made for the first {} findings only",
-                evidence::MAX_LINKED_FINDINGS
-            ));
+            notes.push(format!("evidence links were made for the first {} findings only", evidence::MAX_LINKED_FINDINGS));
         }
         doc["notes"] = serde_json::json!(notes);
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
     } else if opts.markdown.as_deref() != Some("-") {
-        writeln!(out, "{} files, {} reconciles, {} controller instances, {} etcd elections", inputs.len(), analysis.reconciles.len(), analysis.controllers.len(), analysis.elections.len())?;
+        writeln!(
+            out,
+            "{} files, {} reconciles, {} controller instances, {} etcd elections",
+            inputs.len(),
+            analysis.reconciles.len(),
+            analysis.controllers.len(),
+            analysis.elections.len()
+        )?;
         for c in &analysis.controllers {
             writeln!(out, "  controller {} ({} workers, {}): {} reconciles", c.name, c.workers, c.workers_source, c.reconciles)?;
         }
@@ -471,10 +469,7 @@ fn input_names(opts: &Options) -> Vec<String> {
 /// time it is taken, redaction.
 fn share_template(opts: &Options) -> ShareOptions {
     let artifact = render::artifact_name(&input_names(opts)).unwrap_or_default();
-    let taken_at_nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()
-        .and_then(|d| i64::try_from(d.as_nanos()).ok());
+    let taken_at_nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok().and_then(|d| i64::try_from(d.as_nanos()).ok());
     ShareOptions { artifact, taken_at_nanos, redact: opts.redact, ..ShareOptions::default() }
 }
 
@@ -488,10 +483,7 @@ fn pick_finding(a: &Analysis, spec: &str) -> Result<usize> {
         return Ok(n - 1);
     }
     let kind = FindingKind::parse(spec).ok_or_else(|| ExitTwo(format!("--finding: `{spec}` is neither a finding kind nor a number")))?;
-    a.findings
-        .iter()
-        .position(|f| f.kind == kind)
-        .ok_or_else(|| ExitTwo(format!("--finding {spec}: no such finding in the input")).into())
+    a.findings.iter().position(|f| f.kind == kind).ok_or_else(|| ExitTwo(format!("--finding {spec}: no such finding in the input")).into())
 }
 
 /// `share`: one finding's evidence link on stdout (and the whole slice in
@@ -538,9 +530,7 @@ fn read_app(app_dir: Option<&Path>, app_url: Option<&str>) -> Result<AppAssets> 
     let dir = match app_dir {
         Some(d) => d.to_path_buf(),
         None => {
-            let installed = std::env::current_exe()
-                .ok()
-                .and_then(|e| Some(e.parent()?.join("../share/reconscope/dist")));
+            let installed = std::env::current_exe().ok().and_then(|e| Some(e.parent()?.join("../share/reconscope/dist")));
             match (installed, app_url) {
                 _ if Path::new("dist/index.html").exists() => PathBuf::from("dist"),
                 (Some(d), _) if d.join("index.html").exists() => d,
@@ -615,10 +605,7 @@ fn fetch_app(url: &str) -> Result<AppAssets> {
     let get = |rel: &str, limit: u64, missing: &str| -> Result<Vec<u8>> {
         let file_url = format!("{base}{rel}");
         let fail = |what: String| -> anyhow::Error { ExitTwo(format!("--app-url: {file_url}: {what}")).into() };
-        let mut resp = agent
-            .get(&file_url)
-            .call()
-            .map_err(|e| fail(format!("cannot fetch it ({e}); check the URL and the network, or give --app-dir DIR")))?;
+        let mut resp = agent.get(&file_url).call().map_err(|e| fail(format!("cannot fetch it ({e}); check the URL and the network, or give --app-dir DIR")))?;
         let status = resp.status();
         if !status.is_success() {
             return Err(fail(format!("HTTP {}; {}", status.as_u16(), if status.as_u16() == 404 { missing } else { redo })));
@@ -631,8 +618,7 @@ fn fetch_app(url: &str) -> Result<AppAssets> {
     let no_manifest = "no app with a manifest is deployed there (deploy it with the Pages workflow, or build it with `make build`), \
                        or give --app-dir DIR";
     let bytes = get(MANIFEST_NAME, MAX_MANIFEST_BYTES as u64, no_manifest)?;
-    let manifest = htmlreport::parse_manifest(&bytes)
-        .map_err(|e| ExitTwo(format!("--app-url: {base}{MANIFEST_NAME}: {e}; {redo}")))?;
+    let manifest = htmlreport::parse_manifest(&bytes).map_err(|e| ExitTwo(format!("--app-url: {base}{MANIFEST_NAME}: {e}; {redo}")))?;
     let listed_but_gone = format!("{MANIFEST_NAME} lists it but the site lacks it; {redo}");
     htmlreport::assets_from_manifest(&manifest, |f| get(&f.path, f.size, &listed_but_gone)).map_err(|e| match e.downcast::<ManifestError>() {
         Ok(e) => ExitTwo(format!("--app-url: {base}: {e}; {redo}")).into(),

@@ -115,9 +115,8 @@ mod imp {
         let t0 = js_sys::Date::now();
         // Copied from JavaScript straight into the tail's buffer.
         let len = data.length() as usize;
-        let received = PART.with(|p| {
-            p.borrow_mut().as_mut().map(|job| job.receive_with(name, offset, len, |room| data.subarray(0, room.len() as u32).copy_to(room)))
-        });
+        let received =
+            PART.with(|p| p.borrow_mut().as_mut().map(|job| job.receive_with(name, offset, len, |room| data.subarray(0, room.len() as u32).copy_to(room))));
         PART.with(|p| {
             if let Some(job) = p.borrow().as_ref() {
                 post_progress_returning(job.progress(), data);
@@ -208,10 +207,7 @@ mod imp {
     }
 
     fn handle(data: JsValue) {
-        let msg = Reflect::get(&data, &JsValue::from_str("msg"))
-            .ok()
-            .and_then(|m| m.dyn_into::<Uint8Array>().ok())
-            .map(|m| decode::<ToWorker>(&m.to_vec()));
+        let msg = Reflect::get(&data, &JsValue::from_str("msg")).ok().and_then(|m| m.dyn_into::<Uint8Array>().ok()).map(|m| decode::<ToWorker>(&m.to_vec()));
         let msg = match msg {
             Some(Ok(m)) => m,
             Some(Err(e)) => return post(&FromWorker::Failed { message: e }),
@@ -260,8 +256,7 @@ mod imp {
                 post(&FromWorker::Progress(with_session(|s| s.receiving())));
             }
             ToWorker::Finish { .. } | ToWorker::Reanalyze { .. } => {
-                let progress =
-                    SESSION.with(|s| s.borrow().as_ref().map(|s| s.progress(Phase::Analyzing)));
+                let progress = SESSION.with(|s| s.borrow().as_ref().map(|s| s.progress(Phase::Analyzing)));
                 if let Some(p) = progress {
                     post(&FromWorker::Progress(p));
                 }
@@ -308,9 +303,7 @@ mod imp {
                 post(&FromWorker::Shared { seq, result: Box::new(result) });
             }
             ToWorker::Markdown { seq, app_url, taken_at_nanos, redact } => {
-                let text = timed("markdown", || {
-                    SESSION.with(|s| s.borrow().as_ref().map(|s| s.markdown(&app_url, taken_at_nanos, redact)))
-                });
+                let text = timed("markdown", || SESSION.with(|s| s.borrow().as_ref().map(|s| s.markdown(&app_url, taken_at_nanos, redact))));
                 post(&FromWorker::Text { seq, text: text.unwrap_or_default() });
             }
             ToWorker::Redact { seq, text, redact } => {

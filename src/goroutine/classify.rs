@@ -213,8 +213,7 @@ pub fn classify(g: &Goroutine) -> WorkerInfo {
         .iter()
         .find(|(path, _)| !(within(path, "runtime") || within(path, "internal") || within(path, "sync")))
         .is_some_and(|&(path, name)| is_queue_get(path, name));
-    let reconciling =
-        names.iter().position(|&(path, name)| matches!(controller_method(path, name), Some("Reconcile" | "reconcileHandler")));
+    let reconciling = names.iter().position(|&(path, name)| matches!(controller_method(path, name), Some("Reconcile" | "reconcileHandler")));
     let role = if idle {
         Role::IdleWorker
     } else if worker || reconciling.is_some() {

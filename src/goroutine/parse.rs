@@ -508,9 +508,7 @@ fn is_register(s: &[u8]) -> bool {
     let name = s.iter().take_while(|b| b.is_ascii_lowercase() || b.is_ascii_digit()).count();
     let rest = &s[name..];
     let value = trim_start(rest);
-    (1..=6).contains(&name)
-        && value.len() < rest.len()
-        && value.strip_prefix(b"0x").is_some_and(|h| !h.is_empty() && h.iter().all(u8::is_ascii_hexdigit))
+    (1..=6).contains(&name) && value.len() < rest.len() && value.strip_prefix(b"0x").is_some_and(|h| !h.is_empty() && h.iter().all(u8::is_ascii_hexdigit))
 }
 
 /// A frame line cut short (by a copy window or a crash mid-write):

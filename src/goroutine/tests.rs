@@ -742,14 +742,8 @@ fn has_dump_finds_headers_and_profiles() {
     ] {
         assert!(has_dump(yes), "{:?}", String::from_utf8_lossy(yes));
     }
-    for no in [
-        &b""[..],
-        b"panic: boom\n",
-        b"started goroutine for worker\n",
-        b"goroutine 1 finished\n",
-        b"goroutine [running]:\n",
-        b"goroutine 1 [running\n]:",
-    ] {
+    for no in [&b""[..], b"panic: boom\n", b"started goroutine for worker\n", b"goroutine 1 finished\n", b"goroutine [running]:\n", b"goroutine 1 [running\n]:"]
+    {
         assert!(!has_dump(no), "{:?}", String::from_utf8_lossy(no));
     }
 }

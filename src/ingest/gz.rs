@@ -3,9 +3,7 @@
 
 use flate2::{Crc, Decompress, FlushDecompress, Status};
 
-use super::inflate::{
-    initial_capacity, reserve_chunk, try_reserve_total, Budget, Fault, Meter, CHUNK,
-};
+use super::inflate::{initial_capacity, reserve_chunk, try_reserve_total, Budget, Fault, Meter, CHUNK};
 use super::tar::{self, Source, BLOCK};
 use super::{base_name, join, Data, Walker};
 
@@ -35,13 +33,7 @@ pub(crate) fn read(w: &mut Walker<'_, '_>, path: &str, input: &[u8], depth: u32)
         return;
     }
     if tar::is_header(&head) || (fault.is_none() && tar::is_empty_archive(&head)) {
-        let mut source = GzSource {
-            gz,
-            head,
-            head_pos: 0,
-            offset: 0,
-            pending: fault,
-        };
+        let mut source = GzSource { gz, head, head_pos: 0, offset: 0, pending: fault };
         if let Some(f) = tar::read(w, path, &mut source, depth) {
             w.fault(path, f);
         }
@@ -85,12 +77,7 @@ fn inner_name(path: &str, stored: Option<&str>) -> String {
 }
 
 /// Appends output to `out` until it holds `want` bytes or the stream ends.
-fn pull_up_to(
-    gz: &mut GzStream<'_>,
-    budget: &mut Budget,
-    out: &mut Vec<u8>,
-    want: usize,
-) -> Option<Fault> {
+fn pull_up_to(gz: &mut GzStream<'_>, budget: &mut Budget, out: &mut Vec<u8>, want: usize) -> Option<Fault> {
     while out.len() < want {
         let room = want - out.len();
         if let Err(f) = try_reserve_total(out, (out.len() + room.min(CHUNK)) as u64) {
@@ -172,11 +159,7 @@ fn parse_header(b: &[u8]) -> Result<Header, HeaderError> {
     if pos > b.len() {
         return Err(HeaderError::Truncated);
     }
-    Ok(Header {
-        len: pos,
-        mtime: (mtime != 0).then_some(i64::from(mtime)),
-        name,
-    })
+    Ok(Header { len: pos, mtime: (mtime != 0).then_some(i64::from(mtime)), name })
 }
 
 /// The zero-terminated field at `pos`, and the position after its NUL.
@@ -256,12 +239,7 @@ impl<'g> GzStream<'g> {
     }
 
     /// Appends up to `max` bytes of output to `out`; `Ok(0)` at the end.
-    pub(crate) fn pull(
-        &mut self,
-        budget: &mut Budget,
-        out: &mut Vec<u8>,
-        max: usize,
-    ) -> Result<usize, Fault> {
+    pub(crate) fn pull(&mut self, budget: &mut Budget, out: &mut Vec<u8>, max: usize) -> Result<usize, Fault> {
         if max == 0 {
             return Ok(0);
         }
@@ -290,10 +268,7 @@ impl<'g> GzStream<'g> {
     }
 
     fn corrupt(&mut self, detail: String) {
-        self.fail(Fault::GzCorrupt {
-            after: self.produced,
-            detail,
-        });
+        self.fail(Fault::GzCorrupt { after: self.produced, detail });
     }
 
     fn read_header(&mut self) {
@@ -316,9 +291,7 @@ impl<'g> GzStream<'g> {
                 self.member_out = 0;
                 self.state = State::Body;
             }
-            Err(HeaderError::Truncated) => self.fail(Fault::GzTruncated {
-                after: self.produced,
-            }),
+            Err(HeaderError::Truncated) => self.fail(Fault::GzTruncated { after: self.produced }),
             Err(HeaderError::Invalid(what)) => self.corrupt(what.to_string()),
         }
     }
@@ -332,9 +305,7 @@ impl<'g> GzStream<'g> {
         }
         let rest = self.input.get(self.pos..).unwrap_or_default();
         let (before_in, before_out) = (self.dec.total_in(), self.dec.total_out());
-        let result = self
-            .dec
-            .decompress_vec(rest, &mut self.chunk, FlushDecompress::None);
+        let result = self.dec.decompress_vec(rest, &mut self.chunk, FlushDecompress::None);
         let consumed = usize::try_from(self.dec.total_in() - before_in).unwrap_or(usize::MAX);
         let produced = self.dec.total_out() - before_out;
         self.pos = self.pos.saturating_add(consumed).min(self.input.len());
@@ -351,9 +322,7 @@ impl<'g> GzStream<'g> {
             Err(e) => self.corrupt(e.to_string()),
             Ok(_) if produced == 0 && consumed == 0 => {
                 if self.pos >= self.input.len() {
-                    self.fail(Fault::GzTruncated {
-                        after: self.produced,
-                    });
+                    self.fail(Fault::GzTruncated { after: self.produced });
                 } else {
                     self.corrupt("deflate stream makes no progress".to_string());
                 }
@@ -363,14 +332,8 @@ impl<'g> GzStream<'g> {
     }
 
     fn read_trailer(&mut self) {
-        let Some(trailer) = self
-            .input
-            .get(self.pos..)
-            .and_then(|r| r.get(..TRAILER_LEN))
-        else {
-            self.fail(Fault::GzTruncated {
-                after: self.produced,
-            });
+        let Some(trailer) = self.input.get(self.pos..).and_then(|r| r.get(..TRAILER_LEN)) else {
+            self.fail(Fault::GzTruncated { after: self.produced });
             return;
         };
         let crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
@@ -428,9 +391,7 @@ impl<'a, 'b> Source<'a, 'b> for GzSource<'_> {
         let mut fault = None;
         while out.len() < want {
             if out.len() == out.capacity() {
-                let doubled = (out.capacity() as u64)
-                    .saturating_mul(2)
-                    .max(out.len() as u64 + CHUNK as u64);
+                let doubled = (out.capacity() as u64).saturating_mul(2).max(out.len() as u64 + CHUNK as u64);
                 if let Err(f) = try_reserve_total(&mut out, doubled.min(n)) {
                     fault = Some(f);
                     break;

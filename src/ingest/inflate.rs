@@ -50,29 +50,18 @@ pub(crate) struct Meter {
 impl Meter {
     /// A meter for a member of known compressed size.
     pub(crate) fn sized(compressed: u64) -> Meter {
-        Meter {
-            produced: 0,
-            compressed: Some(compressed),
-        }
+        Meter { produced: 0, compressed: Some(compressed) }
     }
 
     /// A meter for a member whose compressed size is learnt while reading it.
     pub(crate) fn streaming() -> Meter {
-        Meter {
-            produced: 0,
-            compressed: None,
-        }
+        Meter { produced: 0, compressed: None }
     }
 }
 
 impl Budget {
     pub(crate) fn new(opts: &IngestOptions) -> Budget {
-        Budget {
-            max_total: opts.max_total_bytes,
-            max_ratio: opts.max_ratio,
-            used: 0,
-            exhausted: false,
-        }
+        Budget { max_total: opts.max_total_bytes, max_ratio: opts.max_ratio, used: 0, exhausted: false }
     }
 
     pub(crate) fn max_total(&self) -> u64 {
@@ -125,9 +114,7 @@ impl Budget {
     /// How many more bytes the member measured by `meter` may produce.
     pub(crate) fn headroom(&self, meter: &Meter, consumed: u64) -> u64 {
         let total = self.max_total.saturating_sub(self.used);
-        let ratio = self
-            .ratio_limit(meter, consumed)
-            .saturating_sub(meter.produced);
+        let ratio = self.ratio_limit(meter, consumed).saturating_sub(meter.produced);
         total.min(ratio)
     }
 }
@@ -151,24 +138,15 @@ pub(crate) fn reserve_chunk(out: &mut Vec<u8>, hint: u64, headroom: u64) -> Resu
 /// Makes the capacity of `out` at least `target` bytes, reporting failure
 /// instead of aborting.
 pub(crate) fn try_reserve_total(out: &mut Vec<u8>, target: u64) -> Result<(), Fault> {
-    let additional = usize::try_from(target)
-        .unwrap_or(usize::MAX)
-        .saturating_sub(out.len());
-    out.try_reserve_exact(additional)
-        .map_err(|_| Fault::OutOfMemory { bytes: target })
+    let additional = usize::try_from(target).unwrap_or(usize::MAX).saturating_sub(out.len());
+    out.try_reserve_exact(additional).map_err(|_| Fault::OutOfMemory { bytes: target })
 }
 
 /// A first allocation for output declared to be `declared` bytes (with a
 /// little slack, so that the end of the stream fits without growing).
 pub(crate) fn initial_capacity(declared: u64, headroom: u64) -> usize {
     let slack = if declared > 0 { 256 } else { 0 };
-    usize::try_from(
-        declared
-            .min(headroom)
-            .min(MAX_UPFRONT)
-            .saturating_add(slack),
-    )
-    .unwrap_or(0)
+    usize::try_from(declared.min(headroom).min(MAX_UPFRONT).saturating_add(slack)).unwrap_or(0)
 }
 
 /// How a raw deflate stream ended.
@@ -196,19 +174,12 @@ pub(crate) struct Inflated {
 /// Inflates the raw deflate stream at the start of `input`, stopping at its
 /// end (bytes after it are left alone), at a fault, or when a cap is hit.
 /// `declared` is the size the archive announces, used only to size buffers.
-pub(crate) fn inflate_all(
-    input: &[u8],
-    budget: &mut Budget,
-    meter: &mut Meter,
-    declared: u64,
-) -> Inflated {
+pub(crate) fn inflate_all(input: &[u8], budget: &mut Budget, meter: &mut Meter, declared: u64) -> Inflated {
     let mut dec = Decompress::new(false);
     let mut out = Vec::new();
     let first = initial_capacity(declared, budget.headroom(meter, 0));
     if out.try_reserve_exact(first).is_err() {
-        return fault(Fault::OutOfMemory {
-            bytes: first as u64,
-        });
+        return fault(Fault::OutOfMemory { bytes: first as u64 });
     }
     loop {
         let consumed = usize::try_from(dec.total_in()).unwrap_or(usize::MAX);
@@ -235,20 +206,12 @@ pub(crate) fn inflate_all(
             }
             Ok(Status::Ok | Status::BufError) => continue,
         };
-        return Inflated {
-            out,
-            consumed: now_consumed,
-            end,
-        };
+        return Inflated { out, consumed: now_consumed, end };
     }
 }
 
 fn fault(f: Fault) -> Inflated {
-    Inflated {
-        out: Vec::new(),
-        consumed: 0,
-        end: End::Fault(f),
-    }
+    Inflated { out: Vec::new(), consumed: 0, end: End::Fault(f) }
 }
 
 #[cfg(test)]
@@ -265,11 +228,7 @@ mod tests {
     }
 
     fn budget(total: u64, ratio: u64) -> Budget {
-        Budget::new(&IngestOptions {
-            max_total_bytes: total,
-            max_ratio: ratio,
-            max_depth: 8,
-        })
+        Budget::new(&IngestOptions { max_total_bytes: total, max_ratio: ratio, max_depth: 8 })
     }
 
     #[test]

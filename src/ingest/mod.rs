@@ -103,11 +103,7 @@ pub struct IngestOptions {
 
 impl Default for IngestOptions {
     fn default() -> Self {
-        IngestOptions {
-            max_total_bytes: 8 << 30,
-            max_ratio: 200,
-            max_depth: 8,
-        }
+        IngestOptions { max_total_bytes: 8 << 30, max_ratio: 200, max_depth: 8 }
     }
 }
 
@@ -162,9 +158,7 @@ pub enum IngestError {
         max_ratio: u64,
     },
     /// An archive nested deeper than `max_depth` levels was not opened.
-    #[error(
-        "{path}: archive nested deeper than {max_depth} levels, not opened (raise --max-depth)"
-    )]
+    #[error("{path}: archive nested deeper than {max_depth} levels, not opened (raise --max-depth)")]
     TooDeep {
         /// The archive that was not opened.
         path: String,
@@ -247,17 +241,8 @@ impl IngestError {
 /// segment of every member path. A plain text input is passed through as a
 /// single [`Member`] that borrows `bytes`. This function never panics and
 /// never fails as a whole: problems arrive as [`Event::Error`].
-pub fn ingest<'a>(
-    name: &str,
-    bytes: &'a [u8],
-    opts: &IngestOptions,
-    sink: &mut dyn FnMut(Event<'a>),
-) {
-    let mut walker = Walker {
-        budget: Budget::new(opts),
-        max_depth: opts.max_depth.min(DEPTH_CEILING),
-        sink,
-    };
+pub fn ingest<'a>(name: &str, bytes: &'a [u8], opts: &IngestOptions, sink: &mut dyn FnMut(Event<'a>)) {
+    let mut walker = Walker { budget: Budget::new(opts), max_depth: opts.max_depth.min(DEPTH_CEILING), sink };
     walker.node(name.to_string(), None, Data::Input(bytes), 0);
 }
 
@@ -354,13 +339,7 @@ pub(crate) struct Walker<'a, 's> {
 impl<'a> Walker<'a, '_> {
     /// Examines one file (the input or an archive member) at nesting `depth`
     /// (the number of archives around it) and emits it or opens it.
-    pub(crate) fn node<'b>(
-        &mut self,
-        path: String,
-        mtime: Option<i64>,
-        data: Data<'a, 'b>,
-        depth: u32,
-    ) -> Outcome {
+    pub(crate) fn node<'b>(&mut self, path: String, mtime: Option<i64>, data: Data<'a, 'b>, depth: u32) -> Outcome {
         let kind = sniff(&path, data.as_slice());
         match kind {
             Kind::Text => self.emit_file(path, mtime, data),
@@ -425,11 +404,7 @@ impl<'a> Walker<'a, '_> {
             Data::Scratch(s) => Cow::Owned(s.to_vec()),
             Data::Owned(v) => Cow::Owned(v),
         };
-        (self.sink)(Event::File(Member {
-            path,
-            bytes,
-            mtime_secs,
-        }));
+        (self.sink)(Event::File(Member { path, bytes, mtime_secs }));
         Outcome::Emitted
     }
 
@@ -445,26 +420,13 @@ impl<'a> Walker<'a, '_> {
     pub(crate) fn fault(&mut self, path: &str, fault: Fault) {
         let path = path.to_string();
         let error = match fault {
-            Fault::Ratio => IngestError::RatioCap {
-                path,
-                max_ratio: self.budget.max_ratio(),
-            },
-            Fault::Total => IngestError::TotalCap {
-                path,
-                cap: self.budget.max_total(),
-            },
+            Fault::Ratio => IngestError::RatioCap { path, max_ratio: self.budget.max_ratio() },
+            Fault::Total => IngestError::TotalCap { path, cap: self.budget.max_total() },
             Fault::OutOfMemory { bytes } => IngestError::OutOfMemory { path, bytes },
-            Fault::GzTruncated { after } => IngestError::Truncated {
-                path,
-                detail: format!(
-                    "gzip stream ends after {after} decompressed bytes (file cut short?)"
-                ),
-            },
-            Fault::GzCorrupt { after, detail } => IngestError::CorruptGzip {
-                path,
-                after,
-                detail,
-            },
+            Fault::GzTruncated { after } => {
+                IngestError::Truncated { path, detail: format!("gzip stream ends after {after} decompressed bytes (file cut short?)") }
+            }
+            Fault::GzCorrupt { after, detail } => IngestError::CorruptGzip { path, after, detail },
         };
         self.error(error);
     }
@@ -515,10 +477,7 @@ pub fn is_plain_text(name: &str, head: &[u8]) -> bool {
 
 /// Decides what `bytes` (named `path`) are: a container, binary, or text.
 fn sniff(path: &str, bytes: &[u8]) -> Kind {
-    if bytes.starts_with(b"PK\x03\x04")
-        || bytes.starts_with(b"PK\x05\x06")
-        || bytes.starts_with(b"PK\x07\x08PK\x03\x04")
-    {
+    if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") || bytes.starts_with(b"PK\x07\x08PK\x03\x04") {
         return Kind::Zip;
     }
     if bytes.starts_with(&[0x1f, 0x8b, 0x08]) {
@@ -528,9 +487,7 @@ fn sniff(path: &str, bytes: &[u8]) -> Kind {
         return Kind::Tar;
     }
     let name = base_name(path).to_ascii_lowercase();
-    if tar::is_empty_archive(bytes)
-        && (name.ends_with(".tar") || name.ends_with(".tar.gz") || name.ends_with(".tgz"))
-    {
+    if tar::is_empty_archive(bytes) && (name.ends_with(".tar") || name.ends_with(".tar.gz") || name.ends_with(".tgz")) {
         return Kind::Tar;
     }
     if name.ends_with(".zip") && zip::has_end_record(bytes) {
@@ -551,36 +508,18 @@ fn binary_reason(bytes: &[u8]) -> Option<&'static str> {
         (b"GIF87a", "GIF image, skipped"),
         (b"GIF89a", "GIF image, skipped"),
         (b"%PDF-", "PDF document, skipped"),
-        (
-            b"\xfd7zXZ\x00",
-            "xz-compressed file (not supported), skipped",
-        ),
-        (
-            b"\x28\xb5\x2f\xfd",
-            "zstd-compressed file (not supported), skipped",
-        ),
-        (
-            b"\x04\x22\x4d\x18",
-            "lz4-compressed file (not supported), skipped",
-        ),
-        (
-            b"7z\xbc\xaf\x27\x1c",
-            "7-Zip archive (not supported), skipped",
-        ),
+        (b"\xfd7zXZ\x00", "xz-compressed file (not supported), skipped"),
+        (b"\x28\xb5\x2f\xfd", "zstd-compressed file (not supported), skipped"),
+        (b"\x04\x22\x4d\x18", "lz4-compressed file (not supported), skipped"),
+        (b"7z\xbc\xaf\x27\x1c", "7-Zip archive (not supported), skipped"),
         (b"Rar!\x1a\x07", "RAR archive (not supported), skipped"),
         (b"SQLite format 3\x00", "SQLite database, skipped"),
         (b"PK", "damaged zip archive (no readable header), skipped"),
     ];
-    if bytes.len() >= 10
-        && bytes.starts_with(b"BZh")
-        && bytes.get(4..10) == Some(b"1AY&SY".as_slice())
-    {
+    if bytes.len() >= 10 && bytes.starts_with(b"BZh") && bytes.get(4..10) == Some(b"1AY&SY".as_slice()) {
         return Some("bzip2-compressed file (not supported), skipped");
     }
-    if let Some((_, reason)) = SIGNATURES
-        .iter()
-        .find(|(magic, _)| bytes.starts_with(magic) && (magic.len() > 2 || is_zip_like(bytes)))
-    {
+    if let Some((_, reason)) = SIGNATURES.iter().find(|(magic, _)| bytes.starts_with(magic) && (magic.len() > 2 || is_zip_like(bytes))) {
         return Some(reason);
     }
     let sample = bytes.get(..SNIFF_LEN).unwrap_or(bytes);
@@ -594,20 +533,12 @@ fn binary_reason(bytes: &[u8]) -> Option<&'static str> {
 
 /// `PK` followed by one of the zip record signatures' second half.
 fn is_zip_like(bytes: &[u8]) -> bool {
-    matches!(
-        bytes.get(2..4),
-        Some([1, 2] | [3, 4] | [5, 6] | [6, 6] | [7, 8])
-    )
+    matches!(bytes.get(2..4), Some([1, 2] | [3, 4] | [5, 6] | [6, 6] | [7, 8]))
 }
 
 /// Formats a byte count for messages: `8 GiB`, `1.5 MiB`, `512 bytes`.
 pub(crate) fn human_bytes(n: u64) -> String {
-    const UNITS: [(&str, u64); 4] = [
-        ("TiB", 1 << 40),
-        ("GiB", 1 << 30),
-        ("MiB", 1 << 20),
-        ("KiB", 1 << 10),
-    ];
+    const UNITS: [(&str, u64); 4] = [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
     for (unit, size) in UNITS {
         if n >= size {
             if n.is_multiple_of(size) {

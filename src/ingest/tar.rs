@@ -39,18 +39,14 @@ struct SliceSource<'a, 'b> {
 
 impl<'a: 'b, 'b> Source<'a, 'b> for SliceSource<'a, 'b> {
     fn take(&mut self, _budget: &mut Budget, n: u64) -> (Data<'a, 'b>, Option<Fault>) {
-        let end = self
-            .pos
-            .saturating_add(usize::try_from(n).unwrap_or(usize::MAX));
+        let end = self.pos.saturating_add(usize::try_from(n).unwrap_or(usize::MAX));
         let taken = self.view.sub(self.pos..end);
         self.pos += taken.bytes().len();
         (taken.data(), None)
     }
 
     fn skip(&mut self, _budget: &mut Budget, n: u64) -> Option<Fault> {
-        let end = self
-            .pos
-            .saturating_add(usize::try_from(n).unwrap_or(usize::MAX));
+        let end = self.pos.saturating_add(usize::try_from(n).unwrap_or(usize::MAX));
         self.pos = end.min(self.view.bytes().len());
         None
     }
@@ -61,12 +57,7 @@ impl<'a: 'b, 'b> Source<'a, 'b> for SliceSource<'a, 'b> {
 }
 
 /// Lists the tar archive `path` held in `view`; its entries are at `depth`.
-pub(crate) fn read_slice<'a: 'b, 'b>(
-    w: &mut Walker<'a, '_>,
-    path: &str,
-    view: View<'a, 'b>,
-    depth: u32,
-) {
+pub(crate) fn read_slice<'a: 'b, 'b>(w: &mut Walker<'a, '_>, path: &str, view: View<'a, 'b>, depth: u32) {
     let mut source = SliceSource { view, pos: 0 };
     if let Some(f) = read(w, path, &mut source, depth) {
         w.fault(path, f);
@@ -129,24 +120,14 @@ impl Header {
                 name = format!("{prefix}/{name}");
             }
         }
-        Ok(Header {
-            name,
-            size,
-            mtime,
-            typeflag: h[TYPEFLAG],
-        })
+        Ok(Header { name, size, mtime, typeflag: h[TYPEFLAG] })
     }
 }
 
 /// Reads a tar archive from `src`, emitting its entries as members of
 /// `path` at `depth`. Damage is reported as it is met; a stream fault that
 /// is not about one entry is handed back for the caller to report.
-pub(crate) fn read<'a, 'b, S: Source<'a, 'b>>(
-    w: &mut Walker<'a, '_>,
-    path: &str,
-    src: &mut S,
-    depth: u32,
-) -> Option<Fault> {
+pub(crate) fn read<'a, 'b, S: Source<'a, 'b>>(w: &mut Walker<'a, '_>, path: &str, src: &mut S, depth: u32) -> Option<Fault> {
     let mut pending = Pending::default();
     loop {
         let offset = src.offset();
@@ -161,20 +142,14 @@ pub(crate) fn read<'a, 'b, S: Source<'a, 'b>>(
         }
         if h.len() < BLOCK {
             let detail = format!("cut inside the header at offset {offset}");
-            w.error(IngestError::TruncatedArchive {
-                path: path.to_string(),
-                detail,
-            });
+            w.error(IngestError::TruncatedArchive { path: path.to_string(), detail });
             return None;
         }
         let header = match Header::parse(h) {
             Ok(header) => header,
             Err(what) => {
                 let detail = format!("{what} at offset {offset}; stopped reading");
-                w.error(IngestError::Corrupt {
-                    path: path.to_string(),
-                    detail,
-                });
+                w.error(IngestError::Corrupt { path: path.to_string(), detail });
                 return None;
             }
         };
@@ -193,42 +168,22 @@ enum Step {
 }
 
 /// Handles the entry described by `header`, its data next in `src`.
-fn entry<'a, 'b, S: Source<'a, 'b>>(
-    w: &mut Walker<'a, '_>,
-    path: &str,
-    src: &mut S,
-    pending: &mut Pending,
-    header: Header,
-    depth: u32,
-) -> Step {
+fn entry<'a, 'b, S: Source<'a, 'b>>(w: &mut Walker<'a, '_>, path: &str, src: &mut S, pending: &mut Pending, header: Header, depth: u32) -> Step {
     match header.typeflag {
         b'L' | b'x' => return metadata(w, path, src, pending, header.typeflag, header.size),
         // Global pax headers, GNU long link names, volume labels, dump dirs, multi-volume parts.
-        b'g' | b'K' | b'V' | b'D' | b'M' => {
-            return skip(
-                src,
-                &mut w.budget,
-                header.size.saturating_add(padding(header.size)),
-            )
-        }
+        b'g' | b'K' | b'V' | b'D' | b'M' => return skip(src, &mut w.budget, header.size.saturating_add(padding(header.size))),
         _ => {}
     }
     let size = pending.size.take().unwrap_or(header.size);
     let stored = size.saturating_add(padding(size));
-    let name = pending
-        .path
-        .take()
-        .or(pending.long_name.take())
-        .unwrap_or(header.name);
+    let name = pending.path.take().or(pending.long_name.take()).unwrap_or(header.name);
     let mtime = pending.mtime.take().or(header.mtime);
     match header.typeflag {
         // Links, devices, directories, FIFOs: no data of their own.
         b'1'..=b'6' => Step::Next,
         b'S' => {
-            w.skipped(
-                join(path, &clean_name(&name)),
-                "sparse file (not supported), skipped".to_string(),
-            );
+            w.skipped(join(path, &clean_name(&name)), "sparse file (not supported), skipped".to_string());
             skip(src, &mut w.budget, stored)
         }
         // Old archives mark directories with a trailing slash only.
@@ -239,19 +194,9 @@ fn entry<'a, 'b, S: Source<'a, 'b>>(
 }
 
 /// Reads a regular entry's data and emits it.
-fn regular<'a, 'b, S: Source<'a, 'b>>(
-    w: &mut Walker<'a, '_>,
-    member: String,
-    src: &mut S,
-    size: u64,
-    mtime: Option<i64>,
-    depth: u32,
-) -> Step {
+fn regular<'a, 'b, S: Source<'a, 'b>>(w: &mut Walker<'a, '_>, member: String, src: &mut S, size: u64, mtime: Option<i64>, depth: u32) -> Step {
     let (data, fault) = src.take(&mut w.budget, size);
-    if let Some(f) = fault
-        .as_ref()
-        .filter(|f| matches!(f, Fault::Ratio | Fault::Total | Fault::OutOfMemory { .. }))
-    {
+    if let Some(f) = fault.as_ref().filter(|f| matches!(f, Fault::Ratio | Fault::Total | Fault::OutOfMemory { .. })) {
         w.fault(&member, f.clone());
         return Step::Stop;
     }
@@ -261,10 +206,7 @@ fn regular<'a, 'b, S: Source<'a, 'b>>(
             w.node(member.clone(), mtime, data, depth);
         }
         let detail = format!("{got} of {size} bytes");
-        w.error(IngestError::Truncated {
-            path: member,
-            detail,
-        });
+        w.error(IngestError::Truncated { path: member, detail });
         return fault.map_or(Step::Stop, Step::Fault);
     }
     w.node(member, mtime, data, depth);
@@ -272,23 +214,10 @@ fn regular<'a, 'b, S: Source<'a, 'b>>(
 }
 
 /// Reads a GNU long name (`L`) or pax header (`x`) into `pending`.
-fn metadata<'a, 'b, S: Source<'a, 'b>>(
-    w: &mut Walker<'a, '_>,
-    path: &str,
-    src: &mut S,
-    pending: &mut Pending,
-    typeflag: u8,
-    size: u64,
-) -> Step {
+fn metadata<'a, 'b, S: Source<'a, 'b>>(w: &mut Walker<'a, '_>, path: &str, src: &mut S, pending: &mut Pending, typeflag: u8, size: u64) -> Step {
     if size > MAX_META_LEN {
-        let detail = format!(
-            "{} header of {size} bytes is implausibly long; stopped reading",
-            char::from(typeflag)
-        );
-        w.error(IngestError::Corrupt {
-            path: path.to_string(),
-            detail,
-        });
+        let detail = format!("{} header of {size} bytes is implausibly long; stopped reading", char::from(typeflag));
+        w.error(IngestError::Corrupt { path: path.to_string(), detail });
         return Step::Stop;
     }
     let (data, fault) = src.take(&mut w.budget, size);
@@ -298,10 +227,7 @@ fn metadata<'a, 'b, S: Source<'a, 'b>>(
     let bytes = data.as_slice();
     if (bytes.len() as u64) < size {
         let detail = "cut inside an extended header".to_string();
-        w.error(IngestError::TruncatedArchive {
-            path: path.to_string(),
-            detail,
-        });
+        w.error(IngestError::TruncatedArchive { path: path.to_string(), detail });
         return Step::Stop;
     }
     if typeflag == b'L' {
@@ -328,10 +254,7 @@ fn padding(size: u64) -> u64 {
 /// Applies the pax records (`"<len> <key>=<value>\n"`) that matter here.
 fn parse_pax(mut rest: &[u8], pending: &mut Pending) {
     while let Some(space) = memchr::memchr(b' ', rest) {
-        let Some(len) = std::str::from_utf8(&rest[..space])
-            .ok()
-            .and_then(|s| s.parse::<usize>().ok())
-        else {
+        let Some(len) = std::str::from_utf8(&rest[..space]).ok().and_then(|s| s.parse::<usize>().ok()) else {
             return;
         };
         let Some(record) = rest.get(space + 1..len).filter(|_| len > space) else {
@@ -343,9 +266,7 @@ fn parse_pax(mut rest: &[u8], pending: &mut Pending) {
             match key {
                 b"path" => pending.path = Some(String::from_utf8_lossy(value).into_owned()),
                 b"mtime" => pending.mtime = parse_pax_time(value),
-                b"size" => {
-                    pending.size = std::str::from_utf8(value).ok().and_then(|s| s.parse().ok())
-                }
+                b"size" => pending.size = std::str::from_utf8(value).ok().and_then(|s| s.parse().ok()),
                 _ => {}
             }
         }
@@ -370,9 +291,7 @@ fn field_str(field: &[u8]) -> String {
 /// Negative base-256 numbers are not accepted.
 fn parse_number(field: &[u8]) -> Option<u64> {
     match field.first() {
-        Some(0x80) => field[1..].iter().try_fold(0u64, |acc, &b| {
-            acc.checked_mul(256)?.checked_add(u64::from(b))
-        }),
+        Some(0x80) => field[1..].iter().try_fold(0u64, |acc, &b| acc.checked_mul(256)?.checked_add(u64::from(b))),
         Some(b) if b & 0x80 != 0 => None,
         _ => parse_octal(field).or_else(|| field.iter().all(|&b| b == 0 || b == b' ').then_some(0)),
     }
@@ -382,16 +301,11 @@ fn parse_number(field: &[u8]) -> Option<u64> {
 fn parse_octal(field: &[u8]) -> Option<u64> {
     let start = field.iter().position(|&b| b != b' ')?;
     let digits = &field[start..];
-    let len = digits
-        .iter()
-        .position(|b| !(b'0'..=b'7').contains(b))
-        .unwrap_or(digits.len());
+    let len = digits.iter().position(|b| !(b'0'..=b'7').contains(b)).unwrap_or(digits.len());
     if len == 0 || !digits[len..].iter().all(|&b| b == 0 || b == b' ') {
         return None;
     }
-    digits[..len].iter().try_fold(0u64, |acc, &b| {
-        acc.checked_mul(8)?.checked_add(u64::from(b - b'0'))
-    })
+    digits[..len].iter().try_fold(0u64, |acc, &b| acc.checked_mul(8)?.checked_add(u64::from(b - b'0')))
 }
 
 /// True if the header's checksum field matches its bytes (summed as
@@ -429,10 +343,7 @@ mod tests {
     #[test]
     fn pax_records() {
         let mut p = Pending::default();
-        parse_pax(
-            b"30 mtime=1700000000.123456789\n19 path=a/long.log\n11 size=42\n",
-            &mut p,
-        );
+        parse_pax(b"30 mtime=1700000000.123456789\n19 path=a/long.log\n11 size=42\n", &mut p);
         assert_eq!(p.mtime, Some(1_700_000_000));
         assert_eq!(p.path.as_deref(), Some("a/long.log"));
         assert_eq!(p.size, Some(42));

@@ -94,22 +94,14 @@ impl Entry {
     /// Reads the extra fields that matter: ZIP64 sizes and offset (only the
     /// ones whose 32-bit field is saturated, in this order) and the
     /// extended timestamp.
-    fn apply_extra(
-        &mut self,
-        mut extra: &[u8],
-        sat_usize: bool,
-        sat_csize: bool,
-        sat_offset: bool,
-    ) {
+    fn apply_extra(&mut self, mut extra: &[u8], sat_usize: bool, sat_csize: bool, sat_offset: bool) {
         while let (Some(id), Some(len)) = (u16_at(extra, 0), u16_at(extra, 2)) {
             let Some(data) = extra.get(4..4 + usize::from(len)) else {
                 return;
             };
             match id {
                 EXTRA_ZIP64 => {
-                    let mut fields = data
-                        .chunks_exact(8)
-                        .map(|c| c.try_into().map(u64::from_le_bytes).unwrap_or(0));
+                    let mut fields = data.chunks_exact(8).map(|c| c.try_into().map(u64::from_le_bytes).unwrap_or(0));
                     if sat_usize {
                         self.uncompressed = fields.next().unwrap_or(self.uncompressed);
                     }
@@ -153,11 +145,7 @@ fn parse_central(b: &[u8], pos: usize) -> Option<(Entry, usize)> {
     if next > b.len() {
         return None;
     }
-    let (csize, usize_, offset) = (
-        u32_at(b, pos + 20)?,
-        u32_at(b, pos + 24)?,
-        u32_at(b, pos + 42)?,
-    );
+    let (csize, usize_, offset) = (u32_at(b, pos + 20)?, u32_at(b, pos + 24)?, u32_at(b, pos + 42)?);
     let mut entry = Entry {
         name: decode_name(name),
         flags: u16_at(b, pos + 8)?,
@@ -170,9 +158,7 @@ fn parse_central(b: &[u8], pos: usize) -> Option<(Entry, usize)> {
         zip64: false,
     };
     entry.apply_extra(extra, usize_ == SAT32, csize == SAT32, offset == SAT32);
-    entry.mtime = entry
-        .mtime
-        .or_else(|| dos_time(u16_at(b, pos + 14)?, u16_at(b, pos + 12)?));
+    entry.mtime = entry.mtime.or_else(|| dos_time(u16_at(b, pos + 14)?, u16_at(b, pos + 12)?));
     Some((entry, next))
 }
 
@@ -187,24 +173,15 @@ enum Local {
 
 fn parse_local(b: &[u8], pos: usize) -> Local {
     if !sig_at(b, pos, LOCAL) {
-        return if b.len().saturating_sub(pos) < 4 {
-            Local::Truncated
-        } else {
-            Local::Missing
-        };
+        return if b.len().saturating_sub(pos) < 4 { Local::Truncated } else { Local::Missing };
     }
     let fixed = |off: usize| u32_at(b, pos + off);
     let (Some(csize), Some(usize_), Some(crc)) = (fixed(18), fixed(22), fixed(14)) else {
         return Local::Truncated;
     };
-    let (Some(flags), Some(method), Some(time), Some(date), Some(name_len), Some(extra_len)) = (
-        u16_at(b, pos + 6),
-        u16_at(b, pos + 8),
-        u16_at(b, pos + 10),
-        u16_at(b, pos + 12),
-        u16_at(b, pos + 26),
-        u16_at(b, pos + 28),
-    ) else {
+    let (Some(flags), Some(method), Some(time), Some(date), Some(name_len), Some(extra_len)) =
+        (u16_at(b, pos + 6), u16_at(b, pos + 8), u16_at(b, pos + 10), u16_at(b, pos + 12), u16_at(b, pos + 26), u16_at(b, pos + 28))
+    else {
         return Local::Truncated;
     };
     let name_at = pos + LOCAL_LEN;
@@ -263,11 +240,7 @@ fn dos_time(date: u16, time: u16) -> Option<i64> {
 fn find_end(b: &[u8]) -> Option<usize> {
     let last = b.len().checked_sub(END_LEN)?;
     let first = last.saturating_sub(MAX_COMMENT);
-    (first..=last).rev().find(|&pos| {
-        sig_at(b, pos, END)
-            && u16_at(b, pos + 20)
-                .is_some_and(|comment| pos + END_LEN + usize::from(comment) <= b.len())
-    })
+    (first..=last).rev().find(|&pos| sig_at(b, pos, END) && u16_at(b, pos + 20).is_some_and(|comment| pos + END_LEN + usize::from(comment) <= b.len()))
 }
 
 /// True if `bytes` hold an end-of-central-directory record.
@@ -298,29 +271,16 @@ struct DirLocation {
 }
 
 fn locate_directory(b: &[u8], end: usize) -> Option<DirLocation> {
-    let mut loc = DirLocation {
-        count: u64::from(u16_at(b, end + 10)?),
-        size: u64::from(u32_at(b, end + 12)?),
-        offset: u64::from(u32_at(b, end + 16)?),
-        end: end as u64,
-    };
+    let mut loc =
+        DirLocation { count: u64::from(u16_at(b, end + 10)?), size: u64::from(u32_at(b, end + 12)?), offset: u64::from(u32_at(b, end + 16)?), end: end as u64 };
     if loc.count == 0xffff || loc.size == u64::from(SAT32) || loc.offset == u64::from(SAT32) {
         let locator = end.checked_sub(END64_LOCATOR_LEN)?;
         if sig_at(b, locator, END64_LOCATOR) {
             let record = to_usize(u64_at(b, locator + 8)?);
             // The record may be shifted by a prefix like everything else; it sits
             // right before the locator in any case.
-            let record = if sig_at(b, record, END64) {
-                record
-            } else {
-                find_end64_before(b, locator)?
-            };
-            loc = DirLocation {
-                count: u64_at(b, record + 32)?,
-                size: u64_at(b, record + 40)?,
-                offset: u64_at(b, record + 48)?,
-                end: record as u64,
-            };
+            let record = if sig_at(b, record, END64) { record } else { find_end64_before(b, locator)? };
+            loc = DirLocation { count: u64_at(b, record + 32)?, size: u64_at(b, record + 40)?, offset: u64_at(b, record + 48)?, end: record as u64 };
         }
     }
     Some(loc)
@@ -339,45 +299,29 @@ fn find_end64_before(b: &[u8], locator: usize) -> Option<usize> {
 fn central_directory(b: &[u8]) -> Result<Directory, DirProblem> {
     let end = find_end(b).ok_or(DirProblem::Missing)?;
     let damaged = |what: &str| DirProblem::Damaged(what.to_string());
-    let loc = locate_directory(b, end)
-        .ok_or_else(|| damaged("end of central directory record is damaged"))?;
-    let start = loc
-        .end
-        .checked_sub(loc.size)
-        .ok_or_else(|| damaged("central directory size exceeds the file"))?;
-    let prefix = start
-        .checked_sub(loc.offset)
-        .ok_or_else(|| damaged("central directory offset exceeds the file"))?;
+    let loc = locate_directory(b, end).ok_or_else(|| damaged("end of central directory record is damaged"))?;
+    let start = loc.end.checked_sub(loc.size).ok_or_else(|| damaged("central directory size exceeds the file"))?;
+    let prefix = start.checked_sub(loc.offset).ok_or_else(|| damaged("central directory offset exceeds the file"))?;
     // An archive that starts with a local header has no prefix: if the numbers
     // say otherwise, the end record found belongs to something else (such as
     // a stored zip inside a truncated one).
     if prefix != 0 && b.starts_with(LOCAL) {
-        return Err(damaged(
-            "central directory is not where the end record says",
-        ));
+        return Err(damaged("central directory is not where the end record says"));
     }
     let mut entries = Vec::with_capacity(to_usize(loc.count.min((b.len() / CENTRAL_LEN) as u64)));
     let mut pos = to_usize(start);
     let dir_end = to_usize(loc.end);
     while pos < dir_end && sig_at(b, pos, CENTRAL) {
         let Some((entry, next)) = parse_central(b, pos) else {
-            return Err(DirProblem::Damaged(format!(
-                "central directory entry {} is damaged",
-                entries.len()
-            )));
+            return Err(DirProblem::Damaged(format!("central directory entry {} is damaged", entries.len())));
         };
         entries.push(entry);
         pos = next;
     }
     let found = entries.len() as u64;
     // Some writers let the 16-bit count wrap past 65535 entries.
-    if found != loc.count
-        && !(loc.count < 0xffff && found > 0xffff && found % 0x1_0000 == loc.count)
-    {
-        return Err(DirProblem::Damaged(format!(
-            "central directory lists {found} entries where {} were announced",
-            loc.count
-        )));
+    if found != loc.count && !(loc.count < 0xffff && found > 0xffff && found % 0x1_0000 == loc.count) {
+        return Err(DirProblem::Damaged(format!("central directory lists {found} entries where {} were announced", loc.count)));
     }
     Ok(Directory { entries, prefix })
 }
@@ -395,14 +339,7 @@ pub(crate) fn read<'a: 'b, 'b>(w: &mut Walker<'a, '_>, path: &str, view: View<'a
 }
 
 /// Reads one entry listed in the central directory.
-fn read_listed<'a: 'b, 'b>(
-    w: &mut Walker<'a, '_>,
-    archive: &str,
-    view: View<'a, 'b>,
-    prefix: u64,
-    e: &Entry,
-    depth: u32,
-) {
+fn read_listed<'a: 'b, 'b>(w: &mut Walker<'a, '_>, archive: &str, view: View<'a, 'b>, prefix: u64, e: &Entry, depth: u32) {
     if e.is_dir() {
         return;
     }
@@ -411,15 +348,9 @@ fn read_listed<'a: 'b, 'b>(
     let header = to_usize(e.local_offset.saturating_add(prefix));
     let Some(data_at) = local_data_start(b, header) else {
         let error = if header.saturating_add(LOCAL_LEN) > b.len() {
-            IngestError::Truncated {
-                path: member,
-                detail: "data lies beyond the end of the archive".to_string(),
-            }
+            IngestError::Truncated { path: member, detail: "data lies beyond the end of the archive".to_string() }
         } else {
-            IngestError::Corrupt {
-                path: member,
-                detail: format!("no local header at offset {header}"),
-            }
+            IngestError::Corrupt { path: member, detail: format!("no local header at offset {header}") }
         };
         w.error(error);
         return;
@@ -430,14 +361,7 @@ fn read_listed<'a: 'b, 'b>(
 
 /// Emits the entry `e` whose compressed data is `raw` (cut short if the
 /// archive is), checking the CRC when `crc` is known.
-fn extract<'a: 'b, 'b>(
-    w: &mut Walker<'a, '_>,
-    member: String,
-    e: &Entry,
-    raw: View<'a, 'b>,
-    crc: Option<u32>,
-    depth: u32,
-) {
+fn extract<'a: 'b, 'b>(w: &mut Walker<'a, '_>, member: String, e: &Entry, raw: View<'a, 'b>, crc: Option<u32>, depth: u32) {
     if e.encrypted() {
         w.skipped(member, "encrypted, skipped".to_string());
         return;
@@ -458,48 +382,27 @@ fn extract<'a: 'b, 'b>(
     }
 }
 
-fn extract_stored<'a: 'b, 'b>(
-    w: &mut Walker<'a, '_>,
-    member: String,
-    e: &Entry,
-    raw: View<'a, 'b>,
-    crc: Option<u32>,
-    depth: u32,
-) {
+fn extract_stored<'a: 'b, 'b>(w: &mut Walker<'a, '_>, member: String, e: &Entry, raw: View<'a, 'b>, crc: Option<u32>, depth: u32) {
     let got = raw.bytes().len() as u64;
     if got < e.compressed {
         if got > 0 {
             w.node(member.clone(), e.mtime, raw.data(), depth);
         }
         let detail = format!("{got} of {} bytes", e.compressed);
-        w.error(IngestError::Truncated {
-            path: member,
-            detail,
-        });
+        w.error(IngestError::Truncated { path: member, detail });
         return;
     }
     let outcome = w.node(member.clone(), e.mtime, raw.data(), depth);
     // Checked only for emitted members, whose bytes count against the caps:
     // that bounds the work when a directory lists the same bytes many times.
     if outcome == Outcome::Emitted && crc.is_some_and(|c| c != crc32(raw.bytes())) {
-        w.error(IngestError::Corrupt {
-            path: member,
-            detail: "CRC-32 mismatch; content may be damaged".to_string(),
-        });
+        w.error(IngestError::Corrupt { path: member, detail: "CRC-32 mismatch; content may be damaged".to_string() });
     }
 }
 
 /// Emits what a deflate member decompressed to, and reports how it ended.
 /// `cut` says the archive ends inside the member's compressed data.
-fn finish_inflated(
-    w: &mut Walker<'_, '_>,
-    member: String,
-    e: &Entry,
-    inflated: Inflated,
-    crc: Option<u32>,
-    cut: bool,
-    depth: u32,
-) {
+fn finish_inflated(w: &mut Walker<'_, '_>, member: String, e: &Entry, inflated: Inflated, crc: Option<u32>, cut: bool, depth: u32) {
     let Inflated { out, end, .. } = inflated;
     let got = out.len();
     let error = match end {
@@ -509,33 +412,18 @@ fn finish_inflated(
         }
         End::Complete => crc
             .filter(|&c| c != crc32(&out))
-            .map(|_| IngestError::Corrupt {
-                path: member.clone(),
-                detail: "CRC-32 mismatch; content may be damaged".to_string(),
-            }),
+            .map(|_| IngestError::Corrupt { path: member.clone(), detail: "CRC-32 mismatch; content may be damaged".to_string() }),
         End::InputEnded if cut => {
-            let of = if e.uncompressed > 0 {
-                format!(" of {}", e.uncompressed)
-            } else {
-                String::new()
-            };
+            let of = if e.uncompressed > 0 { format!(" of {}", e.uncompressed) } else { String::new() };
             let detail = format!("deflate data ends after {got}{of} decompressed bytes");
-            Some(IngestError::Truncated {
-                path: member.clone(),
-                detail,
-            })
+            Some(IngestError::Truncated { path: member.clone(), detail })
         }
-        End::InputEnded => Some(IngestError::Corrupt {
-            path: member.clone(),
-            detail: format!(
-                "deflate stream does not end within its {} compressed bytes",
-                e.compressed
-            ),
-        }),
-        End::Corrupt(what) => Some(IngestError::Corrupt {
-            path: member.clone(),
-            detail: format!("deflate stream damaged after {got} decompressed bytes: {what}"),
-        }),
+        End::InputEnded => {
+            Some(IngestError::Corrupt { path: member.clone(), detail: format!("deflate stream does not end within its {} compressed bytes", e.compressed) })
+        }
+        End::Corrupt(what) => {
+            Some(IngestError::Corrupt { path: member.clone(), detail: format!("deflate stream damaged after {got} decompressed bytes: {what}") })
+        }
     };
     if got > 0 || error.is_none() {
         w.node(member, e.mtime, super::Data::Owned(out), depth);
@@ -559,28 +447,14 @@ fn unsupported(w: &mut Walker<'_, '_>, member: String, method: u16) {
         _ => "unknown",
     };
     let detail = format!("compression method {method} ({name})");
-    w.error(IngestError::Unsupported {
-        path: member,
-        detail,
-    });
+    w.error(IngestError::Unsupported { path: member, detail });
 }
 
 /// Reads the entries through their local headers, one after the other, when
 /// the central directory cannot be used; then says why that was needed.
-fn scan_local<'a: 'b, 'b>(
-    w: &mut Walker<'a, '_>,
-    archive: &str,
-    view: View<'a, 'b>,
-    depth: u32,
-    problem: &DirProblem,
-) {
+fn scan_local<'a: 'b, 'b>(w: &mut Walker<'a, '_>, archive: &str, view: View<'a, 'b>, depth: u32, problem: &DirProblem) {
     let b = view.bytes();
-    let mut scan = LocalScan {
-        archive,
-        view,
-        depth,
-        search_left: b.len().saturating_mul(4).saturating_add(1 << 20),
-    };
+    let mut scan = LocalScan { archive, view, depth, search_left: b.len().saturating_mul(4).saturating_add(1 << 20) };
     let mut pos = resync(b, 0);
     let mut read = 0usize;
     while let Some(at) = pos {
@@ -598,22 +472,15 @@ fn scan_local<'a: 'b, 'b>(
         }
     }
     let members = if read == 1 { "member" } else { "members" };
-    let gave_up = if scan.search_left == 0 {
-        "; gave up on further damage"
-    } else {
-        ""
-    };
+    let gave_up = if scan.search_left == 0 { "; gave up on further damage" } else { "" };
     let error = match problem {
         DirProblem::Missing => IngestError::TruncatedArchive {
             path: archive.to_string(),
-            detail: format!(
-                "central directory missing; read {read} {members} from local headers{gave_up}"
-            ),
+            detail: format!("central directory missing; read {read} {members} from local headers{gave_up}"),
         },
-        DirProblem::Damaged(what) => IngestError::Corrupt {
-            path: archive.to_string(),
-            detail: format!("{what}; read {read} {members} from local headers{gave_up}"),
-        },
+        DirProblem::Damaged(what) => {
+            IngestError::Corrupt { path: archive.to_string(), detail: format!("{what}; read {read} {members} from local headers{gave_up}") }
+        }
     };
     w.error(error);
 }
@@ -646,20 +513,9 @@ impl<'a: 'b, 'b> LocalScan<'a, 'b, '_> {
             let data_end = data_at.saturating_add(to_usize(e.compressed));
             let crc = (!e.has_descriptor()).then_some(e.crc);
             if !e.is_dir() {
-                extract(
-                    w,
-                    member,
-                    e,
-                    self.view.sub(data_at..data_end),
-                    crc,
-                    self.depth,
-                );
+                extract(w, member, e, self.view.sub(data_at..data_end), crc, self.depth);
             }
-            let next = if e.has_descriptor() {
-                skip_descriptor(b, data_end, e.compressed, e.zip64).1
-            } else {
-                Some(data_end)
-            };
+            let next = if e.has_descriptor() { skip_descriptor(b, data_end, e.compressed, e.zip64).1 } else { Some(data_end) };
             return next.filter(|&n| n < b.len());
         }
         if e.method == DEFLATED && !e.encrypted() {
@@ -669,43 +525,20 @@ impl<'a: 'b, 'b> LocalScan<'a, 'b, '_> {
         let Some((data_end, crc, next)) = self.find_descriptor(data_at) else {
             if !e.is_dir() {
                 let detail = "size follows the data and no data descriptor was found; skipped to the next entry";
-                w.error(IngestError::Corrupt {
-                    path: member,
-                    detail: detail.to_string(),
-                });
+                w.error(IngestError::Corrupt { path: member, detail: detail.to_string() });
             }
-            return if self.search_left == 0 {
-                None
-            } else {
-                resync(b, data_at)
-            };
+            return if self.search_left == 0 { None } else { resync(b, data_at) };
         };
         if !e.is_dir() {
-            let sized = Entry {
-                compressed: (data_end - data_at) as u64,
-                ..e.clone()
-            };
-            extract(
-                w,
-                member,
-                &sized,
-                self.view.sub(data_at..data_end),
-                Some(crc),
-                self.depth,
-            );
+            let sized = Entry { compressed: (data_end - data_at) as u64, ..e.clone() };
+            extract(w, member, &sized, self.view.sub(data_at..data_end), Some(crc), self.depth);
         }
         Some(next)
     }
 
     /// Inflates a deflate entry whose sizes follow its data: the stream ends
     /// by itself, and the data descriptor after it is stepped over.
-    fn streamed_deflate(
-        &mut self,
-        w: &mut Walker<'a, '_>,
-        member: String,
-        e: &Entry,
-        data_at: usize,
-    ) -> Option<usize> {
+    fn streamed_deflate(&mut self, w: &mut Walker<'a, '_>, member: String, e: &Entry, data_at: usize) -> Option<usize> {
         let b = self.view.bytes();
         if w.budget.exhausted() {
             if !e.is_dir() {
@@ -760,17 +593,8 @@ impl<'a: 'b, 'b> LocalScan<'a, 'b, '_> {
 /// Steps over the data descriptor at `at` (signature optional; sizes of 4
 /// or 8 bytes) of an entry of `compressed` bytes. Returns the CRC it holds
 /// and where the next header starts, when that can be told.
-fn skip_descriptor(
-    b: &[u8],
-    at: usize,
-    compressed: u64,
-    zip64: bool,
-) -> (Option<u32>, Option<usize>) {
-    let body = if sig_at(b, at, DESCRIPTOR) {
-        at + 4
-    } else {
-        at
-    };
+fn skip_descriptor(b: &[u8], at: usize, compressed: u64, zip64: bool) -> (Option<u32>, Option<usize>) {
+    let body = if sig_at(b, at, DESCRIPTOR) { at + 4 } else { at };
     let lens: [usize; 2] = if zip64 { [20, 12] } else { [12, 20] };
     let size_matches = |len: usize| match len {
         12 => u32_at(b, body + 4).is_some_and(|c| u64::from(c) == compressed & 0xffff_ffff),
@@ -778,10 +602,7 @@ fn skip_descriptor(
     };
     let next_is_header = |len: usize| {
         let next = body + len;
-        next == b.len()
-            || [LOCAL, CENTRAL, END, END64]
-                .iter()
-                .any(|s| sig_at(b, next, s))
+        next == b.len() || [LOCAL, CENTRAL, END, END64].iter().any(|s| sig_at(b, next, s))
     };
     let chosen = lens
         .into_iter()

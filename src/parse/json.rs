@@ -203,10 +203,7 @@ mod tests {
         let s = input.as_bytes();
         let mut got = Vec::new();
         let end = scan_object(s, 0, |p| {
-            got.push((
-                String::from_utf8_lossy(&s[p.key.0..p.key.1]).into_owned(),
-                String::from_utf8_lossy(&s[p.value.0..p.value.1]).into_owned(),
-            ))
+            got.push((String::from_utf8_lossy(&s[p.key.0..p.key.1]).into_owned(), String::from_utf8_lossy(&s[p.value.0..p.value.1]).into_owned()))
         });
         let want: Vec<(String, String)> = expect.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
         assert_eq!(got, want, "{input}");
@@ -217,12 +214,7 @@ mod tests {
     fn flat_and_nested() {
         check(
             r#"{"controller": "tcp", "TenantControlPlane": {"name":"a","namespace":"b"}, "worker count": 1, "ok": true}"#,
-            &[
-                ("controller", "tcp"),
-                ("TenantControlPlane", r#"{"name":"a","namespace":"b"}"#),
-                ("worker count", "1"),
-                ("ok", "true"),
-            ],
+            &[("controller", "tcp"), ("TenantControlPlane", r#"{"name":"a","namespace":"b"}"#), ("worker count", "1"), ("ok", "true")],
             true,
         );
         check(r#"{"a":"x\"y","b":[1,{"c":"]"}]}"#, &[("a", r#"x\"y"#), ("b", r#"[1,{"c":"]"}]"#)], true);

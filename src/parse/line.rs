@@ -704,11 +704,7 @@ fn zap_console(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool
         }
     }
     if let Some(c) = caller {
-        cx.fields.push(Field {
-            key: Span::EMPTY,
-            value: o.span(body_start + c.0, body_start + c.1),
-            kind: ValueKind::Text,
-        });
+        cx.fields.push(Field { key: Span::EMPTY, value: o.span(body_start + c.0, body_start + c.1), kind: ValueKind::Text });
     }
     finish_console(out, o, body_start, logger, caller, msg)
 }
@@ -808,7 +804,8 @@ fn go_log(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
         let n = |i: usize| ((d[i] - b'0') * 10 + (d[i + 1] - b'0')) as u32;
         let Some((h, mi, sec, frac, digits, end)) = hms_fields(s, sp + 8) else { return false };
         let Some(close) = memchr::memmem::find(&s[end..], b"] ").map(|k| k + end) else { return false };
-        let nanos = time::checked_civil_nanos(2000 + n(0) as i64, n(2), n(4), h, mi, sec, frac).and_then(|n| time::minus_offset(n, cx.opts.default_offset_secs));
+        let nanos =
+            time::checked_civil_nanos(2000 + n(0) as i64, n(2), n(4), h, mi, sec, frac).and_then(|n| time::minus_offset(n, cx.opts.default_offset_secs));
         out.time = nanos.map(|n| Timestamp::new(n, digits));
         out.impossible_time |= nanos.is_none();
         out.level = level;
@@ -1115,16 +1112,8 @@ fn chainsaw(s: &[u8], o: Origin, _cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
 
 /// The first line of a Go panic or goroutine dump.
 fn traceback_start(s: &[u8], o: Origin, out: &mut LineOut) -> bool {
-    let starts = [
-        &b"panic: "[..],
-        b"fatal error: ",
-        b"SIGQUIT: quit",
-        b"SIGABRT: abort",
-        b"SIGSEGV: ",
-        b"goroutine profile: total ",
-        b"runtime: ",
-        b"Exception ",
-    ];
+    let starts =
+        [&b"panic: "[..], b"fatal error: ", b"SIGQUIT: quit", b"SIGABRT: abort", b"SIGSEGV: ", b"goroutine profile: total ", b"runtime: ", b"Exception "];
     // A terminal echoes Ctrl+\ as `^\` before the signal line.
     let t = s.strip_prefix(b"^\\").unwrap_or(s);
     if starts.iter().any(|p| t.starts_with(p)) || is_goroutine_header(s) {
@@ -1224,7 +1213,8 @@ mod tests {
         let mut out = LineOut::default();
         let ok;
         {
-            let mut cx = Ctx { opts: LineOptions::default(), fields: &mut fields, scratch: &mut scratch, last_format: Format::Unparsed, name_prefix: Vec::new() };
+            let mut cx =
+                Ctx { opts: LineOptions::default(), fields: &mut fields, scratch: &mut scratch, last_format: Format::Unparsed, name_prefix: Vec::new() };
             ok = parse_line(line.as_bytes(), Origin { start: 0, scratch: false }, &mut cx, &mut out);
         }
         let get = |sp: Span| -> String {

@@ -56,11 +56,7 @@ pub fn parse_file(path: impl Into<String>, mut bytes: Vec<u8>, opts: &ParseOptio
         bytes.truncate(MAX_FILE_BYTES);
     }
     let bounds = split_points(&bytes, opts);
-    let chunks: Vec<Chunk> = if bounds.len() <= 2 {
-        vec![parse_chunk(&bytes, 0, bytes.len(), opts)]
-    } else {
-        parse_parallel(&bytes, &bounds, opts)
-    };
+    let chunks: Vec<Chunk> = if bounds.len() <= 2 { vec![parse_chunk(&bytes, 0, bytes.len(), opts)] } else { parse_parallel(&bytes, &bounds, opts) };
     let mut pf = merge(chunks, path, diagnostics);
     pf.bytes = bytes;
     pf.zone_offset_secs = opts.default_offset_secs;
@@ -369,10 +365,7 @@ impl StreamParser {
 }
 
 /// The problems a line can have (a [`Chunk`] lists them by line).
-const PROBLEMS: [&str; 2] = [
-    "line is cut off inside its JSON object; the fields before the cut were kept",
-    IMPOSSIBLE_TIME,
-];
+const PROBLEMS: [&str; 2] = ["line is cut off inside its JSON object; the fields before the cut were kept", IMPOSSIBLE_TIME];
 
 /// The problem of a line whose timestamp is no time (listed once per file).
 const IMPOSSIBLE_TIME: &str = "timestamp is impossible";
@@ -529,13 +522,8 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
     let mut sink = Sink { records, counts, problems, truncated_lines, repairs };
     // One UTF-8 check for the whole piece; per line only when it fails.
     let all_utf8 = is_ascii(&bytes[from..to]) || std::str::from_utf8(&bytes[from..to]).is_ok();
-    let mut cx = Ctx {
-        opts: LineOptions { default_offset_secs: opts.default_offset_secs },
-        fields,
-        scratch,
-        last_format: Format::Unparsed,
-        name_prefix: Vec::new(),
-    };
+    let mut cx =
+        Ctx { opts: LineOptions { default_offset_secs: opts.default_offset_secs }, fields, scratch, last_format: Format::Unparsed, name_prefix: Vec::new() };
     let mut tail = Tail::Closed;
     let mut pos = from;
     let mut line_no = sink.counts.lines as u32;
@@ -627,36 +615,36 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
             }
         } else {
             match line::cri_header(s).filter(|h| h.partial) {
-            // CRI cuts long lines into `P` pieces ended by an `F` piece: the
-            // pieces are one line, parsed from scratch.
-            Some(h) => {
-                let mut joined = s[h.payload..].to_vec();
-                while pos < to {
-                    let nl2 = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |k| pos + k);
-                    let e2 = if nl2 > pos && bytes[nl2 - 1] == b'\r' { nl2 - 1 } else { nl2 };
-                    let Some(next) = line::cri_header(&bytes[pos..e2]) else { break };
-                    joined.extend_from_slice(&bytes[pos + next.payload..e2]);
-                    (pos, end) = (nl2 + 1, e2);
-                    line_no += 1;
-                    sink.counts.lines += 1;
-                    if !next.partial {
-                        break;
+                // CRI cuts long lines into `P` pieces ended by an `F` piece: the
+                // pieces are one line, parsed from scratch.
+                Some(h) => {
+                    let mut joined = s[h.payload..].to_vec();
+                    while pos < to {
+                        let nl2 = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |k| pos + k);
+                        let e2 = if nl2 > pos && bytes[nl2 - 1] == b'\r' { nl2 - 1 } else { nl2 };
+                        let Some(next) = line::cri_header(&bytes[pos..e2]) else { break };
+                        joined.extend_from_slice(&bytes[pos + next.payload..e2]);
+                        (pos, end) = (nl2 + 1, e2);
+                        line_no += 1;
+                        sink.counts.lines += 1;
+                        if !next.partial {
+                            break;
+                        }
                     }
+                    joined.truncate(opts.max_line_bytes);
+                    let sat = cx.scratch.len();
+                    cx.scratch.extend_from_slice(&joined);
+                    if !line::parse_line(&joined, Origin { start: sat, scratch: true }, &mut cx, &mut out) {
+                        out.format = Some(Format::Text);
+                        out.message = Span::scratch(sat, sat + joined.len());
+                    }
+                    out.wrapper = Wrapper::Cri;
+                    out.collected = h.ts;
+                    out.impossible_time |= h.ts.is_none();
+                    out.inner = (end, end);
+                    true
                 }
-                joined.truncate(opts.max_line_bytes);
-                let sat = cx.scratch.len();
-                cx.scratch.extend_from_slice(&joined);
-                if !line::parse_line(&joined, Origin { start: sat, scratch: true }, &mut cx, &mut out) {
-                    out.format = Some(Format::Text);
-                    out.message = Span::scratch(sat, sat + joined.len());
-                }
-                out.wrapper = Wrapper::Cri;
-                out.collected = h.ts;
-                out.impossible_time |= h.ts.is_none();
-                out.inner = (end, end);
-                true
-            }
-            None => line::parse_line(s, Origin { start: at, scratch: false }, &mut cx, &mut out),
+                None => line::parse_line(s, Origin { start: at, scratch: false }, &mut cx, &mut out),
             }
         };
         let fmt = if ok { out.format.unwrap_or(Format::Unparsed) } else { Format::Unparsed };
@@ -929,7 +917,8 @@ fn close_wrap(g: repair::Group, bytes: &[u8], sink: &mut Sink<'_>, cx: &mut Ctx<
     let tail = sink.push(cx, bytes, &mut out, fmt, mark, Span::scratch(at, at + len), head.line, g.last_line, head.offset as usize, g.end);
     // (Its fields' keys are in the scratch buffer: its reconcileID too.)
     if let Some(r) = sink.records.last_mut() {
-        let key = |f: &&crate::model::Field| f.key.in_scratch() && cx.scratch.get(f.key.start as usize..f.key.start as usize + f.key.len()) == Some(b"reconcileID");
+        let key =
+            |f: &&crate::model::Field| f.key.in_scratch() && cx.scratch.get(f.key.start as usize..f.key.start as usize + f.key.len()) == Some(b"reconcileID");
         if let Some(f) = cx.fields[r.fields_range()].iter().find(key) {
             r.reconcile_id = f.value;
         }
@@ -1019,12 +1008,8 @@ pub fn align_clocks(files: &mut [ParsedFile]) {
         zone_local_stamps(f);
     }
     for f in files.iter_mut() {
-        let mut d: Vec<i64> = f
-            .records
-            .iter()
-            .filter(|r| !r.yearless && collector_clock(r.wrapper))
-            .filter_map(|r| Some(r.time?.nanos - r.collected?.nanos))
-            .collect();
+        let mut d: Vec<i64> =
+            f.records.iter().filter(|r| !r.yearless && collector_clock(r.wrapper)).filter_map(|r| Some(r.time?.nanos - r.collected?.nanos)).collect();
         if d.len() < 2 {
             continue;
         }
@@ -1218,7 +1203,13 @@ pub fn resolve_years(files: &mut [ParsedFile]) {
                     let b = before[i].map(|(j, t)| (i - j, t));
                     let a = after[i].map(|(j, t)| (j - i, t));
                     let reference = match (b, a) {
-                        (Some(b), Some(a)) => if b.0 <= a.0 { b.1 } else { a.1 },
+                        (Some(b), Some(a)) => {
+                            if b.0 <= a.0 {
+                                b.1
+                            } else {
+                                a.1
+                            }
+                        }
                         (Some(b), None) => b.1,
                         (None, Some(a)) => a.1,
                         (None, None) => continue,
@@ -1289,7 +1280,10 @@ fn year_note(source: YearSource, mtime_secs: Option<i64>) -> String {
         YearSource::OtherFiles => "from the dated timestamps of the other files in the input".to_string(),
         YearSource::ArchiveMember => format!("from the archive member's modification time ({when})"),
         YearSource::FileMtime => format!("from the file's modification time ({when})"),
-        YearSource::Unknown => return "its times carry no year and nothing in the input gives one (no dated line, no modification time): they are shown without a year".to_string(),
+        YearSource::Unknown => {
+            return "its times carry no year and nothing in the input gives one (no dated line, no modification time): they are shown without a year"
+                .to_string()
+        }
     };
     format!("its times carry no year; the year was taken {from}")
 }

@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 
 use super::repair::{Cut as CutLast, Repairs, Tally};
-use super::{find_record_start, parse_into, Chunk, ParseOptions, Search, STREAM_PIECE_BYTES, MAX_FILE_BYTES};
+use super::{find_record_start, parse_into, Chunk, ParseOptions, Search, MAX_FILE_BYTES, STREAM_PIECE_BYTES};
 use crate::model::{Field, Format, Level, ParseCounts, Record, Span, Timestamp, ValueKind, Wrapper};
 
 const MAGIC: u32 = 0x5250_0002; // "RP", version 2
@@ -185,9 +185,7 @@ impl Piece {
     /// The compact form, for the trip between workers.
     pub fn encode(&self) -> Vec<u8> {
         let c = &self.chunk;
-        let mut out = Vec::with_capacity(
-            256 + c.scratch.len() + c.records.len() * RECORD_BYTES + c.fields.len() * FIELD_BYTES,
-        );
+        let mut out = Vec::with_capacity(256 + c.scratch.len() + c.records.len() * RECORD_BYTES + c.fields.len() * FIELD_BYTES);
         put_u32(&mut out, MAGIC);
         put_u64(&mut out, self.from);
         put_u64(&mut out, self.len);
@@ -398,9 +396,7 @@ impl<'a> EncodedPiece<'a> {
 
     /// Whether it is the tail, from `from` to `end`, of the file at hand.
     pub(super) fn fits(&self, from: usize, end: usize) -> bool {
-        self.from == from as u64
-            && self.from.checked_add(self.len) == Some(end as u64)
-            && self.cut.is_none_or(|c| c >= self.from && c <= end as u64)
+        self.from == from as u64 && self.from.checked_add(self.len) == Some(end as u64) && self.cut.is_none_or(|c| c >= self.from && c <= end as u64)
     }
 
     /// Decodes its records onto the end of `acc`, the file's records up to
@@ -428,11 +424,7 @@ impl<'a> EncodedPiece<'a> {
             byte_len: le_u32(b, 71),
         }));
         acc.fields.reserve_exact(self.fields.len());
-        acc.fields.extend(self.fields.iter().map(|b| Field {
-            key: shift(b, 0),
-            value: shift(b, 8),
-            kind: ValueKind::ALL[b[16] as usize],
-        }));
+        acc.fields.extend(self.fields.iter().map(|b| Field { key: shift(b, 0), value: shift(b, 8), kind: ValueKind::ALL[b[16] as usize] }));
         acc.scratch.extend_from_slice(self.scratch);
         acc.problems.extend(self.problems.iter().map(|&(l, m)| (l + line_base, m)));
         acc.truncated_lines += self.truncated_lines;

@@ -100,11 +100,7 @@ impl Repairs {
     /// Adds `o`, the repairs of the piece that follows, `base` lines later.
     pub fn merge(&mut self, o: &Repairs, base: u32) {
         if o.wrapped.n > 0 {
-            self.widths = if self.wrapped.n == 0 {
-                o.widths
-            } else {
-                (self.widths.0.min(o.widths.0), self.widths.1.max(o.widths.1))
-            };
+            self.widths = if self.wrapped.n == 0 { o.widths } else { (self.widths.0.min(o.widths.0), self.widths.1.max(o.widths.1)) };
         }
         self.wrapped.merge(o.wrapped, base);
         self.framed.merge(o.framed, base);
@@ -123,11 +119,7 @@ impl Repairs {
     /// Rows of `width` columns re-joined, the first at `line`.
     pub fn wrapped(&mut self, line: u32, rows: u64, width: usize) {
         let w = width as u32;
-        self.widths = if self.wrapped.n == 0 {
-            (w, w)
-        } else {
-            (self.widths.0.min(w), self.widths.1.max(w))
-        };
+        self.widths = if self.wrapped.n == 0 { (w, w) } else { (self.widths.0.min(w), self.widths.1.max(w)) };
         self.wrapped.add(line, rows);
     }
 
@@ -147,73 +139,39 @@ impl Repairs {
 
     /// The notes, one per kind of repair.
     pub fn notes(&self, path: &str, out: &mut Vec<Diagnostic>) {
-        let mut note = |line: u32, message: String| {
-            out.push(Diagnostic {
-                path: path.to_owned(),
-                line: Some(line),
-                message,
-            })
-        };
+        let mut note = |line: u32, message: String| out.push(Diagnostic { path: path.to_owned(), line: Some(line), message });
         if self.commands.n == 1 {
-            note(
-                self.commands.first,
-                format!(
-                    "line {} is a shell command (`{}`), not a log line",
-                    self.commands.first, self.command
-                ),
-            );
+            note(self.commands.first, format!("line {} is a shell command (`{}`), not a log line", self.commands.first, self.command));
         } else if self.commands.n > 1 {
             note(
                 self.commands.first,
-                format!(
-                    "{} lines are shell commands, not log lines (the first, line {}: `{}`)",
-                    self.commands.n, self.commands.first, self.command
-                ),
+                format!("{} lines are shell commands, not log lines (the first, line {}: `{}`)", self.commands.n, self.commands.first, self.command),
             );
         }
         if self.wrapped.n > 0 {
             let (lo, hi) = self.widths;
-            let width = if lo == hi {
-                format!("{lo}")
-            } else {
-                format!("{lo}-{hi}")
-            };
-            let what = if self.wrapped.n == 1 {
-                "1 line hard-wrapped".to_owned()
-            } else {
-                format!("{} lines hard-wrapped", self.wrapped.n)
-            };
+            let width = if lo == hi { format!("{lo}") } else { format!("{lo}-{hi}") };
+            let what = if self.wrapped.n == 1 { "1 line hard-wrapped".to_owned() } else { format!("{} lines hard-wrapped", self.wrapped.n) };
             let verb = if self.wrapped.n == 1 { "was" } else { "were" };
-            note(
-                self.wrapped.first,
-                format!(
-                    "{what} at {width} columns {verb} re-joined (first at line {})",
-                    self.wrapped.first
-                ),
-            );
+            note(self.wrapped.first, format!("{what} at {width} columns {verb} re-joined (first at line {})", self.wrapped.first));
         }
         if self.pretty_json.n > 0 {
-            let what = if self.pretty_json.n == 1 { "a JSON object printed over many lines was read as one record".to_owned() } else { format!("{} JSON objects printed over many lines were read as one record each", self.pretty_json.n) };
+            let what = if self.pretty_json.n == 1 {
+                "a JSON object printed over many lines was read as one record".to_owned()
+            } else {
+                format!("{} JSON objects printed over many lines were read as one record each", self.pretty_json.n)
+            };
             note(self.pretty_json.first, format!("{what} (first at line {})", self.pretty_json.first));
         }
         if self.framed.n > 0 {
             let lines = plural(self.framed.n, "line");
-            note(
-                self.framed.first,
-                format!(
-                    "a terminal frame was removed from {lines} (first at line {})",
-                    self.framed.first
-                ),
-            );
+            note(self.framed.first, format!("a terminal frame was removed from {lines} (first at line {})", self.framed.first));
         }
         let not_logs = |t: Tally| {
             if t.n == 1 {
                 format!("1 line is {{}}, not a log line (line {})", t.first)
             } else {
-                format!(
-                    "{} lines are {{}}, not log lines (first at line {})",
-                    t.n, t.first
-                )
+                format!("{} lines are {{}}, not log lines (first at line {})", t.n, t.first)
             }
         };
         if self.borders.n > 0 {
@@ -221,10 +179,7 @@ impl Repairs {
             note(self.borders.first, m);
         }
         if self.screen.n > 0 {
-            let m = not_logs(self.screen).replace(
-                "{}",
-                "a pager's or terminal UI's screen (`~`, `(END)`, a `:` prompt, a status line)",
-            );
+            let m = not_logs(self.screen).replace("{}", "a pager's or terminal UI's screen (`~`, `(END)`, a `:` prompt, a status line)");
             note(self.screen.first, m);
         }
         if let Some((line, cut)) = self.cut_last {
@@ -291,19 +246,12 @@ pub(super) fn unframe(s: &[u8]) -> Option<(usize, usize, bool)> {
     }
     // A bar on the left alone is a frame's (a right-hand tmux pane) when
     // text follows it at once, not a `tree` listing's `│   ├── name`.
-    if right.is_none()
-        && s.get(a)
-            .is_none_or(|&c| c == b' ' || c == b'\t' || c == 0xE2)
-    {
+    if right.is_none() && s.get(a).is_none_or(|&c| c == b' ' || c == b'\t' || c == 0xE2) {
         return None;
     }
     // A bar on the right alone is a pane's border (tmux's left pane) when
     // the row has no other bar: a line that draws a table is no frame.
-    if a == 0
-        && BARS
-            .iter()
-            .any(|bar| memchr::memmem::find(&s[..b], bar.as_bytes()).is_some())
-    {
+    if a == 0 && BARS.iter().any(|bar| memchr::memmem::find(&s[..b], bar.as_bytes()).is_some()) {
         return None;
     }
     let bar_at = b;
@@ -370,10 +318,7 @@ pub(super) fn chrome(s: &[u8]) -> Option<Chrome> {
     if t.is_empty() {
         return None;
     }
-    if matches!(t, "~" | "(END)" | ":" | "--More--")
-        || t.starts_with("--More--(")
-        || (t.contains("Autoscroll:") && t.contains("Wrap:"))
-    {
+    if matches!(t, "~" | "(END)" | ":" | "--More--") || t.starts_with("--More--(") || (t.contains("Autoscroll:") && t.contains("Wrap:")) {
         return Some(Chrome::Screen);
     }
     let first = t.chars().next()?;
@@ -408,11 +353,7 @@ fn command(s: &[u8]) -> Option<usize> {
     if word == "sudo" && after_prompt.is_some() {
         word = words.next()?;
     }
-    let known = if after_prompt.is_some() {
-        COMMANDS
-    } else {
-        BARE_COMMANDS
-    };
+    let known = if after_prompt.is_some() { COMMANDS } else { BARE_COMMANDS };
     if !known.contains(&word) {
         return None;
     }
@@ -445,10 +386,7 @@ fn prompt_len(t: &str) -> Option<usize> {
             return None;
         }
         let rest = &head[close + 1..];
-        return ["$ ", "# ", "% "]
-            .iter()
-            .find(|p| rest.starts_with(**p))
-            .map(|p| close + 1 + p.len());
+        return ["$ ", "# ", "% "].iter().find(|p| rest.starts_with(**p)).map(|p| close + 1 + p.len());
     }
     // A prompt with spaces in it (`dagger / $ `): a short head with no
     // quotes, keys or braces, then ` $ `.
@@ -458,10 +396,7 @@ fn prompt_len(t: &str) -> Option<usize> {
     let end = head.find(' ')?;
     let word = &head[..end];
     let sigil = word.chars().next_back()?;
-    (matches!(sigil, '$' | '#' | '%' | '>')
-        && word.len() >= 3
-        && (word.contains('@') || word.contains(':')))
-    .then_some(end + 1)
+    (matches!(sigil, '$' | '#' | '%' | '>') && word.len() >= 3 && (word.contains('@') || word.contains(':'))).then_some(end + 1)
 }
 
 // ------------------------------------------------------------------ wraps
@@ -506,14 +441,7 @@ impl Group {
     /// A group for the record at `head`, whose line's content is
     /// `bytes[at..at + len]`, if that line can be a wrapped one: at least
     /// [`MIN_COLUMNS`] wide and not ending in a space.
-    pub fn open(
-        bytes: &[u8],
-        head: usize,
-        at: usize,
-        len: usize,
-        head_cut: bool,
-        fills_frame: bool,
-    ) -> Option<Group> {
+    pub fn open(bytes: &[u8], head: usize, at: usize, len: usize, head_cut: bool, fills_frame: bool) -> Option<Group> {
         let s = &bytes[at..at + len];
         if len < MIN_COLUMNS || s.last().is_none_or(|&b| b == b' ' || b == b'\t') {
             return None;
@@ -570,10 +498,7 @@ impl Group {
         // One row: the break falls inside a word.
         let last = bytes[h1 - 1];
         let next = bytes[r0];
-        h1 > h0
-            && self.width >= MIN_COLUMNS_WORD
-            && last.is_ascii_alphanumeric()
-            && (next.is_ascii_lowercase() || next.is_ascii_digit())
+        h1 > h0 && self.width >= MIN_COLUMNS_WORD && last.is_ascii_alphanumeric() && (next.is_ascii_lowercase() || next.is_ascii_digit())
     }
 
     /// The rows' joined text.
@@ -617,26 +542,14 @@ mod tests {
     #[test]
     fn frames_are_taken_off_rows() {
         let cases: &[(&str, Option<&str>)] = &[
-            (
-                "│ 2025-04-07T18:31:29Z INFO x       │",
-                Some("2025-04-07T18:31:29Z INFO x"),
-            ),
-            (
-                "│2025-04-07T18:31:29Z INFO x│",
-                Some("2025-04-07T18:31:29Z INFO x"),
-            ),
-            (
-                "2025-04-07T18:31:29Z INFO x        │",
-                Some("2025-04-07T18:31:29Z INFO x"),
-            ),
+            ("│ 2025-04-07T18:31:29Z INFO x       │", Some("2025-04-07T18:31:29Z INFO x")),
+            ("│2025-04-07T18:31:29Z INFO x│", Some("2025-04-07T18:31:29Z INFO x")),
+            ("2025-04-07T18:31:29Z INFO x        │", Some("2025-04-07T18:31:29Z INFO x")),
             ("║ a ║", Some("a")),
             ("│                │", Some("")),
             ("2025-04-07T18:31:29Z INFO x", None),
             ("a │ b", None),
-            (
-                "│2025-04-07T18:31:29Z INFO x",
-                Some("2025-04-07T18:31:29Z INFO x"),
-            ),
+            ("│2025-04-07T18:31:29Z INFO x", Some("2025-04-07T18:31:29Z INFO x")),
             ("│   ├── 10_Import GPG keys.txt", None),
             ("2025-04-07T18:31:29Z INFO table │ a │ b │", None),
             ("│   └── 1_Set up job.txt", None),

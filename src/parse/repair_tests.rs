@@ -19,40 +19,22 @@ fn render(input: &str) -> String {
             Some(t) => t.to_string(),
             None => "-".to_owned(),
         };
-        out.push_str(&format!(
-            " {} {} {time} {:?}",
-            r.format.as_str(),
-            r.level.as_str(),
-            pf.message(r)
-        ));
-        let fs: Vec<String> = pf
-            .fields(r)
-            .iter()
-            .map(|f| format!("{}={}", pf.key(f), pf.value(f)))
-            .collect();
+        out.push_str(&format!(" {} {} {time} {:?}", r.format.as_str(), r.level.as_str(), pf.message(r)));
+        let fs: Vec<String> = pf.fields(r).iter().map(|f| format!("{}={}", pf.key(f), pf.value(f))).collect();
         if !fs.is_empty() {
             out.push_str(&format!(" {{{}}}", fs.join(", ")));
         }
         out.push('\n');
     }
     for d in &pf.diagnostics {
-        out.push_str(&format!(
-            "note L{}: {}\n",
-            d.line.map_or("-".into(), |l| l.to_string()),
-            d.message
-        ));
+        out.push_str(&format!("note L{}: {}\n", d.line.map_or("-".into(), |l| l.to_string()), d.message));
     }
     out
 }
 
 fn check(input: &str, expect: &str) {
     let got = render(input);
-    let want: String = expect
-        .lines()
-        .map(|l| l.trim_start())
-        .filter(|l| !l.is_empty())
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let want: String = expect.lines().map(|l| l.trim_start()).filter(|l| !l.is_empty()).map(|l| format!("{l}\n")).collect();
     assert_eq!(got, want, "\n--- got ---\n{got}--- want ---\n{want}");
 }
 
@@ -296,8 +278,7 @@ sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).reconcileHa
 
 /// The corpus file `rel`, read.
 fn corpus(rel: &str) -> String {
-    std::fs::read_to_string(format!("{}/tests/corpus/{rel}", env!("CARGO_MANIFEST_DIR")))
-        .expect("corpus file")
+    std::fs::read_to_string(format!("{}/tests/corpus/{rel}", env!("CARGO_MANIFEST_DIR"))).expect("corpus file")
 }
 
 #[test]
@@ -357,29 +338,16 @@ fn corpus_console_lines_with_spaces_for_tabs_are_read() {
                 continue;
             };
             let timed = ts.starts_with("20") || ts.ends_with("e+09");
-            let Some(want) =
-                crate::model::Level::parse(level.as_bytes()).filter(|_| timed && !ts.contains(' '))
-            else {
+            let Some(want) = crate::model::Level::parse(level.as_bytes()).filter(|_| timed && !ts.contains(' ')) else {
                 continue;
             };
             seen += 1;
             let n = i as u32 + 1;
-            let r = pf
-                .records
-                .iter()
-                .find(|r| r.line == n)
-                .unwrap_or_else(|| panic!("{rel}:{n} starts no record"));
-            assert_eq!(
-                (r.format, r.level),
-                (crate::model::Format::ZapConsole, want),
-                "{rel}:{n}"
-            );
+            let r = pf.records.iter().find(|r| r.line == n).unwrap_or_else(|| panic!("{rel}:{n} starts no record"));
+            assert_eq!((r.format, r.level), (crate::model::Format::ZapConsole, want), "{rel}:{n}");
             let m = pf.message(r);
             assert!(!m.is_empty() && m.trim() == m, "{rel}:{n}: message {m:?}");
-            assert!(
-                pf.fields(r).iter().all(|f| !pf.key(f).trim().is_empty()),
-                "{rel}:{n}: a field without a key"
-            );
+            assert!(pf.fields(r).iter().all(|f| !pf.key(f).trim().is_empty()), "{rel}:{n}: a field without a key");
         }
         assert!(seen > 0, "{rel}: no console line");
     }
@@ -413,11 +381,7 @@ fn corpus_lines_cut_and_continued_on_the_next_line_are_one_record() {
     for (rel, level, message, id, notes) in cases {
         let pf = parse_file(rel, corpus(rel).into_bytes(), &ParseOptions::default());
         let r = &pf.records[0];
-        assert_eq!(
-            (r.line, r.line_count, r.format, r.level),
-            (1, 2, crate::model::Format::ZapConsole, level),
-            "{rel}"
-        );
+        assert_eq!((r.line, r.line_count, r.format, r.level), (1, 2, crate::model::Format::ZapConsole, level), "{rel}");
         assert_eq!(pf.message(r), message, "{rel}");
         assert_eq!(pf.reconcile_id(r), Some(id.as_bytes()), "{rel}");
         let got: Vec<&str> = pf.diagnostics.iter().map(|d| d.message.as_str()).collect();
@@ -460,17 +424,41 @@ fn the_corpus_gets_these_repair_notes_and_no_others() {
         // The excerpts found for issue 13, each read: the prompts and
         // commands their authors copied, the wraps (widths counted), the
         // klog lines cut inside a quoted value, the `jq` output.
-        ("controller-runtime/cri_kuberay_v1.2.2_rayjob_raycluster_kueue4508.log", 1, "line 1 is a shell command (`cat ray.log | grep e2e-tas-rayjob-lgmbj`), not a log line"),
-        ("controller-runtime/json_pretty_printed_soperator_offset_ts_pr357.log", 1, "2 JSON objects printed over many lines were read as one record each (first at line 1)"),
-        ("etcd/journalctl_etcd_json_cluster_id_mismatch_offset0530.log", 1, "line 1 is a shell command (`journalctl -u etcd.service -n 100 -f`), not a log line"),
+        (
+            "controller-runtime/cri_kuberay_v1.2.2_rayjob_raycluster_kueue4508.log",
+            1,
+            "line 1 is a shell command (`cat ray.log | grep e2e-tas-rayjob-lgmbj`), not a log line",
+        ),
+        (
+            "controller-runtime/json_pretty_printed_soperator_offset_ts_pr357.log",
+            1,
+            "2 JSON objects printed over many lines were read as one record each (first at line 1)",
+        ),
+        (
+            "etcd/journalctl_etcd_json_cluster_id_mismatch_offset0530.log",
+            1,
+            "line 1 is a shell command (`journalctl -u etcd.service -n 100 -f`), not a log line",
+        ),
         ("etcd/journalctl_microshift_embedded_etcd_json_inner_time_lags.log", 1, "line 1 is a shell command (`journalctl -f`), not a log line"),
         ("etcd/journald_etcd35_json_hardwrapped_follower_election_patroni.log", 2, "5 lines hard-wrapped at 135 columns were re-joined (first at line 2)"),
         ("etcd/systemctl_status_etcd36_ellipsized_json.log", 1, "line 1 is a shell command (`systemctl status etcd --no-pager`), not a log line"),
         ("klog/capi_kcp_cri_offset0800_klog_unquoted_reconcileID_issue8948.log", 2, CUT_QUOTE),
         ("klog/capi_kcp_klog_pairs_quoted_reconcileID_pr9342.log", 3, CUT_QUOTE),
-        ("klog/cri_kube_apiserver_httplog_kind_kueue4508.log", 1, "line 1 is a shell command (`cat api.log | grep e2e-tas-rayjob-lgmbj/pods | grep POST | g...`), not a log line"),
-        ("terminal/argocd_appset_v3.3.6_logrus_json_time_key_prompt_blank_lines.log", 1, "line 1 is a shell command (`k logs argocd-applicationset-controller-cf6df4d44-z84ns -n a...`), not a log line"),
-        ("terminal/capd_klog_kubectl_logs_grep_prompt_clustercache.log", 1, "line 1 is a shell command (`kubectl logs -n capd-system capd-controller-manager-6cf4bf67...`), not a log line"),
+        (
+            "klog/cri_kube_apiserver_httplog_kind_kueue4508.log",
+            1,
+            "line 1 is a shell command (`cat api.log | grep e2e-tas-rayjob-lgmbj/pods | grep POST | g...`), not a log line",
+        ),
+        (
+            "terminal/argocd_appset_v3.3.6_logrus_json_time_key_prompt_blank_lines.log",
+            1,
+            "line 1 is a shell command (`k logs argocd-applicationset-controller-cf6df4d44-z84ns -n a...`), not a log line",
+        ),
+        (
+            "terminal/capd_klog_kubectl_logs_grep_prompt_clustercache.log",
+            1,
+            "line 1 is a shell command (`kubectl logs -n capd-system capd-controller-manager-6cf4bf67...`), not a log line",
+        ),
         ("terminal/capi_kcp_klog_hardwrapped_unquoted_reconcileID_pr6836.log", 2, "3 lines hard-wrapped at 337 columns were re-joined (first at line 2)"),
         ("terminal/capi_kcp_klog_hardwrapped_unquoted_reconcileID_pr6836.log", 6, CUT_QUOTE),
         ("terminal/flux_kustomize_controller_json_hardwrapped_107_issue725.log", 3, "10 lines hard-wrapped at 107 columns were re-joined (first at line 3)"),
@@ -489,38 +477,16 @@ fn the_corpus_gets_these_repair_notes_and_no_others() {
             if p.extension().is_some_and(|e| e == "expect") {
                 continue;
             }
-            let rel = p
-                .strip_prefix(&root)
-                .expect("under the corpus")
-                .to_string_lossy()
-                .into_owned();
-            let pf = parse_file(
-                rel.clone(),
-                std::fs::read(&p).expect("file"),
-                &ParseOptions::default(),
-            );
-            let repairs = [
-                "hard-wrapped",
-                "terminal frame",
-                "shell command",
-                "pager",
-                "the last line is cut",
-                "printed over many lines",
-            ];
-            for d in pf
-                .diagnostics
-                .iter()
-                .filter(|d| repairs.iter().any(|r| d.message.contains(r)))
-            {
+            let rel = p.strip_prefix(&root).expect("under the corpus").to_string_lossy().into_owned();
+            let pf = parse_file(rel.clone(), std::fs::read(&p).expect("file"), &ParseOptions::default());
+            let repairs = ["hard-wrapped", "terminal frame", "shell command", "pager", "the last line is cut", "printed over many lines"];
+            for d in pf.diagnostics.iter().filter(|d| repairs.iter().any(|r| d.message.contains(r))) {
                 got.push((rel.clone(), d.line.unwrap_or(0), d.message.clone()));
             }
         }
     }
     got.sort();
-    let mut want: Vec<(String, u32, String)> = want
-        .iter()
-        .map(|(f, l, m)| (f.to_string(), *l, m.to_string()))
-        .collect();
+    let mut want: Vec<(String, u32, String)> = want.iter().map(|(f, l, m)| (f.to_string(), *l, m.to_string())).collect();
     want.sort();
     assert_eq!(got, want);
 }

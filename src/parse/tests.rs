@@ -493,10 +493,7 @@ fn impossible_timestamps_are_records_without_a_time() {
         ("2025-04-31T10:00:00.12345Z stdout P hel\n2025-04-31T10:00:00.12346Z stdout F lo", r#"L1+1 text/cri unknown - "hello""#),
         // a viewer's M/D/YYYY column glued before the line
         ("2/30/2024 1:02:03 AM2026-05-25T16:29:30Z\tINFO\tm", r#"L1 zap-console/timestamp-prefix info 2026-05-25T16:29:30Z "m""#),
-        (
-            r#"{"log":"hello\n","stream":"stdout","time":"2025-02-31T10:00:00.1Z"}"#,
-            r#"L1 text/docker-json unknown - "hello" {stream=stdout}"#,
-        ),
+        (r#"{"log":"hello\n","stream":"stdout","time":"2025-02-31T10:00:00.1Z"}"#, r#"L1 text/docker-json unknown - "hello" {stream=stdout}"#),
     ] {
         check_impossible(input, expect);
     }
@@ -615,7 +612,11 @@ ts=1716000000.5 level=debug msg="epoch seconds""#,
            L3 logrus warn 2026-05-26T16:29:32Z [setup] "go-kit"
            L4 logrus debug 2024-05-18T02:40:00.5Z "epoch seconds""#,
     );
-    let pf = parse_file("t.log", b"time=2026-05-26T16:29:30.123Z level=INFO msg=\"Reconciling\" controller=tcp reconcileID=7d1c-1\n".to_vec(), &ParseOptions::default());
+    let pf = parse_file(
+        "t.log",
+        b"time=2026-05-26T16:29:30.123Z level=INFO msg=\"Reconciling\" controller=tcp reconcileID=7d1c-1\n".to_vec(),
+        &ParseOptions::default(),
+    );
     assert_eq!(pf.text(pf.records[0].reconcile_id), "7d1c-1");
 }
 
@@ -743,7 +744,11 @@ fn a_yearless_date_is_the_logs_own_at_its_offset() {
     assert_eq!(files[0].records[0].time.map(|t| t.to_string()).as_deref(), Some("2023-02-28T23:30:00.000000Z"));
     assert!(files[0].diagnostics.iter().all(|d| !d.message.contains("impossible")), "{:?}", files[0].diagnostics);
     // And a local Feb 29 (Mar 1 UTC) still needs a leap year.
-    let mut files = vec![parse_file("klog.log", b"I0229 23:30:00.000000       1 x.go:1] m\n".to_vec(), &ParseOptions { default_offset_secs: -3600, ..ParseOptions::default() })];
+    let mut files = vec![parse_file(
+        "klog.log",
+        b"I0229 23:30:00.000000       1 x.go:1] m\n".to_vec(),
+        &ParseOptions { default_offset_secs: -3600, ..ParseOptions::default() },
+    )];
     files[0].file_mtime_secs = Some(1_685_577_600); // 2023-06-01
     resolve_years(&mut files);
     assert_eq!(files[0].records[0].time, None);

@@ -85,9 +85,46 @@ impl Rng {
 // ------------------------------------------------------------- vocabulary
 
 const NS_WORDS: &[&str] = &[
-    "root", "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike",
-    "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey", "xray", "yankee", "zulu",
-    "georg", "leotolstoi", "test", "prod", "staging", "dev", "qa", "acme", "globex", "initech", "umbrella", "hooli", "stark",
+    "root",
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+    "uniform",
+    "victor",
+    "whiskey",
+    "xray",
+    "yankee",
+    "zulu",
+    "georg",
+    "leotolstoi",
+    "test",
+    "prod",
+    "staging",
+    "dev",
+    "qa",
+    "acme",
+    "globex",
+    "initech",
+    "umbrella",
+    "hooli",
+    "stark",
 ];
 
 const TCP_WORDS: &[&str] = &["kubernetes", "k8s", "cluster", "tcp", "kamaji", "workload", "edge", "team"];
@@ -152,9 +189,21 @@ const KAMAJI_FRAMES: &[(&str, &str, u32)] = &[
     ("github.com/clastix/kamaji/internal/datastore.(*EtcdClient).CreateUser", "/workspace/internal/datastore/etcd.go", 87),
     ("github.com/clastix/kamaji/internal/resources/datastore.(*Setup).createUser", "/workspace/internal/resources/datastore/datastore_setup.go", 210),
     ("github.com/clastix/kamaji/internal/resources/datastore.(*Setup).CreateOrUpdate", "/workspace/internal/resources/datastore/datastore_setup.go", 118),
-    ("github.com/clastix/kamaji/internal/resources.(*KubernetesDeploymentResource).mutate.func1", "/workspace/internal/resources/k8s_deployment_resource.go", 96),
-    ("sigs.k8s.io/controller-runtime/pkg/controller/controllerutil.mutate", "/go/pkg/mod/sigs.k8s.io/controller-runtime@v0.22.4/pkg/controller/controllerutil/controllerutil.go", 536),
-    ("sigs.k8s.io/controller-runtime/pkg/controller/controllerutil.CreateOrUpdate", "/go/pkg/mod/sigs.k8s.io/controller-runtime@v0.22.4/pkg/controller/controllerutil/controllerutil.go", 370),
+    (
+        "github.com/clastix/kamaji/internal/resources.(*KubernetesDeploymentResource).mutate.func1",
+        "/workspace/internal/resources/k8s_deployment_resource.go",
+        96,
+    ),
+    (
+        "sigs.k8s.io/controller-runtime/pkg/controller/controllerutil.mutate",
+        "/go/pkg/mod/sigs.k8s.io/controller-runtime@v0.22.4/pkg/controller/controllerutil/controllerutil.go",
+        536,
+    ),
+    (
+        "sigs.k8s.io/controller-runtime/pkg/controller/controllerutil.CreateOrUpdate",
+        "/go/pkg/mod/sigs.k8s.io/controller-runtime@v0.22.4/pkg/controller/controllerutil/controllerutil.go",
+        370,
+    ),
     ("github.com/clastix/kamaji/internal/utilities.CreateOrUpdateWithConflict.func1", "/workspace/internal/utilities/create_or_update.go", 26),
     ("k8s.io/client-go/util/retry.OnError.func1", "/go/pkg/mod/k8s.io/client-go@v0.34.1/util/retry/util.go", 51),
     ("k8s.io/apimachinery/pkg/util/wait.runConditionWithCrashProtection", "/go/pkg/mod/k8s.io/apimachinery@v0.34.1/pkg/util/wait/wait.go", 145),
@@ -162,16 +211,17 @@ const KAMAJI_FRAMES: &[(&str, &str, u32)] = &[
     ("k8s.io/client-go/util/retry.OnError", "/go/pkg/mod/k8s.io/client-go@v0.34.1/util/retry/util.go", 50),
     ("k8s.io/client-go/util/retry.RetryOnConflict", "/go/pkg/mod/k8s.io/client-go@v0.34.1/util/retry/util.go", 104),
     ("github.com/clastix/kamaji/internal/utilities.CreateOrUpdateWithConflict", "/workspace/internal/utilities/create_or_update.go", 24),
-    ("github.com/clastix/kamaji/internal/resources.(*KubernetesDeploymentResource).CreateOrUpdate", "/workspace/internal/resources/k8s_deployment_resource.go", 79),
+    (
+        "github.com/clastix/kamaji/internal/resources.(*KubernetesDeploymentResource).CreateOrUpdate",
+        "/workspace/internal/resources/k8s_deployment_resource.go",
+        79,
+    ),
     ("github.com/clastix/kamaji/internal/resources.createOrUpdate", "/workspace/internal/resources/resource.go", 93),
     ("github.com/clastix/kamaji/internal/resources.Handle", "/workspace/internal/resources/resource.go", 70),
 ];
 
-const RECONCILE_FRAME: (&str, &str, u32) = (
-    "github.com/clastix/kamaji/controllers.(*TenantControlPlaneReconciler).Reconcile",
-    "/workspace/controllers/tenantcontrolplane_controller.go",
-    205,
-);
+const RECONCILE_FRAME: (&str, &str, u32) =
+    ("github.com/clastix/kamaji/controllers.(*TenantControlPlaneReconciler).Reconcile", "/workspace/controllers/tenantcontrolplane_controller.go", 205);
 
 // -------------------------------------------------------------- generator
 
@@ -640,11 +690,7 @@ impl Gen {
         self.s("\t{\"controller\": \"datastore\", \"controllerGroup\": \"kamaji.clastix.io\", \"controllerKind\": \"DataStore\", \"DataStore\": {\"name\":\"default\"}, \"namespace\": \"\", \"name\": \"default\", \"reconcileID\": \"");
         self.out.extend_from_slice(&rid);
         self.s("\", \"error\": \"channel is full\"}\n");
-        let mut frames = vec![(
-            "github.com/clastix/kamaji/controllers.(*DataStore).Reconcile",
-            "/workspace/controllers/datastore_controller.go",
-            82u32,
-        )];
+        let mut frames = vec![("github.com/clastix/kamaji/controllers.(*DataStore).Reconcile", "/workspace/controllers/datastore_controller.go", 82u32)];
         frames.extend_from_slice(CR_FRAMES);
         // Pad to at least 8 frames with the DataStore reconcile's callees.
         let pre: &[(&str, &str, u32)] = &[

@@ -25,4 +25,3 @@ pub fn tar_entry(out: &mut Vec<u8>, name: &str, data: &[u8], typeflag: u8, mtime
     out.extend_from_slice(data);
     out.resize(out.len().next_multiple_of(512), 0);
 }
-

@@ -19,9 +19,7 @@ use reconscope::analyze::{Analysis, Outcome};
 use reconscope::layout::{MarkerKind, Timeline};
 use reconscope::time::{honest_duration, human_duration};
 use wasm_bindgen::JsCast;
-use web_sys::{
-    CanvasPattern, CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, KeyboardEvent, MouseEvent, WheelEvent,
-};
+use web_sys::{CanvasPattern, CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, KeyboardEvent, MouseEvent, WheelEvent};
 use yew::Callback;
 
 use crate::timefmt::{self, Zone};
@@ -274,9 +272,7 @@ impl Chart {
         let origin = s.tl.start_nanos;
         let window = match s.tl.highlights.iter().find(|h| h.finding == finding) {
             Some(h) => Some((h.start_nanos, h.end_nanos, h.rows.first().copied())),
-            None => s.analysis.as_ref().and_then(|a| {
-                a.findings.get(finding as usize).map(|f| (f.start.nanos, f.end.nanos, None))
-            }),
+            None => s.analysis.as_ref().and_then(|a| a.findings.get(finding as usize).map(|f| (f.start.nanos, f.end.nanos, None))),
         };
         if let Some((start, end, row)) = window {
             let span = ((end - start) as f64).max(1e9);
@@ -603,7 +599,13 @@ impl State {
                 continue;
             }
             let (x0, x1) = (self.x_of(b.start_nanos), self.x_of(b.end_nanos).max(self.x_of(b.start_nanos) + 2.0));
-            let dist = if x < x0 { x0 - x } else if x > x1 { x - x1 } else { 0.0 };
+            let dist = if x < x0 {
+                x0 - x
+            } else if x > x1 {
+                x - x1
+            } else {
+                0.0
+            };
             if best.is_none_or(|(_, d)| dist < d) {
                 best = Some((i, dist));
             }
@@ -646,11 +648,7 @@ impl State {
             if let Some(l) = r.latent_start {
                 t.push_str(&format!("latent start {}\n", timefmt::full(l.nanos, z)));
             }
-            let lines = if r.is_one_line() {
-                String::new()
-            } else {
-                format!(" · {} line{}", r.lines, if r.lines == 1 { "" } else { "s" })
-            };
+            let lines = if r.is_one_line() { String::new() } else { format!(" · {} line{}", r.lines, if r.lines == 1 { "" } else { "s" }) };
             // No finer than its timestamps; one line has no duration.
             t.push_str(&format!(
                 "first {}\nlast  {}\n{} · {}{lines}{}",
@@ -800,10 +798,7 @@ impl State {
         let w = parent_w.max(320.0);
         let rows = self.tl.rows.len() as f64;
         // As tall as its rows need, up to most of the window.
-        let window_h = web_sys::window()
-            .and_then(|w| w.inner_height().ok())
-            .and_then(|v| v.as_f64())
-            .unwrap_or(800.0);
+        let window_h = web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|v| v.as_f64()).unwrap_or(800.0);
         let max_h = (window_h - 140.0).clamp(MIN_H, MAX_H);
         let h = (AXIS_H + rows * ROW_H + 6.0).clamp(MIN_H, max_h);
         let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
@@ -1060,11 +1055,7 @@ impl State {
                 ctx.set_fill_style_str(&p.row_alt);
                 ctx.fill_rect(0.0, y, self.label_w, ROW_H);
             }
-            let (indent, font, color) = if row.depth == 0 {
-                (8.0, FONT_BOLD, &p.text)
-            } else {
-                (22.0, FONT, &p.muted)
-            };
+            let (indent, font, color) = if row.depth == 0 { (8.0, FONT_BOLD, &p.text) } else { (22.0, FONT, &p.muted) };
             ctx.set_font(font);
             ctx.set_fill_style_str(color);
             let mut label = String::new();

@@ -159,9 +159,7 @@ impl WorkerClient {
             let (gave_up, parts) = (gave_up.clone(), parts.clone());
             let on_error = on_error.clone();
             Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
-                let bytes = Reflect::get(&ev.data(), &JsValue::from_str("msg"))
-                    .ok()
-                    .and_then(|m| m.dyn_into::<Uint8Array>().ok());
+                let bytes = Reflect::get(&ev.data(), &JsValue::from_str("msg")).ok().and_then(|m| m.dyn_into::<Uint8Array>().ok());
                 let Some(bytes) = bytes else {
                     on_error.emit("the worker sent a message without `msg`".into());
                     return;
@@ -180,10 +178,7 @@ impl WorkerClient {
                         }
                     }
                     Ok(FromWorker::Progress(p)) => {
-                        if let Some(spent) = Reflect::get(&ev.data(), &JsValue::from_str("spent"))
-                            .ok()
-                            .and_then(|b| b.dyn_into::<Uint8Array>().ok())
-                        {
+                        if let Some(spent) = Reflect::get(&ev.data(), &JsValue::from_str("spent")).ok().and_then(|b| b.dyn_into::<Uint8Array>().ok()) {
                             keep_spare(spent.buffer());
                         }
                         acked.set(acked.get().max(p.slices));
@@ -192,9 +187,7 @@ impl WorkerClient {
                     }
                     // A helper's piece: kept for the read loop to pass on.
                     Ok(FromWorker::Part { name, records }) => {
-                        let piece = Reflect::get(&ev.data(), &JsValue::from_str("piece"))
-                            .ok()
-                            .and_then(|p| p.dyn_into::<Uint8Array>().ok());
+                        let piece = Reflect::get(&ev.data(), &JsValue::from_str("piece")).ok().and_then(|p| p.dyn_into::<Uint8Array>().ok());
                         match piece {
                             Some(piece) => {
                                 debug(&format!("helper: {name}: {records} records parsed"));
@@ -254,19 +247,7 @@ impl WorkerClient {
         };
         worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
         worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
-        Ok(WorkerClient {
-            worker,
-            ready,
-            queue,
-            posted: Cell::new(0),
-            acked,
-            gave_up,
-            parts,
-            ack_waiters,
-            alive,
-            _onmessage: onmessage,
-            _onerror: onerror,
-        })
+        Ok(WorkerClient { worker, ready, queue, posted: Cell::new(0), acked, gave_up, parts, ack_waiters, alive, _onmessage: onmessage, _onerror: onerror })
     }
 
     /// Reads the inputs in slices on this (mostly idle) thread and sends
@@ -283,9 +264,7 @@ impl WorkerClient {
         // The second worker, only when some input may be split. It is
         // stopped (its memory freed) once every input is sent.
         let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
-        let helper = (cores >= SPLIT_MIN_CORES && inputs.iter().any(|(_, b)| b.size() >= SPLIT_MIN_BYTES))
-            .then(spawn_helper)
-            .flatten();
+        let helper = (cores >= SPLIT_MIN_CORES && inputs.iter().any(|(_, b)| b.size() >= SPLIT_MIN_BYTES)).then(spawn_helper).flatten();
         spawn_local(async move {
             let t0 = js_sys::Date::now();
             let times = Rc::new(ReadTimes::default());
@@ -318,9 +297,7 @@ impl WorkerClient {
                 let file = Rc::new(FileToSend { name, blob, size, failed: Cell::new(false) });
                 let tail_from = helper.as_ref().filter(|h| h.usable()).and_then(|_| split_point(&file, &first));
                 let going = match (tail_from, &helper) {
-                    (Some(tail_from), Some(helper)) => {
-                        send_split(&me, helper, &file, first, tail_from, &times).await
-                    }
+                    (Some(tail_from), Some(helper)) => send_split(&me, helper, &file, first, tail_from, &times).await,
                     _ => {
                         let last = first_end >= size;
                         let msg = ToWorker::FileSlice { name: file.name.clone(), offset: 0, size: size as u64, last };
@@ -536,14 +513,7 @@ async fn wait_for_part(helper: &Rc<WorkerClient>, name: &str) -> Option<Uint8Arr
 /// most [`SLICES_AHEAD`] slices ahead of the worker. With a `helper` (a
 /// split file's tail) each slice also goes to the helper, as a copy, and
 /// the helper sets the pace. False: stopped (the client is gone).
-async fn send_range(
-    me: Weak<WorkerClient>,
-    helper: Option<Rc<WorkerClient>>,
-    file: Rc<FileToSend>,
-    from: f64,
-    to: f64,
-    times: Rc<ReadTimes>,
-) -> bool {
+async fn send_range(me: Weak<WorkerClient>, helper: Option<Rc<WorkerClient>>, file: Rc<FileToSend>, from: f64, to: f64, times: Rc<ReadTimes>) -> bool {
     let helper_weak = helper.as_ref().map(Rc::downgrade);
     // The main worker takes a tail's slices in quickly (it only copies
     // them) but behind the head's: allow it more of them.
@@ -615,10 +585,7 @@ struct SliceReader {
 
 impl SliceReader {
     fn new(blob: &Blob, from: f64, to: f64, times: Rc<ReadTimes>) -> SliceReader {
-        let byob = blob
-            .slice_with_f64_and_f64(from, to)
-            .ok()
-            .and_then(|part| ReadableStreamByobReader::new(&part.stream()).ok());
+        let byob = blob.slice_with_f64_and_f64(from, to).ok().and_then(|part| ReadableStreamByobReader::new(&part.stream()).ok());
         SliceReader { blob: blob.clone(), at: from, to, byob, times }
     }
 
@@ -680,13 +647,10 @@ fn js_error(e: JsValue) -> String {
 /// zero timeout.
 async fn yield_now() {
     let global = js_sys::global();
-    let yielded = Reflect::get(&global, &JsValue::from_str("scheduler"))
-        .ok()
-        .filter(|s| s.is_object())
-        .and_then(|s| {
-            let f = Reflect::get(&s, &JsValue::from_str("yield")).ok()?.dyn_into::<js_sys::Function>().ok()?;
-            f.call0(&s).ok()?.dyn_into::<js_sys::Promise>().ok()
-        });
+    let yielded = Reflect::get(&global, &JsValue::from_str("scheduler")).ok().filter(|s| s.is_object()).and_then(|s| {
+        let f = Reflect::get(&s, &JsValue::from_str("yield")).ok()?.dyn_into::<js_sys::Function>().ok()?;
+        f.call0(&s).ok()?.dyn_into::<js_sys::Promise>().ok()
+    });
     let promise = yielded.unwrap_or_else(|| {
         js_sys::Promise::new(&mut |resolve, _| {
             let set = web_sys::window().map(|w| w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0));
@@ -735,11 +699,7 @@ impl Budget<'_> {
 /// (reconciles, client warnings and findings a chunk at a time, then the
 /// timeline), giving the thread back to the browser between chunks.
 /// `None`: the client was dropped meanwhile.
-async fn attach(
-    mut r: LoadResult,
-    parts: Vec<(&'static str, Uint8Array)>,
-    alive: &Cell<bool>,
-) -> Option<Result<LoadResult, String>> {
+async fn attach(mut r: LoadResult, parts: Vec<(&'static str, Uint8Array)>, alive: &Cell<bool>) -> Option<Result<LoadResult, String>> {
     let t0 = js_sys::Date::now();
     let mut budget = Budget::new(alive);
     let mut beside = std::mem::take(&mut r.beside);

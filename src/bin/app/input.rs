@@ -17,19 +17,12 @@ pub struct Input {
 /// The path a file was chosen with: `webkitRelativePath` when it came from
 /// a folder, else its name.
 fn file_path(file: &File) -> String {
-    Reflect::get(file, &JsValue::from_str("webkitRelativePath"))
-        .ok()
-        .and_then(|v| v.as_string())
-        .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| file.name())
+    Reflect::get(file, &JsValue::from_str("webkitRelativePath")).ok().and_then(|v| v.as_string()).filter(|p| !p.is_empty()).unwrap_or_else(|| file.name())
 }
 
 /// The files of a `FileList`, in order.
 pub fn from_file_list(list: &FileList) -> Vec<Input> {
-    (0..list.length())
-        .filter_map(|i| list.get(i))
-        .map(|f| Input { name: file_path(&f), blob: f.into() })
-        .collect()
+    (0..list.length()).filter_map(|i| list.get(i)).map(|f| Input { name: file_path(&f), blob: f.into() }).collect()
 }
 
 // Walks dropped folders with the File and Directory Entries API. Entries
@@ -96,9 +89,7 @@ pub const EXAMPLE_URL: &str = "example/cozyreport.zip";
 
 pub async fn fetch_example() -> Result<Input, String> {
     let window = web_sys::window().ok_or("no window")?;
-    let resp = JsFuture::from(window.fetch_with_str(EXAMPLE_URL))
-        .await
-        .map_err(|e| format!("cannot fetch the example: {e:?}"))?;
+    let resp = JsFuture::from(window.fetch_with_str(EXAMPLE_URL)).await.map_err(|e| format!("cannot fetch the example: {e:?}"))?;
     let resp: Response = resp.unchecked_into();
     if !resp.ok() {
         return Err(format!("cannot fetch the example: HTTP {}", resp.status()));

@@ -33,12 +33,10 @@ mod ui {
     use gloo::events::{EventListener, EventListenerOptions};
     use gloo::timers::callback::Timeout;
     use reconscope::analyze::Analysis;
-    use reconscope::layout::{layout, Grouping, LayoutOptions, Timeline};
     use reconscope::evidence::EvidenceMeta;
+    use reconscope::layout::{layout, Grouping, LayoutOptions, Timeline};
     use reconscope::redact::RedactOptions;
-    use reconscope::web::{
-        FileSummary, FromWorker, MessageFilter, Note, Phase, Progress, ReconcileLines, ShareRequest, SharedEvidence, ToWorker,
-    };
+    use reconscope::web::{FileSummary, FromWorker, MessageFilter, Note, Phase, Progress, ReconcileLines, ShareRequest, SharedEvidence, ToWorker};
     use wasm_bindgen::JsCast;
     use wasm_bindgen_futures::spawn_local;
     use web_sys::{DragEvent, Event, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, InputEvent};
@@ -401,8 +399,7 @@ mod ui {
                         .filter(|(i, r)| {
                             keep[*i]
                                 && (f.controller.is_empty() || Some(r.controller) == ctl)
-                                && (obj.is_empty()
-                                    || r.object.as_ref().is_some_and(|o| o.to_string().to_lowercase().contains(&obj)))
+                                && (obj.is_empty() || r.object.as_ref().is_some_and(|o| o.to_string().to_lowercase().contains(&obj)))
                         })
                         .map(|(i, _)| i as u32)
                         .collect(),
@@ -559,13 +556,7 @@ mod ui {
             if let Some(c) = &self.chart {
                 c.set_zone(self.zone);
             }
-            self.loaded = Some(Loaded {
-                analysis: Rc::new(a),
-                files,
-                notes,
-                input_bytes,
-                millis: now_ms() - started,
-            });
+            self.loaded = Some(Loaded { analysis: Rc::new(a), files, notes, input_bytes, millis: now_ms() - started });
             if let Some(f) = self.pending.take() {
                 self.apply_fragment(f);
             }
@@ -698,8 +689,7 @@ mod ui {
                     // A second <input type=file> made on the fly, never in
                     // the page: `webkitdirectory` picks a whole folder.
                     let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return false };
-                    let Some(el) = doc.create_element("input").ok().and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
-                    else {
+                    let Some(el) = doc.create_element("input").ok().and_then(|e| e.dyn_into::<HtmlInputElement>().ok()) else {
                         return false;
                     };
                     el.set_type("file");
@@ -820,8 +810,7 @@ mod ui {
                                 link.send_message(msg);
                             }),
                             TextUse::SaveSvg => {
-                                let r = share::blob(text.as_bytes(), "image/svg+xml")
-                                    .and_then(|b| share::download(&b, "reconscope-timeline.svg"));
+                                let r = share::blob(text.as_bytes(), "image/svg+xml").and_then(|b| share::download(&b, "reconscope-timeline.svg"));
                                 self.share_notice = Some(match r {
                                     Ok(()) => "SVG exported.".into(),
                                     Err(e) => format!("SVG export failed: {e}"),
@@ -829,9 +818,7 @@ mod ui {
                                 self.share_text = None;
                             }
                             TextUse::SavePng => spawn_local(async move {
-                                let r = share::svg_to_png(&text, 2.0)
-                                    .await
-                                    .and_then(|b| share::download(&b, "reconscope-timeline.png"));
+                                let r = share::svg_to_png(&text, 2.0).await.and_then(|b| share::download(&b, "reconscope-timeline.png"));
                                 link.send_message(Msg::Shared(
                                     match r {
                                         Ok(()) => "PNG exported.".into(),
@@ -985,8 +972,7 @@ mod ui {
                     let Some(file) = shared.file.as_ref().or(shared.fragment.as_ref()) else { return false };
                     // A file holds the payload alone (a fragment: its ev= part).
                     let payload = file.trim_start_matches("#ev=").split('&').next().unwrap_or("");
-                    let r = share::blob(payload.as_bytes(), "application/octet-stream")
-                        .and_then(|b| share::download(&b, "evidence.reconscope"));
+                    let r = share::blob(payload.as_bytes(), "application/octet-stream").and_then(|b| share::download(&b, "evidence.reconscope"));
                     self.share_notice = Some(match r {
                         Ok(()) => "Evidence file saved: drop it on reconscope to open it.".into(),
                         Err(e) => format!("Saving the evidence file failed: {e}"),
@@ -1324,12 +1310,7 @@ mod ui {
                     timefmt::bytes(p.done_bytes as f64),
                     timefmt::bytes(speed)
                 ),
-                Phase::Analyzing => format!(
-                    "Analyzing {} read in {:.1} s ({}/s)…",
-                    timefmt::bytes(p.done_bytes as f64),
-                    secs,
-                    timefmt::bytes(speed)
-                ),
+                Phase::Analyzing => format!("Analyzing {} read in {:.1} s ({}/s)…", timefmt::bytes(p.done_bytes as f64), secs, timefmt::bytes(speed)),
             };
             let max = p.total_bytes.max(1).to_string();
             let value = match p.phase {
@@ -1353,16 +1334,10 @@ mod ui {
             let f = &self.filters;
             let total = a.reconciles.len();
             let shown = self.layout_opts.only.as_ref().map_or(total, |o| o.len());
-            let on_message = link.callback(|e: InputEvent| {
-                Msg::FilterMessage(e.target_unchecked_into::<HtmlInputElement>().value())
-            });
-            let on_object =
-                link.callback(|e: InputEvent| Msg::FilterObject(e.target_unchecked_into::<HtmlInputElement>().value()));
-            let on_level = link.callback(|e: Event| {
-                Msg::FilterLevel(e.target_unchecked_into::<HtmlSelectElement>().value().parse().unwrap_or(0))
-            });
-            let on_controller =
-                link.callback(|e: Event| Msg::FilterController(e.target_unchecked_into::<HtmlSelectElement>().value()));
+            let on_message = link.callback(|e: InputEvent| Msg::FilterMessage(e.target_unchecked_into::<HtmlInputElement>().value()));
+            let on_object = link.callback(|e: InputEvent| Msg::FilterObject(e.target_unchecked_into::<HtmlInputElement>().value()));
+            let on_level = link.callback(|e: Event| Msg::FilterLevel(e.target_unchecked_into::<HtmlSelectElement>().value().parse().unwrap_or(0)));
+            let on_controller = link.callback(|e: Event| Msg::FilterController(e.target_unchecked_into::<HtmlSelectElement>().value()));
             let levels = [(0u8, "any level"), (1, "info and above"), (2, "warn and above"), (3, "error and above")];
             html! {
                 <section class="filters" data-testid="filters">

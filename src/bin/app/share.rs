@@ -158,8 +158,7 @@ pub fn blob(bytes: &[u8], mime: &str) -> Result<Blob, String> {
 pub fn download(blob: &Blob, name: &str) -> Result<(), String> {
     let doc = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
     let url = Url::create_object_url_with_blob(blob).map_err(|e| format!("{e:?}"))?;
-    let a: HtmlAnchorElement =
-        doc.create_element("a").map_err(|e| format!("{e:?}"))?.unchecked_into();
+    let a: HtmlAnchorElement = doc.create_element("a").map_err(|e| format!("{e:?}"))?.unchecked_into();
     a.set_href(&url);
     a.set_download(name);
     a.set_hidden(true);
@@ -194,20 +193,13 @@ pub async fn svg_to_png(svg: &str, scale: f64) -> Result<Blob, String> {
     let _ = Url::revoke_object_url(&url);
     r.map_err(|_| "the SVG could not be drawn".to_string())?;
     let (w, h) = (img.natural_width().max(1) as f64, img.natural_height().max(1) as f64);
-    let canvas: web_sys::HtmlCanvasElement =
-        doc.create_element("canvas").map_err(|e| format!("{e:?}"))?.unchecked_into();
+    let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas").map_err(|e| format!("{e:?}"))?.unchecked_into();
     canvas.set_width((w * scale) as u32);
     canvas.set_height((h * scale) as u32);
-    let ctx: web_sys::CanvasRenderingContext2d = canvas
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .ok_or("no 2d context")?
-        .unchecked_into();
+    let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").ok().flatten().ok_or("no 2d context")?.unchecked_into();
     ctx.set_fill_style_str("#ffffff");
     ctx.fill_rect(0.0, 0.0, w * scale, h * scale);
-    ctx.draw_image_with_html_image_element_and_dw_and_dh(&img, 0.0, 0.0, w * scale, h * scale)
-        .map_err(|e| format!("{e:?}"))?;
+    ctx.draw_image_with_html_image_element_and_dw_and_dh(&img, 0.0, 0.0, w * scale, h * scale).map_err(|e| format!("{e:?}"))?;
     let png = Promise::new(&mut |resolve, _reject| {
         let cb = Closure::once_into_js(move |b: JsValue| {
             let _ = resolve.call1(&JsValue::NULL, &b);
