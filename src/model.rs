@@ -401,12 +401,11 @@ impl ParseCounts {
 }
 
 /// Where times written without a year (klog, journald, syslog) took
-/// their year from, in the order they are tried.
+/// their year from, in the order they are tried (after a collector's dated
+/// time on the same line, which the parser uses at once).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum YearSource {
-    /// A collector's dated time on the same line (`kubectl --timestamps`, CRI).
-    Collector,
     /// Dated timestamps near it in the same file.
     SameFile,
     /// Dated timestamps in the other files of the input.

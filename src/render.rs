@@ -298,8 +298,7 @@ fn civil(nanos: i64, offset_secs: i32) -> (i64, u32, u32, i64, i64) {
 fn date(nanos: i64, offset_secs: i32, yearless: bool) -> String {
     let (y, m, d, _, _) = civil(nanos, offset_secs);
     if yearless {
-        let month = std::str::from_utf8(crate::time::MONTHS[(m as usize).clamp(1, 12) - 1]).unwrap_or("?");
-        return format!("{month} {d}");
+        return crate::time::month_day(m, d);
     }
     format!("{y:04}-{m:02}-{d:02}")
 }

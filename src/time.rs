@@ -568,8 +568,13 @@ pub fn format_date(ts: Timestamp) -> String {
         return full[..10].to_string();
     }
     let t = utc(ts.nanos);
-    let month = std::str::from_utf8(MONTHS[(t.month() as usize).clamp(1, 12) - 1]).unwrap_or("?");
-    format!("{month} {}", t.day())
+    month_day(t.month(), t.day())
+}
+
+/// `Apr 23`: a date without its year (`month` 1-12).
+pub fn month_day(month: u32, day: u32) -> String {
+    let name = std::str::from_utf8(MONTHS[(month as usize).clamp(1, 12) - 1]).unwrap_or("?");
+    format!("{name} {day}")
 }
 
 #[cfg(test)]

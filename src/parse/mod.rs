@@ -1008,13 +1008,11 @@ pub fn align_clocks(files: &mut [ParsedFile]) {
         zone_local_stamps(f);
     }
     for f in files.iter_mut() {
-        let mut d: Vec<i64> =
-            f.records.iter().filter(|r| !r.yearless && collector_clock(r.wrapper)).filter_map(|r| Some(r.time?.nanos - r.collected?.nanos)).collect();
+        let mut d = skews(f, collector_clock);
         if d.len() < 2 {
             continue;
         }
-        let mid = d.len() / 2;
-        let skew = *d.select_nth_unstable(mid).1;
+        let Some(skew) = median(&mut d) else { continue };
         if skew.abs() <= SKEW_NANOS {
             continue;
         }
@@ -1035,6 +1033,21 @@ pub fn align_clocks(files: &mut [ParsedFile]) {
     }
 }
 
+/// (line time - wrapper time) of each record of `f` with both, a year of
+/// its own and a wrapper that `keep`s.
+fn skews(f: &ParsedFile, keep: impl Fn(Wrapper) -> bool) -> Vec<i64> {
+    f.records.iter().filter(|r| !r.yearless && keep(r.wrapper)).filter_map(|r| Some(r.time?.nanos - r.collected?.nanos)).collect()
+}
+
+/// The median of `v` (the upper one of an even count); `None` when empty.
+fn median(v: &mut [i64]) -> Option<i64> {
+    if v.is_empty() {
+        return None;
+    }
+    let mid = v.len() / 2;
+    Some(*v.select_nth_unstable(mid).1)
+}
+
 /// Local stamps with no zone (a journald or syslog prefix, a log viewer's
 /// time) beside lines that carry their own UTC time: the two read a whole
 /// number of quarter hours apart (the stamps' zone), give or take the
@@ -1044,17 +1057,8 @@ pub fn align_clocks(files: &mut [ParsedFile]) {
 fn zone_local_stamps(f: &mut ParsedFile) {
     const QUARTER_HOUR: i64 = 15 * 60 * time::NANOS_PER_SEC;
     const LAG: i64 = 60 * time::NANOS_PER_SEC;
-    let mut d: Vec<i64> = f
-        .records
-        .iter()
-        .filter(|r| !r.yearless && r.wrapper != Wrapper::None && !collector_clock(r.wrapper))
-        .filter_map(|r| Some(r.time?.nanos - r.collected?.nanos))
-        .collect();
-    if d.is_empty() {
-        return;
-    }
-    let mid = d.len() / 2;
-    let skew = *d.select_nth_unstable(mid).1;
+    let mut d = skews(f, |w| w != Wrapper::None && !collector_clock(w));
+    let Some(skew) = median(&mut d) else { return };
     let zone = (skew as f64 / QUARTER_HOUR as f64).round() as i64 * QUARTER_HOUR;
     if zone == 0 || (skew - zone).abs() > LAG || zone.abs() > 26 * 3600 * time::NANOS_PER_SEC {
         return;
@@ -1134,13 +1138,6 @@ fn year_before(t: Timestamp, mtime_secs: i64, offset_secs: i32) -> Option<Timest
 /// With none of these the times keep no year: `Timestamp::yearless` is set
 /// and every output shows them without one. Never a year made up.
 pub fn resolve_years(files: &mut [ParsedFile]) {
-    fn median(v: &mut [i64]) -> Option<i64> {
-        if v.is_empty() {
-            return None;
-        }
-        let mid = v.len() / 2;
-        Some(*v.select_nth_unstable(mid).1)
-    }
     let dated = |f: &ParsedFile| f.records.iter().filter(|r| !r.yearless).filter_map(|r| r.time.or(r.collected).map(|t| t.nanos)).collect::<Vec<i64>>();
     let global = median(&mut files.iter().flat_map(dated).collect::<Vec<_>>());
     let mut unresolved = Vec::new();
@@ -1276,7 +1273,7 @@ pub fn resolve_years(files: &mut [ParsedFile]) {
 fn year_note(source: YearSource, mtime_secs: Option<i64>) -> String {
     let when = mtime_secs.map(|m| time::format_date(Timestamp::new(m.saturating_mul(time::NANOS_PER_SEC), 0))).unwrap_or_default();
     let from = match source {
-        YearSource::Collector | YearSource::SameFile => "from the dated timestamps near them in the same file".to_string(),
+        YearSource::SameFile => "from the dated timestamps near them in the same file".to_string(),
         YearSource::OtherFiles => "from the dated timestamps of the other files in the input".to_string(),
         YearSource::ArchiveMember => format!("from the archive member's modification time ({when})"),
         YearSource::FileMtime => format!("from the file's modification time ({when})"),

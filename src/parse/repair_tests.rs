@@ -33,9 +33,7 @@ fn render(input: &str) -> String {
 }
 
 fn check(input: &str, expect: &str) {
-    let got = render(input);
-    let want: String = expect.lines().map(|l| l.trim_start()).filter(|l| !l.is_empty()).map(|l| format!("{l}\n")).collect();
-    assert_eq!(got, want, "\n--- got ---\n{got}--- want ---\n{want}");
+    crate::parse::tests::assert_lines(&render(input), expect);
 }
 
 #[test]

@@ -39,7 +39,12 @@ fn render(input: &str) -> String {
 }
 
 fn check(input: &str, expect: &str) {
-    let got = render(input);
+    assert_lines(&render(input), expect);
+}
+
+/// `got` against `expect`, one line each, `expect`'s lines trimmed at the
+/// start and blank ones left out (so a fixture can be indented).
+pub(super) fn assert_lines(got: &str, expect: &str) {
     let want: String = expect.lines().map(|l| l.trim_start()).filter(|l| !l.is_empty()).map(|l| format!("{l}\n")).collect();
     assert_eq!(got, want, "\n--- got ---\n{got}--- want ---\n{want}");
 }
@@ -659,8 +664,7 @@ fn check_years(files: &[(&str, Option<i64>, Option<i64>, &str)], expect: &str) {
         let notes: Vec<&str> = f.diagnostics.iter().map(|d| d.message.as_str()).collect();
         got.push_str(&format!("{}: {} | {}\n", f.path, times.join(" "), notes.join("; ")));
     }
-    let want: String = expect.lines().map(|l| l.trim_start()).filter(|l| !l.is_empty()).map(|l| format!("{l}\n")).collect();
-    assert_eq!(got, want, "\n--- got ---\n{got}--- want ---\n{want}");
+    assert_lines(&got, expect);
 }
 
 const KLOG_APR: &str = "I0423 08:04:00.000001       1 x.go:1] a\nI1231 23:59:59.5       1 x.go:1] b\n";

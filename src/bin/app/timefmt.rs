@@ -85,8 +85,7 @@ pub fn clock(nanos: i64, zone: Zone, digits: u32) -> String {
 pub fn date(nanos: i64, zone: Zone) -> String {
     let p = parts(nanos, zone);
     if zone.yearless {
-        let month = std::str::from_utf8(reconscope::time::MONTHS[(p.month as usize).clamp(1, 12) - 1]).unwrap_or("?");
-        return format!("{month} {}", p.day);
+        return reconscope::time::month_day(p.month, p.day);
     }
     format!("{:04}-{:02}-{:02}", p.year, p.month, p.day)
 }
