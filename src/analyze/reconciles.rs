@@ -357,16 +357,17 @@ impl<'a> Gather<'a> {
         const KEYS: [&[u8]; 9] =
             [b"name", b"namespace", b"controller", b"controllerGroup", b"controllerKind", b"object", b"request", b"reconciler group", b"reconciler kind"];
         let mut k = [None::<&Field>; 9];
-        // A key named after a Kind (`"RayCluster": {"name":..}`, klog's
-        // `Cluster="ns/name"`): the object, and its kind.
-        let mut kind_key = None::<(&Field, ObjectRef)>;
         for fl in f.fields(r) {
-            let key = f.span_bytes(fl.key);
-            if let Some(slot) = KEYS.iter().position(|&w| w == key) {
+            if let Some(slot) = KEYS.iter().position(|&w| w == f.span_bytes(fl.key)) {
                 k[slot].get_or_insert(fl);
-            } else if kind_key.is_none() && is_kind_word(key) {
-                kind_key = object_value(&f.value(fl)).map(|o| (fl, o));
             }
+        }
+        // A key named after a Kind (`"RayCluster": {"name":..}`, klog's
+        // `Cluster="ns/name"`): the object, and its kind. Looked for only
+        // when the line lacks one of them (kamaji's lines have both).
+        let mut kind_key = None::<(&Field, ObjectRef)>;
+        if k[0].is_none() || k[4].or(k[8]).is_none() {
+            kind_key = f.fields(r).iter().filter(|fl| is_kind_word(f.span_bytes(fl.key))).find_map(|fl| object_value(&f.value(fl)).map(|o| (fl, o)));
         }
         // A Kind key must be the controller's kind when the line names it.
         if let (Some(kind), Some((fl, _))) = (k[4].or(k[8]), kind_key.as_ref()) {
