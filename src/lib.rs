@@ -1,12 +1,13 @@
 //! reconscope: controller-runtime reconcile timelines from CI artifacts.
 //!
-//! Dependency direction: `model` <- `parse` <- `ingest` (bytes in, files out)
-//! <- `stats` <- `analyze` <- `layout` <- `render` <- ui / cli.
+//! Dependency order: ARCHITECTURE.md's block, one line per module below,
+//! each under everything it uses (`tests/architecture.rs` checks it).
 //! Nothing in this library reads a clock, a file or the DOM: callers hand
 //! over bytes and names, and results are pushed into sinks or returned.
 
 pub mod analyze;
 pub mod codec;
+pub mod escape;
 pub mod evidence;
 pub mod goroutine;
 pub mod htmlreport;

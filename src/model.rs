@@ -7,42 +7,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-/// A point in time: UTC nanoseconds since the Unix epoch, plus how many
-/// fractional-second digits the source wrote (0 = seconds, 3 = millis, ...).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
-pub struct Timestamp {
-    pub nanos: i64,
-    /// Fractional digits the source had (0..=9).
-    pub digits: u8,
-    /// The source wrote no year and the input had nothing to take one from
-    /// (see [`crate::parse::resolve_years`]): `nanos` is in
-    /// [`crate::time::PLACEHOLDER_YEAR`], and the year is never shown.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub yearless: bool,
-}
-
-impl Timestamp {
-    pub fn new(nanos: i64, digits: u8) -> Self {
-        Timestamp { nanos, digits: digits.min(9), yearless: false }
-    }
-
-    /// The same kind of time (its year known or not) at `nanos`.
-    pub fn at(self, nanos: i64, digits: u8) -> Self {
-        Timestamp { nanos, digits: digits.min(9), yearless: self.yearless }
-    }
-}
-
-impl fmt::Display for Timestamp {
-    /// RFC3339 in UTC at the precision the source had; a time without a
-    /// year in ISO 8601's truncated form, `--04-23T08:04:00Z`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.yearless {
-            f.write_str(&crate::time::format_without_year(*self))
-        } else {
-            f.write_str(&crate::time::format_rfc3339(*self))
-        }
-    }
-}
+pub use crate::time::Timestamp;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum Level {
@@ -299,7 +264,7 @@ pub struct Record {
     /// The wrapper's time (collection time), when a wrapper carried one.
     pub collected: Option<Timestamp>,
     /// True when `time` was written without a year (klog, journald) and the
-    /// year was inferred; see [`crate::parse::resolve_years`].
+    /// year was inferred (by the parser's `resolve_years`).
     pub yearless: bool,
     pub level: Level,
     pub format: Format,
@@ -457,7 +422,7 @@ impl ParsedFile {
 
     pub fn message(&self, r: &Record) -> Cow<'_, str> {
         match r.message_kind {
-            ValueKind::JsonString => crate::parse::json::unescape(self.span_bytes(r.message)),
+            ValueKind::JsonString => crate::escape::unescape(self.span_bytes(r.message)),
             _ => self.text(r.message),
         }
     }
@@ -491,7 +456,7 @@ impl ParsedFile {
     pub fn value(&self, f: &Field) -> Cow<'_, str> {
         let raw = self.span_bytes(f.value);
         match f.kind {
-            ValueKind::JsonString => crate::parse::json::unescape(raw),
+            ValueKind::JsonString => crate::escape::unescape(raw),
             ValueKind::JsonRaw | ValueKind::Text => String::from_utf8_lossy(raw),
         }
     }

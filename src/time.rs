@@ -2,12 +2,48 @@
 //! Pure arithmetic; nothing here reads a clock.
 
 use std::cell::Cell;
+use std::fmt;
 
 use chrono::{DateTime, Datelike, NaiveDate, SecondsFormat, Utc};
 
-use crate::model::Timestamp;
-
 pub const NANOS_PER_SEC: i64 = 1_000_000_000;
+
+/// A point in time: UTC nanoseconds since the Unix epoch, plus how many
+/// fractional-second digits the source wrote (0 = seconds, 3 = millis, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Timestamp {
+    pub nanos: i64,
+    /// Fractional digits the source had (0..=9).
+    pub digits: u8,
+    /// The source wrote no year and the input had nothing to take one from
+    /// (see the parser's `resolve_years`): `nanos` is in
+    /// [`PLACEHOLDER_YEAR`], and the year is never shown.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub yearless: bool,
+}
+
+impl Timestamp {
+    pub fn new(nanos: i64, digits: u8) -> Self {
+        Timestamp { nanos, digits: digits.min(9), yearless: false }
+    }
+
+    /// The same kind of time (its year known or not) at `nanos`.
+    pub fn at(self, nanos: i64, digits: u8) -> Self {
+        Timestamp { nanos, digits: digits.min(9), yearless: self.yearless }
+    }
+}
+
+impl fmt::Display for Timestamp {
+    /// RFC3339 in UTC at the precision the source had; a time without a
+    /// year in ISO 8601's truncated form, `--04-23T08:04:00Z`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.yearless {
+            f.write_str(&format_without_year(*self))
+        } else {
+            f.write_str(&format_rfc3339(*self))
+        }
+    }
+}
 
 /// The years a timestamp may have: what i64 nanoseconds since 1970 hold
 /// (1677-09-21 to 2262-04-11). A time outside them is refused, not wrapped.

@@ -349,7 +349,7 @@ fn has_deadline_words(b: &[u8]) -> bool {
 /// so escaped text is decoded.
 fn deadline_in(raw: &[u8], kind: ValueKind) -> bool {
     if kind == ValueKind::JsonString && memchr::memchr(b'\\', raw).is_some() {
-        return is_deadline(&crate::parse::json::unescape(raw));
+        return is_deadline(&crate::escape::unescape(raw));
     }
     has_deadline_words(raw)
 }

@@ -235,7 +235,7 @@ fn docker_json(raw: &[u8]) -> Option<(Cow<'_, [u8]>, Option<Timestamp>)> {
     let value = &raw[log.value.0..log.value.1];
     let mut body = if log.escaped {
         let mut out = Vec::with_capacity(value.len());
-        json::unescape_into(value, &mut out);
+        crate::escape::unescape_into(value, &mut out);
         Cow::Owned(out)
     } else {
         Cow::Borrowed(value)

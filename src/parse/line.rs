@@ -431,7 +431,7 @@ fn docker_json(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool
     let collected = t.and_then(|p| take(out, scan_rfc3339(&s[p.value.0..p.value.1], false, cx.opts.default_offset_secs)));
     let mark = cx.fields.len();
     let start = cx.scratch.len();
-    json::unescape_into(&s[log.value.0..log.value.1], cx.scratch);
+    crate::escape::unescape_into(&s[log.value.0..log.value.1], cx.scratch);
     while matches!(cx.scratch.last(), Some(b'\n' | b'\r')) && cx.scratch.len() > start {
         cx.scratch.pop();
     }
