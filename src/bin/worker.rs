@@ -1,9 +1,10 @@
 //! reconscope's Web Worker: reads, parses and analyzes the inputs off the
 //! page's thread, then keeps the parsed files to answer the inspector.
 //!
-//! Built by trunk as a classic worker (`data-type="worker"` with
-//! `data-loader-shim` in `www/index.html`): `worker_loader.js` imports the
-//! wasm-bindgen glue and starts this module. The protocol is
+//! Built by trunk as a classic worker (`data-type="worker"` in
+//! `www/index.html`; wasm-bindgen's `no-modules` glue, unhashed as
+//! `worker.js`): `www/worker_boot.js` imports the glue and starts this
+//! module. The protocol is
 //! `reconscope::web` (the session logic lives there, tested natively):
 //! every message is `{msg: Uint8Array}` (encoded JSON, transferred). A
 //! [`ToWorker::FileSlice`] message also carries `data`, a slice of a file
