@@ -10,68 +10,22 @@
 // Chromium is Debian's /usr/bin/chromium driven by playwright-core; never
 // `npx playwright install` (it downloads a browser, which fails here).
 
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launchChromium, watchedPage } from './chromium.mjs';
+import { join } from 'node:path';
+import { BASE_URL, EXAMPLE_ZIP, INCIDENT, ROOT, SCREENSHOTS, assertCleanPage, cli, openApp, useChromium } from './helpers.mjs';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, '..', '..');
-// The built-in example: the incident fixture as a zip holding a tgz
-// (scripts/make-example.py writes it; trunk copies it into dist/example/).
-const EXAMPLE_ZIP = join(ROOT, 'www', 'example', 'cozyreport.zip');
-const SCREENSHOTS = join(HERE, 'screenshots');
-const BASE_URL = process.env.RECONSCOPE_URL;
 const PRIVACY_LINE =
   'Nothing is uploaded: your files are read in this browser tab and never leave it.';
 
+useChromium();
 
-
-let browser;
-
-before(async () => {
-  assert.ok(BASE_URL, 'set RECONSCOPE_URL to the served dist/ (scripts/test.sh does)');
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  // chromium.launch starts from a fresh temporary profile every time.
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-});
-
-/**
- * Opens the app in a new context and records what a person would not see:
- * console errors, uncaught exceptions, CSP violations and every request.
- */
-async function openApp(contextOptions = {}, url = BASE_URL, { initScript } = {}) {
-  const { context, page, seen } = await watchedPage(browser, contextOptions);
-  if (initScript) await page.addInitScript(initScript);
-
-  const response = await page.goto(url, { waitUntil: 'load' });
-  assert.equal(response?.status(), 200, `GET ${url}`);
-  await page.waitForSelector('[data-testid=app-ready]', { state: 'attached', timeout: 30_000 });
-  return { context, page, seen };
-}
-
-/** Fails on console errors, exceptions, CSP violations or off-origin requests. */
+/** The checks of every page (`assertCleanPage`), and the wasm module was fetched. */
 async function assertClean(page, seen) {
-  const violations = await page.evaluate(() => window.__cspViolations);
-  assert.deepEqual(violations, [], 'CSP violations');
-  assert.deepEqual(seen.pageErrors, [], 'uncaught exceptions');
-  assert.deepEqual(seen.consoleErrors, [], 'console errors');
-
-  const origin = new URL(BASE_URL).origin;
-  const offOrigin = seen.requests.filter((url) => {
-    const u = new URL(url);
-    if (u.protocol === 'data:' || u.protocol === 'blob:') return false; // stays in the tab
-    return u.origin !== origin;
-  });
-  assert.deepEqual(offOrigin, [], `requests that left ${origin}`);
+  await assertCleanPage(page, seen);
   assert.ok(seen.requests.some((url) => url.endsWith('.wasm')), 'the wasm module was fetched');
 }
 
@@ -142,13 +96,7 @@ describe('landing page', { timeout: 120_000 }, () => {
 let cliAnalysis;
 function incidentAnalysis() {
   if (!cliAnalysis) {
-    // `cargo run` builds the CLI when needed (cargo test already has).
-    const out = execFileSync(
-      'cargo',
-      ['run', '--quiet', '--offline', '--bin', 'reconscope', '--', 'analyze', 'tests/fixtures/incident/cozyreport', '--json'],
-      { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 },
-    );
-    cliAnalysis = JSON.parse(out);
+    cliAnalysis = JSON.parse(cli(['analyze', INCIDENT, '--json']));
   }
   return cliAnalysis;
 }
@@ -511,12 +459,7 @@ describe('sharing and export', { timeout: 180_000 }, () => {
   test("the CLI's #from=…&to=… fragment sets the window", async () => {
     const viewport = { width: 1280, height: 800 };
     // The link `analyze --app-url` writes into the Markdown report.
-    const md = execFileSync(
-      'cargo',
-      ['run', '--quiet', '--offline', '--bin', 'reconscope', '--', 'analyze', 'tests/fixtures/incident/cozyreport',
-        '--markdown', '-', '--app-url', 'http://app.invalid/'],
-      { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 },
-    );
+    const md = cli(['analyze', INCIDENT, '--markdown', '-', '--app-url', 'http://app.invalid/']);
     const fragment = md.match(/http:\/\/app\.invalid\/(#from=[^&)\s]+&to=[^)\s]+)/)[1];
     const p = new URLSearchParams(fragment.slice(1));
     const { context, page, seen } = await openApp({ viewport }, `${BASE_URL}${fragment}`);

@@ -5,58 +5,23 @@
 //
 // Run by scripts/test.sh with RECONSCOPE_URL set (see app.test.mjs).
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launchChromium, watchedPage } from './chromium.mjs';
+import { join } from 'node:path';
+import { BASE_URL, INCIDENT, SCREENSHOTS, assertCleanPage, cli, openApp, openExample, useChromium } from './helpers.mjs';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, '..', '..');
-const SCREENSHOTS = join(HERE, 'screenshots');
-const BASE_URL = process.env.RECONSCOPE_URL;
-const INCIDENT = 'tests/fixtures/incident/cozyreport';
 const STALLED_ID = 'c853721a-23af-4ffb-917c-6c12cb41287c';
 
-let browser;
+useChromium();
 
-before(async () => {
-  assert.ok(BASE_URL, 'set RECONSCOPE_URL to the served dist/ (scripts/test.sh does)');
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await launchChromium();
-});
+/** A fresh context (no storage, no files) on `url`, 1280×800. */
+const open = (url, contextOptions = {}) => openApp({ viewport: { width: 1280, height: 800 }, ...contextOptions }, url);
 
-after(async () => {
-  await browser?.close();
-});
-
-const cli = (args) =>
-  execFileSync('cargo', ['run', '--quiet', '--offline', '--bin', 'reconscope', '--', ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    maxBuffer: 64 << 20,
-  });
-
-/** A fresh context (no storage, no files) on `url`, recording requests and errors. */
-async function open(url, contextOptions = {}) {
-  const { context, page, seen } = await watchedPage(browser, { viewport: { width: 1280, height: 800 }, ...contextOptions });
-  const response = await page.goto(url, { waitUntil: 'load' });
-  assert.equal(response?.status(), 200, `GET ${url.slice(0, 120)}`);
-  await page.waitForSelector('[data-testid=app-ready]', { state: 'attached', timeout: 30_000 });
-  return { context, page, seen };
-}
-
-/** Errors, CSP violations, requests that left the origin, and any fetch of an artifact. */
+/** The checks of every page (`assertCleanPage`), and no fetch of an artifact nor of the fragment. */
 async function assertClean(page, seen) {
-  assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], 'CSP violations');
-  assert.deepEqual(seen.pageErrors, [], 'uncaught exceptions');
-  assert.deepEqual(seen.consoleErrors, [], 'console errors');
-  const origin = new URL(BASE_URL).origin;
-  const off = seen.requests.filter((u) => !/^(data|blob):/.test(u) && new URL(u).origin !== origin);
-  assert.deepEqual(off, [], `requests that left ${origin}`);
+  await assertCleanPage(page, seen);
   assert.deepEqual(seen.requests.filter((u) => u.includes('/example/')), [], 'the evidence needs no artifact');
   // The fragment never travels: no request carries it.
   assert.ok(seen.requests.every((u) => !u.includes('ev=')), 'a request carried the evidence');
@@ -91,8 +56,7 @@ async function appLinkForTheStall() {
   const { context, page, seen } = await open(BASE_URL);
   try {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(BASE_URL).origin });
-    await page.getByTestId('open-example').click();
-    await page.waitForSelector('[data-testid=timeline][data-reconcile-count="359"]', { state: 'attached', timeout: 60_000 });
+    await openExample(page);
     await page.locator('[data-finding-kind=stalled-worker] [data-testid=copy-finding-link]').click();
     const dialog = page.getByTestId('share-dialog');
     await dialog.getByTestId('share-copy').waitFor({ timeout: 30_000 });
@@ -163,8 +127,7 @@ describe('evidence links', { timeout: 300_000 }, () => {
     // (the window, the stalled reconcile) applies to the whole data.
     const second = await open(BASE_URL);
     try {
-      await second.page.getByTestId('open-example').click();
-      await second.page.waitForSelector('[data-testid=timeline][data-reconcile-count="359"]', { state: 'attached', timeout: 60_000 });
+      await openExample(second.page);
       const hash = new URL(stall).hash;
       await second.page.evaluate((h) => { location.hash = h; }, hash);
       await second.page.waitForFunction((id) => document.querySelector('[data-testid=inspector]')?.dataset.reconcileId === id, STALLED_ID, { timeout: 30_000 });

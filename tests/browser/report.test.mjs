@@ -3,33 +3,18 @@
 // exported PNG at the ~900 px GitHub shows an image in a comment.
 // Screenshots go to tests/browser/screenshots/ (report.png, export-900.png).
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { marked } from 'marked';
-import { launchChromium } from './chromium.mjs';
+import { INCIDENT, SCREENSHOTS, browser, cli, useChromium } from './helpers.mjs';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, '..', '..');
-const SCREENSHOTS = join(HERE, 'screenshots');
+// The app's address in the links (any will do: nothing here opens it).
 const APP = process.env.RECONSCOPE_URL || 'https://example.org/reconscope/';
-const INCIDENT = 'tests/fixtures/incident/cozyreport';
 
-let browser;
-before(async () => {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-});
-
-const cli = (args, encoding = 'utf8') =>
-  execFileSync('cargo', ['run', '--quiet', '--offline', '--bin', 'reconscope', '--', ...args], { cwd: ROOT, encoding, maxBuffer: 64 << 20 });
+useChromium({ app: false });
 
 // A page styled roughly as GitHub renders a comment, with no network.
 const page = (body) => `<!doctype html><meta charset=utf-8>
