@@ -110,6 +110,8 @@ pub enum Action {
     CopyLine(usize, usize),
     /// Copy all the inspector's lines.
     CopyLines,
+    /// The inspector panel's width was dragged to this (CSS px).
+    ResizeInspector(f64),
 }
 
 /// A change to one filter.
@@ -251,15 +253,21 @@ pub struct Inspector {
 }
 
 /// How the inspector shows lines (kept from one reconcile to the next).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct InspectorPrefs {
     pub wrap: bool,
     pub fields: bool,
+    /// The panel's width beside the chart, CSS px (see [`INSPECTOR_WIDTH`]).
+    pub width_px: f64,
 }
+
+/// The inspector panel's width: at first, and the narrowest and widest a
+/// drag makes it.
+pub const INSPECTOR_WIDTH: (f64, f64, f64) = (440.0, 280.0, 1200.0);
 
 impl Default for InspectorPrefs {
     fn default() -> Self {
-        InspectorPrefs { wrap: true, fields: false }
+        InspectorPrefs { wrap: true, fields: false, width_px: INSPECTOR_WIDTH.0 }
     }
 }
 
@@ -512,7 +520,7 @@ impl AppState {
             }
             // Only the load's worker says more (a spare only warms up).
             Action::Worker(id, _) if Some(id) != self.workers.load => return false,
-            Action::Worker(_, m) => return self.from_worker(m, now_ms, fx),
+            Action::Worker(_, m) => return self.on_worker_message(m, now_ms, fx),
             Action::Cancel => {
                 self.reset(fx);
                 self.status = Some("Cancelled.".into());
@@ -694,6 +702,13 @@ impl AppState {
             Action::Filter(change) => self.filter(change, fx),
             Action::WrapLines(on) => self.inspector_prefs.wrap = on,
             Action::ShowFields(on) => self.inspector_prefs.fields = on,
+            Action::ResizeInspector(px) => {
+                let px = if px.is_finite() { px.clamp(INSPECTOR_WIDTH.1, INSPECTOR_WIDTH.2) } else { INSPECTOR_WIDTH.0 };
+                if px == self.inspector_prefs.width_px {
+                    return false;
+                }
+                self.inspector_prefs.width_px = px;
+            }
             Action::CopyLine(b, l) => {
                 let line = self.inspector.as_ref().and_then(|i| i.lines.as_ref()).and_then(|x| x.blocks.get(b)).and_then(|x| x.lines.get(l));
                 let Some(line) = line else { return false };
@@ -723,7 +738,7 @@ impl AppState {
         true
     }
 
-    fn from_worker(&mut self, m: FromWorker, now_ms: f64, fx: &mut Vec<Effect>) -> bool {
+    fn on_worker_message(&mut self, m: FromWorker, now_ms: f64, fx: &mut Vec<Effect>) -> bool {
         match m {
             FromWorker::Ready | FromWorker::WarmedUp | FromWorker::Part { .. } => return false,
             FromWorker::Progress(p) => {

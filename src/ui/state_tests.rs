@@ -526,7 +526,14 @@ fn inspector_wrap_fields_and_copies() {
     assert!(s.inspector_prefs.wrap && !s.inspector_prefs.fields);
     s.reduce(Action::WrapLines(false), 1.0);
     s.reduce(Action::ShowFields(true), 1.0);
-    assert_eq!(s.inspector_prefs, InspectorPrefs { wrap: false, fields: true });
+    assert_eq!(s.inspector_prefs, InspectorPrefs { wrap: false, fields: true, width_px: 440.0 });
+    s.reduce(Action::ResizeInspector(600.0), 1.0);
+    assert_eq!(s.inspector_prefs.width_px, 600.0);
+    assert!(!s.reduce(Action::ResizeInspector(600.0), 1.0).render);
+    s.reduce(Action::ResizeInspector(10.0), 1.0);
+    assert_eq!(s.inspector_prefs.width_px, 280.0);
+    s.reduce(Action::ResizeInspector(f64::NAN), 1.0);
+    assert_eq!(s.inspector_prefs.width_px, 440.0);
     assert!(s.reduce(Action::CopyLines, 1.0).effects.is_empty(), "nothing inspected");
     s.reduce(Action::Inspect(0), 2.0);
     let block = |path: &str, texts: &[&str]| LineBlock {
