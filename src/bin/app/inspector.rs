@@ -196,7 +196,8 @@ pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &N
 }
 
 /// The goroutine a dump showed running this reconcile, when there is one:
-/// where it was blocked, and its stack.
+/// where it was blocked (in the summary line), and its stack (folded, so
+/// the log lines stay near the top of the panel).
 fn stack(a: &Analysis, reconcile: u32, zone: Zone) -> Html {
     let Some(g) = a.goroutines.iter().find(|g| g.reconcile == Some(reconcile as usize)) else { return html! {} };
     let Some(d) = a.dumps.get(g.dump) else { return html! {} };
@@ -204,7 +205,7 @@ fn stack(a: &Analysis, reconcile: u32, zone: Zone) -> Html {
     let wait = g.max_wait_minutes.map_or(String::new(), |m| format!(", {m} minutes"));
     let blocked = g.blocked_in.as_ref().map_or(String::new(), |f| format!(", blocked in {}", f.func));
     html! {
-        <details class="inspector-stack" data-testid="inspector-stack" open=true>
+        <details class="inspector-stack" data-testid="inspector-stack">
             <summary><h3>{ format!("Goroutine dump {when}: [{}{wait}]{blocked}", g.state) }</h3></summary>
             { crate::goroutines::frames(g) }
         </details>
