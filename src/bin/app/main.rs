@@ -119,13 +119,6 @@ mod ui {
         }
 
         fn act(&mut self, ctx: &Context<Self>, action: Action) -> bool {
-            // A link's payload becomes the load's only input.
-            if let Action::OpenLink(payload) = &action {
-                match share::blob(payload.as_bytes(), "text/plain") {
-                    Ok(b) => self.inputs = vec![("link.reconscope".into(), b)],
-                    Err(e) => return self.act(ctx, Action::Failed(format!("This link could not be opened: {e}"))),
-                }
-            }
             let up = self.state.reduce(action, now_ms());
             for e in up.effects {
                 self.run(ctx, e);
@@ -155,6 +148,17 @@ mod ui {
                     }
                 }
                 Effect::SendInputs { worker, finish } => {
+                    // A link's payload is the load's only input.
+                    if self.state.from_link {
+                        let payload = self.state.evidence_payload.clone().unwrap_or_default();
+                        match share::blob(payload.as_bytes(), "text/plain") {
+                            Ok(b) => self.inputs = vec![("link.reconscope".into(), b)],
+                            Err(e) => {
+                                link.send_message(Msg::Act(Action::Failed(format!("This link could not be opened: {e}"))));
+                                return;
+                            }
+                        }
+                    }
                     if let Some(c) = self.workers.get(&worker) {
                         c.send_inputs(std::mem::take(&mut self.inputs), finish);
                     }
@@ -282,11 +286,6 @@ mod ui {
                 _window_drop: window_drop,
                 dispatch: ctx.link().callback(Msg::Act),
             };
-            if let Some(p) = &app.state.evidence_payload {
-                if let Ok(b) = share::blob(p.as_bytes(), "text/plain") {
-                    app.inputs = vec![("link.reconscope".into(), b)];
-                }
-            }
             for e in first.effects {
                 app.run(ctx, e);
             }
