@@ -409,8 +409,7 @@ fn walk(inputs: &[PathBuf]) -> Result<Walk> {
 fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
     let Walk { files, notes: walk_notes, .. } = walk(&opts.inputs)?;
     let named: std::collections::HashSet<&Path> = opts.inputs.iter().map(PathBuf::as_path).collect();
-    let mut loaded = Loaded::default();
-    loaded.notes = walk_notes;
+    let mut loaded = Loaded { notes: walk_notes, ..Loaded::default() };
     // A progress line on a terminal only; pipes and CI logs stay quiet.
     let progress = std::io::stderr().is_terminal();
     let total = files.len();
