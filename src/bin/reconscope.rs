@@ -524,18 +524,16 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         std::fs::write(target, html).with_context(|| format!("{}: cannot write the HTML report", target.display()))?;
     }
     if opts.json {
-        let mut doc = analyze::json::to_json(&inputs, &analysis);
-        if let Some(findings) = doc["findings"].as_array_mut() {
-            for (i, f) in findings.iter_mut().enumerate() {
-                f["link"] = serde_json::json!(links.get(i).cloned().flatten());
-            }
-        }
         if opts.report.app_url.is_some() && analysis.findings.len() > evidence::MAX_LINKED_FINDINGS {
             notes.push(format!("evidence links were made for the first {} findings only", evidence::MAX_LINKED_FINDINGS));
         }
-        doc["notes"] = serde_json::json!(notes);
-        serde_json::to_writer_pretty(&mut out, &doc)?;
-        writeln!(out)?;
+        // Streamed through a buffer: an unbuffered pretty printer makes a
+        // write call per token.
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut out);
+        let extras = analyze::json::Extras { links: Some(&links), notes: Some(&notes) };
+        analyze::json::write_json(&mut w, &inputs, &analysis, extras)?;
+        writeln!(w)?;
+        w.flush()?;
     } else if opts.markdown.as_deref() != Some("-") {
         writeln!(
             out,
