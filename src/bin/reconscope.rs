@@ -453,7 +453,7 @@ fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
 fn stats(opts: &Options) -> Result<ExitCode> {
     let (parsed, notes) = load(opts)?;
     let inputs: Vec<FileStats> = parsed.iter().map(FileStats::of).collect();
-    let mut out = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     if opts.json {
         let doc = serde_json::json!({ "inputs": inputs, "notes": notes });
         serde_json::to_writer_pretty(&mut out, &doc)?;
@@ -473,6 +473,7 @@ fn stats(opts: &Options) -> Result<ExitCode> {
             writeln!(out, "note: {n}")?;
         }
     }
+    out.flush()?;
     // The process ends now: the OS frees the buffers faster than drops would.
     std::mem::forget(parsed);
     Ok(ExitCode::SUCCESS)
