@@ -10,6 +10,7 @@ pub mod codec;
 pub mod evidence;
 pub mod goroutine;
 pub mod htmlreport;
+pub mod inert;
 pub mod ingest;
 pub mod layout;
 pub mod model;

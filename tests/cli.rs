@@ -601,3 +601,32 @@ fn the_folder_walk_stays_inside_and_notes_what_it_leaves_out() {
     assert!(err.contains("nothing could be read") && err.contains("dangling.log"), "{err}");
     std::fs::remove_dir_all(&root).ok();
 }
+
+/// Escape sequences in log text and in file names (a window title, a
+/// screen clear, a fake hyperlink, a right-to-left override) are printed
+/// visibly, never emitted to the terminal.
+#[test]
+fn text_from_logs_is_printed_inert() {
+    let dir = scratch("inert");
+    let hostile = "\x1b]0;pwned\x07\x1b[2J\u{202e}";
+    let name = dir.join(format!("pod{hostile}.log"));
+    let line = |t: &str, msg: &str, extra: &str| {
+        format!("2026-05-26T16:29:{t}Z\tERROR\t{msg}\t{{\"controller\": \"widget{hostile}\", \"namespace\": \"ns\", \"name\": \"obj{hostile}\", \"reconcileID\": \"11111111-2222-3333-4444-555555555555\"{extra}}}\n")
+    };
+    let log = line("30", "Reconciler error", ", \"error\": \"boom\"") + &line("31", &format!("Reconciler error{hostile}"), ", \"error\": \"boom\"");
+    std::fs::write(&name, log).unwrap();
+    for args in [&["analyze"][..], &["stats"]] {
+        let mut a: Vec<&str> = args.to_vec();
+        a.push(dir.to_str().unwrap());
+        let out = reconscope(&a);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        for (what, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            let text = String::from_utf8_lossy(bytes);
+            assert!(!text.contains('\x1b') && !text.contains('\x07') && !text.contains('\u{202e}'), "{args:?} {what}: {text:?}");
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let shown = if args[0] == "stats" { "pod\\x1b]0;pwned\\x07\\x1b[2J\\u{202e}.log" } else { "widget\\x1b]0;pwned\\x07\\x1b[2J\\u{202e}" };
+        assert!(text.contains(shown), "{args:?}: shown as it is: {text}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

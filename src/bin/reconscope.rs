@@ -13,9 +13,9 @@ use reconscope::layout::{self, LayoutOptions};
 use reconscope::model::{Diagnostic, ParsedFile};
 use reconscope::pipeline::{LoadOptions, Loaded};
 use reconscope::redact::{RedactOptions, Redactor};
-use reconscope::render;
 use reconscope::report::{self, ReportOptions};
 use reconscope::stats::FileStats;
+use reconscope::{inert, render};
 
 const USAGE: &str = "\
 reconscope: reconcile timelines and stall findings from controller-runtime, etcd and CI logs
@@ -141,8 +141,9 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // One line, naming the file where there is one.
+            // Names from archives may hold escape sequences: shown, not obeyed.
             let msg = format!("{e:#}").replace('\n', " ");
-            eprintln!("reconscope: {msg}");
+            eprintln!("reconscope: {}", inert::terminal(&msg));
             ExitCode::from(2)
         }
     }
@@ -428,7 +429,7 @@ fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
         done_bytes += bytes.len() as u64;
         if progress {
             let shown: String = name.chars().rev().take(60).collect::<Vec<_>>().into_iter().rev().collect();
-            eprint!("\r\x1b[2Kreading {}/{} ({} MB) {}", i + 1, total, done_bytes >> 20, shown);
+            eprint!("\r\x1b[2Kreading {}/{} ({} MB) {}", i + 1, total, done_bytes >> 20, inert::terminal(&shown));
         }
         // Times written without a year may take theirs from it.
         let mtime = std::fs::metadata(&path)
@@ -460,7 +461,7 @@ fn stats(opts: &Options) -> Result<ExitCode> {
         writeln!(out)?;
     } else {
         for s in &inputs {
-            writeln!(out, "{}", s.path)?;
+            writeln!(out, "{}", inert::terminal(&s.path))?;
             writeln!(out, "  bytes     {}", s.bytes)?;
             writeln!(out, "  records   {}", s.records)?;
             writeln!(out, "  unparsed  {}", s.unparsed)?;
@@ -470,7 +471,7 @@ fn stats(opts: &Options) -> Result<ExitCode> {
             writeln!(out, "  last      {}", s.last.as_deref().unwrap_or("-"))?;
         }
         for n in &notes {
-            writeln!(out, "note: {n}")?;
+            writeln!(out, "note: {}", inert::terminal(n))?;
         }
     }
     out.flush()?;
@@ -545,16 +546,16 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
             analysis.elections.len()
         )?;
         for c in &analysis.controllers {
-            writeln!(out, "  controller {} ({} workers, {}): {} reconciles", c.name, c.workers, c.workers_source, c.reconciles)?;
+            writeln!(out, "  controller {} ({} workers, {}): {} reconciles", inert::terminal(&c.name), c.workers, c.workers_source, c.reconciles)?;
         }
         if analysis.findings.is_empty() {
             writeln!(out, "no findings")?;
         }
         for f in &analysis.findings {
-            writeln!(out, "{} [{}] {}", f.kind.as_str(), f.start, f.message)?;
+            writeln!(out, "{} [{}] {}", f.kind.as_str(), f.start, inert::terminal(&f.message))?;
         }
         for n in &notes {
-            writeln!(out, "note: {n}")?;
+            writeln!(out, "note: {}", inert::terminal(n))?;
         }
     }
     out.flush()?;
@@ -620,7 +621,7 @@ fn share_cmd(opts: &Options) -> Result<ExitCode> {
                 writeln!(err, "reconscope: to fit the link, {} left out; `--file OUT.reconscope` writes the whole slice", m.left_out.describe())?;
             }
         }
-        Err(e) => writeln!(err, "reconscope: no link: {e}")?,
+        Err(e) => writeln!(err, "reconscope: no link: {}", inert::terminal(&e.to_string()))?,
     }
     if url.is_empty() {
         writeln!(err, "reconscope: give --app-url URL (where the app is served) to make a whole link")?;
