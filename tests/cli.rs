@@ -547,3 +547,86 @@ fn help_has_examples() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("EXAMPLES:") && text.contains("reconscope analyze cozyreport.zip --markdown"), "{text}");
 }
+
+/// A pod-log export as people copy them: symbolic links inside the tree
+/// (read once), to a file outside it (never read: it could be a
+/// credentials file, inlined in `--html`), a loop, a dangling link and a
+/// FIFO. Each is noted by name and the real logs are all read.
+#[test]
+fn the_folder_walk_stays_inside_and_notes_what_it_leaves_out() {
+    use std::os::unix::fs::symlink;
+    let root = scratch("walk");
+    let logs = root.join("logs");
+    std::fs::create_dir_all(logs.join("sub")).unwrap();
+    std::fs::copy(corpus_log(), logs.join("a.log")).unwrap();
+    std::fs::copy(corpus_log(), logs.join("sub/b.log")).unwrap();
+    std::fs::write(root.join("secret.txt"), "aws_secret_access_key=hunter2-never-read\n").unwrap();
+    symlink("a.log", logs.join("same-as-a.log")).unwrap();
+    symlink("../secret.txt", logs.join("outside.log")).unwrap();
+    symlink("/etc/hostname", logs.join("etc.log")).unwrap();
+    symlink(".", logs.join("loop")).unwrap();
+    symlink("nowhere.log", logs.join("dangling.log")).unwrap();
+    let fifo = Command::new("mkfifo").arg(logs.join("pipe")).status().map(|s| s.success()).unwrap_or(false);
+
+    let out = reconscope(&["analyze", "--json", logs.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("hunter2"), "a file outside the folder was read");
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let inputs: Vec<&str> = doc["inputs"].as_array().unwrap().iter().map(|i| i["path"].as_str().unwrap()).collect();
+    let name = |f: &str| logs.join(f).display().to_string();
+    assert_eq!(inputs, [name("a.log"), name("sub/b.log")], "each real log once, nothing else");
+    let notes: Vec<String> = doc["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect();
+    let note = |f: &str, says: &str| {
+        let n = notes.iter().find(|n| n.starts_with(&name(f))).unwrap_or_else(|| panic!("no note for {f}: {notes:#?}"));
+        assert!(n.contains(says), "{n}");
+    };
+    note("same-as-a.log", &format!("the same file as {}: read once", name("a.log")));
+    note("outside.log", "outside");
+    note("outside.log", "not followed");
+    note("etc.log", "not followed");
+    note("loop", "already read");
+    note("dangling.log", "cannot be followed");
+    if fifo {
+        note("pipe", "not a regular file");
+    }
+
+    // Nothing readable at all: exit 2, saying why.
+    let empty = root.join("only-links");
+    std::fs::create_dir_all(&empty).unwrap();
+    symlink("nowhere.log", empty.join("dangling.log")).unwrap();
+    let out = reconscope(&["stats", empty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nothing could be read") && err.contains("dangling.log"), "{err}");
+    std::fs::remove_dir_all(&root).ok();
+}
+
+/// Escape sequences in log text and in file names (a window title, a
+/// screen clear, a fake hyperlink, a right-to-left override) are printed
+/// visibly, never emitted to the terminal.
+#[test]
+fn text_from_logs_is_printed_inert() {
+    let dir = scratch("inert");
+    let hostile = "\x1b]0;pwned\x07\x1b[2J\u{202e}";
+    let name = dir.join(format!("pod{hostile}.log"));
+    let line = |t: &str, msg: &str, extra: &str| {
+        format!("2026-05-26T16:29:{t}Z\tERROR\t{msg}\t{{\"controller\": \"widget{hostile}\", \"namespace\": \"ns\", \"name\": \"obj{hostile}\", \"reconcileID\": \"11111111-2222-3333-4444-555555555555\"{extra}}}\n")
+    };
+    let log = line("30", "Reconciler error", ", \"error\": \"boom\"") + &line("31", &format!("Reconciler error{hostile}"), ", \"error\": \"boom\"");
+    std::fs::write(&name, log).unwrap();
+    for args in [&["analyze"][..], &["stats"]] {
+        let mut a: Vec<&str> = args.to_vec();
+        a.push(dir.to_str().unwrap());
+        let out = reconscope(&a);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        for (what, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            let text = String::from_utf8_lossy(bytes);
+            assert!(!text.contains('\x1b') && !text.contains('\x07') && !text.contains('\u{202e}'), "{args:?} {what}: {text:?}");
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let shown = if args[0] == "stats" { "pod\\x1b]0;pwned\\x07\\x1b[2J\\u{202e}.log" } else { "widget\\x1b]0;pwned\\x07\\x1b[2J\\u{202e}" };
+        assert!(text.contains(shown), "{args:?}: shown as it is: {text}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

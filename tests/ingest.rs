@@ -307,10 +307,51 @@ fn zip64_records_and_extra_fields() {
 }
 
 #[test]
-fn empty_zip_yields_nothing() {
+fn an_empty_archive_yields_nothing_but_says_so() {
     let archive = zip(&[]);
     assert!(archive.starts_with(b"PK\x05\x06"));
-    assert_eq!(run("empty.zip", &archive, &opts()), []);
+    let events = run("empty.zip", &archive, &opts());
+    assert_eq!(skipped(&events), [("empty.zip".to_string(), "a zip archive with no files in it: nothing to read".to_string())]);
+    assert!(files(&events).is_empty());
+    // An empty tarball, plain or gzipped.
+    let empty_tar = vec![0u8; 10240];
+    let events = run("empty.tar", &empty_tar, &opts());
+    assert_eq!(skipped(&events), [("empty.tar".to_string(), "an empty tar archive (only zero blocks): nothing to read".to_string())]);
+    let tgz = gzip(&empty_tar);
+    let events = run("empty.tgz", &tgz, &opts());
+    assert_eq!(skipped(&events), [("empty.tgz".to_string(), "an empty tar archive (only zero blocks): nothing to read".to_string())]);
+    // A tar of one folder and no files.
+    let mut end = tar(&[]);
+    let mut header = vec![0u8; 512];
+    header[..5].copy_from_slice(b"logs/");
+    header[156] = b'5';
+    header[257..263].copy_from_slice(b"ustar\0");
+    header[263..265].copy_from_slice(b"00");
+    header[100..108].copy_from_slice(b"0000755\0");
+    header[124..136].copy_from_slice(b"00000000000\0");
+    header[148..156].copy_from_slice(b"        ");
+    let sum: u32 = header.iter().map(|&b| u32::from(b)).sum();
+    header[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
+    header.append(&mut end);
+    let events = run("dirs.tar", &header, &opts());
+    assert_eq!(skipped(&events), [("dirs.tar".to_string(), "a tar archive with no files in it: nothing to read".to_string())]);
+}
+
+/// A gzipped file whose text starts with NUL bytes (two zero blocks, as an
+/// empty tarball starts) is not taken for an empty tar, whatever its name:
+/// it is a member of its own, skipped as binary with a note.
+#[test]
+fn a_gz_whose_text_starts_with_nul_bytes_is_not_an_empty_tar() {
+    let mut data = vec![0u8; 1024];
+    data.extend_from_slice(b"2026-05-26T16:29:30Z INFO after the zeros\n");
+    for name in ["app.log.gz", "app.tgz", "app.tar.gz"] {
+        let gz = gzip(&data);
+        let events = run(name, &gz, &opts());
+        let s = skipped(&events);
+        assert_eq!(s.len(), 1, "{name}: {events:?}");
+        assert!(s[0].1.contains("NUL bytes"), "{name}: {s:?}");
+        assert!(files(&events).is_empty(), "{name}");
+    }
 }
 
 #[test]

@@ -10,12 +10,12 @@ use reconscope::analyze::{self, Analysis, AnalyzeOptions, FindingKind};
 use reconscope::evidence::{self, ShareOptions};
 use reconscope::htmlreport::{self, AppAssets};
 use reconscope::layout::{self, LayoutOptions};
-use reconscope::model::ParsedFile;
+use reconscope::model::{Diagnostic, ParsedFile};
 use reconscope::pipeline::{LoadOptions, Loaded};
 use reconscope::redact::{RedactOptions, Redactor};
-use reconscope::render;
 use reconscope::report::{self, ReportOptions};
 use reconscope::stats::FileStats;
+use reconscope::{inert, render};
 
 const USAGE: &str = "\
 reconscope: reconcile timelines and stall findings from controller-runtime, etcd and CI logs
@@ -141,8 +141,9 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // One line, naming the file where there is one.
+            // Names from archives may hold escape sequences: shown, not obeyed.
             let msg = format!("{e:#}").replace('\n', " ");
-            eprintln!("reconscope: {msg}");
+            eprintln!("reconscope: {}", inert::terminal(&msg));
             ExitCode::from(2)
         }
     }
@@ -287,39 +288,148 @@ fn utc_offset(v: &str) -> Option<chrono::FixedOffset> {
     chrono::FixedOffset::east_opt(secs as i32)
 }
 
-fn walk(path: &Path, out: &mut Vec<(PathBuf, String)>) -> Result<()> {
-    let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    if meta.is_dir() {
-        let mut entries: Vec<PathBuf> =
-            std::fs::read_dir(path).with_context(|| format!("{}: cannot read folder", path.display()))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        entries.sort();
-        for e in entries {
-            walk(&e, out)?;
-        }
-    } else {
-        out.push((path.to_path_buf(), path.display().to_string()));
+/// The files under the inputs, each read once, and what the walk left out.
+#[derive(Default)]
+struct Walk {
+    files: Vec<(PathBuf, String)>,
+    notes: Vec<Diagnostic>,
+    /// Folders walked and files taken, by their real path.
+    dirs: std::collections::HashSet<PathBuf>,
+    seen: std::collections::HashMap<PathBuf, String>,
+}
+
+impl Walk {
+    fn note(&mut self, path: &Path, message: impl Into<String>) {
+        self.notes.push(Diagnostic { path: path.display().to_string(), line: None, message: message.into() });
     }
-    Ok(())
+
+    /// An input named on the command line: it must exist (a typo is an
+    /// error); a folder is walked with [`Walk::dir`], its real path the top
+    /// no symbolic link below it may leave.
+    fn input(&mut self, path: &Path) -> Result<()> {
+        let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
+        if meta.is_dir() {
+            let top = std::fs::canonicalize(path).with_context(|| format!("{}: cannot read folder", path.display()))?;
+            self.dir(path, &top);
+        } else {
+            self.file(path, std::fs::canonicalize(path).ok());
+        }
+        Ok(())
+    }
+
+    /// A folder's entries in name order. Symbolic links are followed only
+    /// to what lies inside `top`, each folder and file once; whatever
+    /// cannot be read is noted by name and the walk goes on.
+    fn dir(&mut self, dir: &Path, top: &Path) {
+        match std::fs::canonicalize(dir) {
+            Ok(real) => {
+                if !self.dirs.insert(real) {
+                    return self.note(dir, "a folder already read (a symbolic link loop): not read again");
+                }
+            }
+            Err(e) => return self.note(dir, format!("cannot read folder: {e}")),
+        }
+        let entries = match std::fs::read_dir(dir) {
+            Ok(r) => r,
+            Err(e) => return self.note(dir, format!("cannot read folder: {e}")),
+        };
+        let mut paths = Vec::new();
+        for e in entries {
+            match e {
+                Ok(e) => paths.push(e.path()),
+                Err(e) => self.note(dir, format!("cannot list an entry: {e}")),
+            }
+        }
+        paths.sort();
+        for path in paths {
+            let lmeta = match std::fs::symlink_metadata(&path) {
+                Ok(m) => m,
+                Err(e) => {
+                    self.note(&path, format!("cannot read: {e}"));
+                    continue;
+                }
+            };
+            let real = if lmeta.file_type().is_symlink() {
+                let target = std::fs::read_link(&path).map(|t| t.display().to_string()).unwrap_or_default();
+                match std::fs::canonicalize(&path) {
+                    Err(e) => {
+                        self.note(&path, format!("a symbolic link to {target} that cannot be followed ({e}): not read"));
+                        continue;
+                    }
+                    Ok(real) if !real.starts_with(top) => {
+                        self.note(&path, format!("a symbolic link to {} outside {}: not followed", real.display(), top.display()));
+                        continue;
+                    }
+                    Ok(real) => real,
+                }
+            } else {
+                path.clone()
+            };
+            let meta = match std::fs::metadata(&real) {
+                Ok(m) => m,
+                Err(e) => {
+                    self.note(&path, format!("cannot read: {e}"));
+                    continue;
+                }
+            };
+            if meta.is_dir() {
+                self.dir(&path, top);
+            } else if meta.is_file() {
+                self.file(&path, std::fs::canonicalize(&real).ok());
+            } else {
+                // A FIFO, socket or device: reading it may never end.
+                self.note(&path, "not a regular file: not read");
+            }
+        }
+    }
+
+    fn file(&mut self, path: &Path, real: Option<PathBuf>) {
+        let name = path.display().to_string();
+        if let Some(real) = real {
+            if let Some(first) = self.seen.get(&real) {
+                let message = format!("the same file as {first}: read once");
+                return self.note(path, message);
+            }
+            self.seen.insert(real, name.clone());
+        }
+        self.files.push((path.to_path_buf(), name));
+    }
+}
+
+/// Walks every input (see [`Walk`]).
+fn walk(inputs: &[PathBuf]) -> Result<Walk> {
+    let mut w = Walk::default();
+    for input in inputs {
+        w.input(input)?;
+    }
+    Ok(w)
 }
 
 /// Reads all inputs and parses every log file in them. Archive problems are
 /// notes; a file that cannot be read at all is an error (exit 2).
 fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
-    let mut files = Vec::new();
-    for input in &opts.inputs {
-        walk(input, &mut files)?;
-    }
-    let mut loaded = Loaded::default();
+    let Walk { files, notes: walk_notes, .. } = walk(&opts.inputs)?;
+    let named: std::collections::HashSet<&Path> = opts.inputs.iter().map(PathBuf::as_path).collect();
+    let mut loaded = Loaded { notes: walk_notes, ..Loaded::default() };
     // A progress line on a terminal only; pipes and CI logs stay quiet.
     let progress = std::io::stderr().is_terminal();
     let total = files.len();
     let mut done_bytes = 0u64;
     for (i, (path, name)) in files.into_iter().enumerate() {
-        let bytes = std::fs::read(&path).with_context(|| format!("{name}: cannot read"))?;
+        // A file named on the command line must be read; one found in a
+        // folder that cannot be is noted, and the others are read.
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if !named.contains(path.as_path()) => {
+                loaded.notes.push(Diagnostic { path: name, line: None, message: format!("cannot read: {e}") });
+                continue;
+            }
+            Err(e) => return Err(anyhow::Error::new(e).context(format!("{name}: cannot read"))),
+        };
         done_bytes += bytes.len() as u64;
         if progress {
             let shown: String = name.chars().rev().take(60).collect::<Vec<_>>().into_iter().rev().collect();
-            eprint!("\r\x1b[2Kreading {}/{} ({} MB) {}", i + 1, total, done_bytes >> 20, shown);
+            eprint!("\r\x1b[2Kreading {}/{} ({} MB) {}", i + 1, total, done_bytes >> 20, inert::terminal(&shown));
         }
         // Times written without a year may take theirs from it.
         let mtime = std::fs::metadata(&path)
@@ -332,6 +442,10 @@ fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
     if progress {
         eprint!("\r\x1b[2K");
     }
+    if loaded.files.is_empty() && !loaded.notes.is_empty() {
+        let why: Vec<String> = loaded.notes.iter().take(3).map(|d| d.to_string()).collect();
+        bail!("nothing could be read: {}", why.join("; "));
+    }
     loaded.finish();
     let notes = loaded.notes.iter().map(|d| d.to_string()).collect();
     Ok((loaded.files, notes))
@@ -340,14 +454,14 @@ fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
 fn stats(opts: &Options) -> Result<ExitCode> {
     let (parsed, notes) = load(opts)?;
     let inputs: Vec<FileStats> = parsed.iter().map(FileStats::of).collect();
-    let mut out = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     if opts.json {
         let doc = serde_json::json!({ "inputs": inputs, "notes": notes });
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
     } else {
         for s in &inputs {
-            writeln!(out, "{}", s.path)?;
+            writeln!(out, "{}", inert::terminal(&s.path))?;
             writeln!(out, "  bytes     {}", s.bytes)?;
             writeln!(out, "  records   {}", s.records)?;
             writeln!(out, "  unparsed  {}", s.unparsed)?;
@@ -357,9 +471,10 @@ fn stats(opts: &Options) -> Result<ExitCode> {
             writeln!(out, "  last      {}", s.last.as_deref().unwrap_or("-"))?;
         }
         for n in &notes {
-            writeln!(out, "note: {n}")?;
+            writeln!(out, "note: {}", inert::terminal(n))?;
         }
     }
+    out.flush()?;
     // The process ends now: the OS frees the buffers faster than drops would.
     std::mem::forget(parsed);
     Ok(ExitCode::SUCCESS)
@@ -411,18 +526,16 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         std::fs::write(target, html).with_context(|| format!("{}: cannot write the HTML report", target.display()))?;
     }
     if opts.json {
-        let mut doc = analyze::json::to_json(&inputs, &analysis);
-        if let Some(findings) = doc["findings"].as_array_mut() {
-            for (i, f) in findings.iter_mut().enumerate() {
-                f["link"] = serde_json::json!(links.get(i).cloned().flatten());
-            }
-        }
         if opts.report.app_url.is_some() && analysis.findings.len() > evidence::MAX_LINKED_FINDINGS {
             notes.push(format!("evidence links were made for the first {} findings only", evidence::MAX_LINKED_FINDINGS));
         }
-        doc["notes"] = serde_json::json!(notes);
-        serde_json::to_writer_pretty(&mut out, &doc)?;
-        writeln!(out)?;
+        // Streamed through a buffer: an unbuffered pretty printer makes a
+        // write call per token.
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut out);
+        let extras = analyze::json::Extras { links: Some(&links), notes: Some(&notes) };
+        analyze::json::write_json(&mut w, &inputs, &analysis, extras)?;
+        writeln!(w)?;
+        w.flush()?;
     } else if opts.markdown.as_deref() != Some("-") {
         writeln!(
             out,
@@ -433,16 +546,16 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
             analysis.elections.len()
         )?;
         for c in &analysis.controllers {
-            writeln!(out, "  controller {} ({} workers, {}): {} reconciles", c.name, c.workers, c.workers_source, c.reconciles)?;
+            writeln!(out, "  controller {} ({} workers, {}): {} reconciles", inert::terminal(&c.name), c.workers, c.workers_source, c.reconciles)?;
         }
         if analysis.findings.is_empty() {
             writeln!(out, "no findings")?;
         }
         for f in &analysis.findings {
-            writeln!(out, "{} [{}] {}", f.kind.as_str(), f.start, f.message)?;
+            writeln!(out, "{} [{}] {}", f.kind.as_str(), f.start, inert::terminal(&f.message))?;
         }
         for n in &notes {
-            writeln!(out, "note: {n}")?;
+            writeln!(out, "note: {}", inert::terminal(n))?;
         }
     }
     out.flush()?;
@@ -508,7 +621,7 @@ fn share_cmd(opts: &Options) -> Result<ExitCode> {
                 writeln!(err, "reconscope: to fit the link, {} left out; `--file OUT.reconscope` writes the whole slice", m.left_out.describe())?;
             }
         }
-        Err(e) => writeln!(err, "reconscope: no link: {e}")?,
+        Err(e) => writeln!(err, "reconscope: no link: {}", inert::terminal(&e.to_string()))?,
     }
     if url.is_empty() {
         writeln!(err, "reconscope: give --app-url URL (where the app is served) to make a whole link")?;
@@ -571,9 +684,7 @@ fn read_app(app_dir: Option<&Path>, app_url: Option<&str>) -> Result<AppAssets> 
     let mut snippets = Vec::new();
     let snip_dir = dir.join("snippets");
     if snip_dir.is_dir() {
-        let mut files = Vec::new();
-        walk(&snip_dir, &mut files)?;
-        for (path, _) in files {
+        for (path, _) in walk(std::slice::from_ref(&snip_dir))?.files {
             let rel = path.strip_prefix(&dir).unwrap_or(&path).components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
             snippets.push((rel, text(path)?));
         }
@@ -644,14 +755,15 @@ fn app_base_url(url: &str) -> Result<String> {
 fn html_inputs(inputs: &[PathBuf]) -> Result<Vec<(String, Vec<u8>)>> {
     let mut out = Vec::new();
     for input in inputs {
-        let mut files = Vec::new();
-        walk(input, &mut files)?;
+        // The same walk as the analysis' (its notes were printed with it).
+        let w = walk(std::slice::from_ref(input))?;
         let base = input.parent().unwrap_or(Path::new(""));
-        for (path, name) in files {
+        for (path, _) in w.files {
             let rel = path.strip_prefix(base).unwrap_or(&path);
             let shown = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-            let bytes = std::fs::read(&path).with_context(|| format!("{name}: cannot read"))?;
-            out.push((shown, bytes));
+            if let Ok(bytes) = std::fs::read(&path) {
+                out.push((shown, bytes));
+            }
         }
     }
     Ok(out)

@@ -32,7 +32,20 @@ pub(crate) fn read(w: &mut Walker<'_, '_>, path: &str, input: &[u8], depth: u32)
         w.fault(&inner, f);
         return;
     }
-    if tar::is_header(&head) || (fault.is_none() && tar::is_empty_archive(&head)) {
+    // Two zero blocks open an empty tarball, but also a text that starts
+    // with NUL bytes: only a stream of zeros to its end is an empty tar.
+    let empty_tar = fault.is_none() && tar::is_empty_archive(&head) && {
+        let mut rest = Vec::new();
+        fault = pull_rest(&mut gz, &mut w.budget, &mut rest);
+        let zeros = rest.iter().all(|&b| b == 0);
+        head.append(&mut rest);
+        zeros && fault.is_none()
+    };
+    if empty_tar {
+        w.skipped(path.to_string(), "an empty tar archive (only zero blocks): nothing to read".into());
+        return;
+    }
+    if tar::is_header(&head) {
         let mut source = GzSource { gz, head, head_pos: 0, offset: 0, pending: fault };
         if let Some(f) = tar::read(w, path, &mut source, depth) {
             w.fault(path, f);

@@ -242,7 +242,7 @@ impl IngestError {
 /// single [`Member`] that borrows `bytes`. This function never panics and
 /// never fails as a whole: problems arrive as [`Event::Error`].
 pub fn ingest<'a>(name: &str, bytes: &'a [u8], opts: &IngestOptions, sink: &mut dyn FnMut(Event<'a>)) {
-    let mut walker = Walker { budget: Budget::new(opts), max_depth: opts.max_depth.min(DEPTH_CEILING), sink };
+    let mut walker = Walker { budget: Budget::new(opts), max_depth: opts.max_depth.min(DEPTH_CEILING), sink, events: 0 };
     walker.node(name.to_string(), None, Data::Input(bytes), 0);
 }
 
@@ -334,6 +334,8 @@ pub(crate) struct Walker<'a, 's> {
     pub(crate) budget: Budget,
     max_depth: u32,
     sink: &'s mut dyn FnMut(Event<'a>),
+    /// Events sent so far: an archive that adds none gets a note.
+    events: u64,
 }
 
 impl<'a> Walker<'a, '_> {
@@ -359,10 +361,22 @@ impl<'a> Walker<'a, '_> {
                 if depth > 0 && !self.charge_unowned(&path, &data) {
                     return Outcome::Refused;
                 }
+                let before = self.events;
                 match &data {
                     Data::Input(s) => self.open(kind, &path, View::Input(s), depth + 1),
                     Data::Scratch(s) => self.open(kind, &path, View::Scratch(s), depth + 1),
                     Data::Owned(v) => self.open(kind, &path, View::Scratch(v), depth + 1),
+                }
+                // No silent drop: whatever the detection decided, an input
+                // or member that yields nothing says so.
+                if self.events == before {
+                    let what = match kind {
+                        Kind::Tar if data.as_slice().iter().all(|&b| b == 0) => "an empty tar archive (only zero blocks): nothing to read",
+                        Kind::Tar => "a tar archive with no files in it: nothing to read",
+                        Kind::Zip => "a zip archive with no files in it: nothing to read",
+                        _ => "an archive with no files in it: nothing to read",
+                    };
+                    self.skipped(path, what.to_string());
                 }
                 Outcome::Opened
             }
@@ -404,15 +418,18 @@ impl<'a> Walker<'a, '_> {
             Data::Scratch(s) => Cow::Owned(s.to_vec()),
             Data::Owned(v) => Cow::Owned(v),
         };
+        self.events += 1;
         (self.sink)(Event::File(Member { path, bytes, mtime_secs }));
         Outcome::Emitted
     }
 
     pub(crate) fn skipped(&mut self, path: String, reason: String) {
+        self.events += 1;
         (self.sink)(Event::Skipped { path, reason });
     }
 
     pub(crate) fn error(&mut self, error: IngestError) {
+        self.events += 1;
         (self.sink)(Event::Error(error));
     }
 
@@ -487,7 +504,9 @@ fn sniff(path: &str, bytes: &[u8]) -> Kind {
         return Kind::Tar;
     }
     let name = base_name(path).to_ascii_lowercase();
-    if tar::is_empty_archive(bytes) && (name.ends_with(".tar") || name.ends_with(".tar.gz") || name.ends_with(".tgz")) {
+    // Only zero blocks to its end: text that starts with NULs is not one.
+    let tar_name = name.ends_with(".tar") || name.ends_with(".tar.gz") || name.ends_with(".tgz");
+    if tar_name && tar::is_empty_archive(bytes) && bytes.iter().all(|&b| b == 0) {
         return Kind::Tar;
     }
     if name.ends_with(".zip") && zip::has_end_record(bytes) {

@@ -7,7 +7,7 @@ use reconscope::analyze::{Analysis, GoroutineGroup};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::panels::Shared;
+use crate::findings::Shared;
 use crate::timefmt::{self, Zone};
 
 #[derive(Properties, PartialEq)]

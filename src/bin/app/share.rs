@@ -1,109 +1,13 @@
-//! The view in the URL fragment (`#ev=…&from=…&to=…&sel=…`: the evidence
-//! payload of a link, then the view), the clipboard and downloads. Nothing here talks to the network: the fragment is written
-//! with `history.replaceState` (no reload) and downloads are `blob:` URLs.
+//! The URL fragment (read and replaced; its format is
+//! `reconscope::ui::fragment`), the clipboard and downloads. Nothing here
+//! talks to the network: the fragment is written with
+//! `history.replaceState` (no reload) and downloads are `blob:` URLs.
 
 use js_sys::{Array, Promise};
-use reconscope::model::Timestamp;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
-
-/// What the fragment holds.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Fragment {
-    /// An evidence link's payload (`reconscope::evidence`), base64url.
-    pub ev: Option<String>,
-    /// Time window, absolute ns.
-    pub window: Option<(i64, i64)>,
-    /// `Some(true)`: rows are worker lanes.
-    pub lanes: Option<bool>,
-    pub collapsed: Vec<String>,
-    /// The selected reconcile's `reconcileID`.
-    pub sel: Option<String>,
-    /// Filters: message regex, minimum level (0..=3), controller instance
-    /// id, namespace/object substring.
-    pub q: String,
-    pub level: u8,
-    pub ctl: String,
-    pub obj: String,
-}
-
-fn enc(s: &str) -> String {
-    String::from(js_sys::encode_uri_component(s))
-}
-
-fn dec(s: &str) -> String {
-    js_sys::decode_uri_component(s).ok().map(String::from).unwrap_or_else(|| s.to_string())
-}
-
-fn parse_time(s: &str) -> Option<i64> {
-    reconscope::time::parse_rfc3339(s.as_bytes(), false, 0).map(|p| p.ts.nanos)
-}
-
-/// Reads a fragment (with or without its `#`); accepts the CLI's
-/// `#from=<RFC3339>&to=<RFC3339>`.
-pub fn parse(hash: &str) -> Fragment {
-    let mut f = Fragment::default();
-    let (mut from, mut to) = (None, None);
-    for part in hash.trim_start_matches('#').split('&') {
-        let (k, v) = part.split_once('=').unwrap_or((part, ""));
-        if k == "ev" {
-            // base64url: nothing to decode, and big.
-            f.ev = (!v.is_empty()).then(|| v.to_string());
-            continue;
-        }
-        let v = dec(v);
-        match k {
-            "from" => from = parse_time(&v),
-            "to" => to = parse_time(&v),
-            "rows" => f.lanes = Some(v == "lanes"),
-            "collapsed" => f.collapsed = v.split('\n').filter(|s| !s.is_empty()).map(str::to_string).collect(),
-            "sel" if !v.is_empty() => f.sel = Some(v),
-            "q" => f.q = v,
-            "level" => f.level = v.parse::<u8>().unwrap_or(0).min(3),
-            "ctl" => f.ctl = v,
-            "obj" => f.obj = v,
-            _ => {}
-        }
-    }
-    if let (Some(a), Some(b)) = (from, to) {
-        if b > a {
-            f.window = Some((a, b));
-        }
-    }
-    f
-}
-
-/// Writes a fragment (with its `#`).
-pub fn format(f: &Fragment) -> String {
-    let mut parts = Vec::new();
-    if let Some(ev) = &f.ev {
-        parts.push(format!("ev={ev}"));
-    }
-    if let Some((a, b)) = f.window {
-        parts.push(format!("from={}", enc(&Timestamp::new(a, 9).to_string())));
-        parts.push(format!("to={}", enc(&Timestamp::new(b, 9).to_string())));
-    }
-    if f.lanes == Some(true) {
-        parts.push("rows=lanes".into());
-    }
-    if !f.collapsed.is_empty() {
-        parts.push(format!("collapsed={}", enc(&f.collapsed.join("\n"))));
-    }
-    if let Some(s) = &f.sel {
-        parts.push(format!("sel={}", enc(s)));
-    }
-    for (k, v) in [("q", &f.q), ("ctl", &f.ctl), ("obj", &f.obj)] {
-        if !v.is_empty() {
-            parts.push(format!("{k}={}", enc(v)));
-        }
-    }
-    if f.level > 0 {
-        parts.push(format!("level={}", f.level));
-    }
-    format!("#{}", parts.join("&"))
-}
 
 /// The page's current fragment.
 pub fn current() -> String {
