@@ -16,22 +16,22 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BASE_URL, EXAMPLE_ZIP, INCIDENT, ROOT, SCREENSHOTS, assertCleanPage, cli, openApp, useChromium } from './helpers.mjs';
+import { BASE_URL, EXAMPLE_ZIP, INCIDENT, ROOT, SCREENSHOTS, assertClean, browser, cli, openApp, useChromium } from './helpers.mjs';
 
 const PRIVACY_LINE =
   'Nothing is uploaded: your files are read in this browser tab and never leave it.';
 
 useChromium();
 
-/** The checks of every page (`assertCleanPage`), and the wasm module was fetched. */
-async function assertClean(page, seen) {
-  await assertCleanPage(page, seen);
+/** The checks of every page (`assertClean`), and the wasm module was fetched. */
+async function assertAppClean(page, seen) {
+  await assertClean(page, seen);
   assert.ok(seen.requests.some((url) => url.endsWith('.wasm')), 'the wasm module was fetched');
 }
 
 describe('landing page', { timeout: 120_000 }, () => {
   test('renders under the CSP, offline, without errors', async () => {
-    const { context, page, seen } = await openApp();
+    const { context, page, seen } = await openApp(browser);
     try {
       assert.equal((await page.locator('h1').innerText()).trim(), 'reconscope');
       assert.equal((await page.getByTestId('privacy').innerText()).trim(), PRIVACY_LINE);
@@ -43,7 +43,7 @@ describe('landing page', { timeout: 120_000 }, () => {
       await page.waitForSelector('[data-worker=warm]', { state: 'attached', timeout: 30_000 });
 
       await page.screenshot({ path: join(SCREENSHOTS, 'landing.png'), fullPage: true });
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
       assert.ok(seen.requests.some((url) => url.endsWith('/worker_bg.wasm')), 'the worker was started');
     } finally {
       await context.close();
@@ -51,19 +51,19 @@ describe('landing page', { timeout: 120_000 }, () => {
   });
 
   test('dark color scheme renders too', async () => {
-    const { context, page, seen } = await openApp({ colorScheme: 'dark' });
+    const { context, page, seen } = await openApp(browser, { colorScheme: 'dark' });
     try {
       const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       assert.equal(bg, 'rgb(17, 20, 24)', 'dark background from style.css');
       await page.screenshot({ path: join(SCREENSHOTS, 'landing-dark.png'), fullPage: true });
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
   });
 
   test('lists files chosen with the picker or dropped on the zone', async () => {
-    const { context, page, seen } = await openApp();
+    const { context, page, seen } = await openApp(browser);
     try {
       await page.locator('input[type=file]').setInputFiles([
         { name: 'manager.log', mimeType: 'text/plain', buffer: Buffer.from('hello\n') },
@@ -85,7 +85,7 @@ describe('landing page', { timeout: 120_000 }, () => {
       await page.waitForFunction(
         () => document.querySelector('[data-testid=file-list]')?.textContent === 'etcd.log',
       );
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
@@ -122,7 +122,7 @@ async function assertIncidentLoaded(page) {
 
 describe('loading and the timeline', { timeout: 180_000 }, () => {
   test('the example artifact (zip holding a tgz) through the file input: findings, timeline, inspector', async () => {
-    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    const { context, page, seen } = await openApp(browser, { viewport: { width: 1280, height: 800 } });
     const steps = [];
     page.on('console', (msg) => {
       if (msg.type() === 'debug') steps.push(msg.text());
@@ -236,14 +236,14 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
       assert.equal((await page.getByTestId('zone').innerText()).trim(), 'Time: local');
       await page.getByTestId('grouping').click();
       await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]').dataset.rowCount) > 0);
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
   });
 
   test('Open example loads the built-in artifact from this origin', async () => {
-    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    const { context, page, seen } = await openApp(browser, { viewport: { width: 1280, height: 800 } });
     try {
       await page.getByTestId('open-example').click();
       await assertIncidentLoaded(page);
@@ -253,14 +253,14 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
         'the example was fetched from this origin',
       );
       assert.ok(seen.requests.some((url) => url.endsWith('/worker_bg.wasm')), 'the worker started');
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
   });
 
   test('a folder through "Choose a folder…" keeps its relative paths', async () => {
-    const { context, page, seen } = await openApp();
+    const { context, page, seen } = await openApp(browser);
     try {
       const chooser = page.waitForEvent('filechooser');
       await page.getByTestId('pick-folder').click();
@@ -268,14 +268,14 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
       await assertIncidentLoaded(page);
       const names = await page.getByTestId('file-list').locator('li').allInnerTexts();
       assert.ok(names.includes('cozyreport/kamaji/kamaji-controller.log'), names.join());
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
   });
 
   test('a file dropped anywhere on the page loads', async () => {
-    const { context, page, seen } = await openApp();
+    const { context, page, seen } = await openApp(browser);
     try {
       await page.locator('h1').evaluate(async (h1) => {
         const bytes = await (await fetch('example/cozyreport.zip')).arrayBuffer();
@@ -286,7 +286,7 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
       });
       await assertIncidentLoaded(page);
       assert.deepEqual(await page.getByTestId('file-list').locator('li').allInnerTexts(), ['dropped.zip']);
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
@@ -295,7 +295,7 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
   test("a log without years takes its year from the file's modification time, and says so", async () => {
     // klog lines write no year; the file was last modified on 2024-05-02
     // (File.lastModified), so the April lines are of 2024, never 2000.
-    const { context, page, seen } = await openApp();
+    const { context, page, seen } = await openApp(browser);
     try {
       await page.locator('h1').evaluate(async (h1) => {
         const text = [
@@ -317,7 +317,7 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
       const text = await page.locator('body').innerText();
       assert.match(text, /2024-04-29/);
       assert.doesNotMatch(text, /2000-04-29/);
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
@@ -335,7 +335,7 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
       writeFileSync(p, chunk);
       return p;
     });
-    const { context, page, seen } = await openApp({}, BASE_URL, {
+    const { context, page, seen } = await openApp(browser, {}, BASE_URL, {
       initScript: () => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 8 }),
     });
     try {
@@ -347,7 +347,7 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
       assert.equal((await page.getByTestId('status').innerText()).trim(), 'Cancelled.');
       assert.equal(await page.getByTestId('progress').count(), 0);
       assert.equal(await page.getByTestId('timeline').count(), 0);
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
       rmSync(dir, { recursive: true, force: true });
@@ -385,7 +385,7 @@ const canvasView = (page) =>
 describe('sharing and export', { timeout: 180_000 }, () => {
   test('Copy link puts the view in the URL; opening it and dropping the artifact restores it', async () => {
     const viewport = { width: 1280, height: 800 };
-    const { context, page, seen } = await openApp({ viewport });
+    const { context, page, seen } = await openApp(browser, { viewport });
     let href;
     let view;
     const stalledId = incidentAnalysis().findings.find((f) => f.kind === 'stalled-worker').reconcile_ids[0];
@@ -426,14 +426,14 @@ describe('sharing and export', { timeout: 180_000 }, () => {
       const p = new URLSearchParams(hash.slice(1));
       assert.ok(Math.abs(Date.parse(p.get('from')) * 1e6 - a) < 1e6, `${p.get('from')} vs ${a}`);
       assert.ok(Math.abs(Date.parse(p.get('to')) * 1e6 - b) < 1e6, `${p.get('to')} vs ${b}`);
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
 
     // Opened elsewhere, the link shows its evidence; dropping the artifact
     // then shows everything in the same view.
-    const second = await openApp({ viewport }, href);
+    const second = await openApp(browser, { viewport }, href);
     try {
       await second.page.getByTestId('evidence-banner').waitFor({ state: 'attached', timeout: 30_000 });
       await dropExample(second.page);
@@ -450,7 +450,7 @@ describe('sharing and export', { timeout: 180_000 }, () => {
         .locator('.line .text', { hasText: 'unable to create the DataStore user' })
         .first()
         .waitFor({ state: 'attached', timeout: 30_000 });
-      await assertClean(second.page, second.seen);
+      await assertAppClean(second.page, second.seen);
     } finally {
       await second.context.close();
     }
@@ -462,7 +462,7 @@ describe('sharing and export', { timeout: 180_000 }, () => {
     const md = cli(['analyze', INCIDENT, '--markdown', '-', '--app-url', 'http://app.invalid/']);
     const fragment = md.match(/http:\/\/app\.invalid\/(#from=[^&)\s]+&to=[^)\s]+)/)[1];
     const p = new URLSearchParams(fragment.slice(1));
-    const { context, page, seen } = await openApp({ viewport }, `${BASE_URL}${fragment}`);
+    const { context, page, seen } = await openApp(browser, { viewport }, `${BASE_URL}${fragment}`);
     try {
       await dropExample(page);
       const want = `${Date.parse(p.get('from')) * 1e6},${Date.parse(p.get('to')) * 1e6}`;
@@ -471,14 +471,14 @@ describe('sharing and export', { timeout: 180_000 }, () => {
         want,
         { timeout: 10_000 },
       );
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
   });
 
   test('Export SVG, Export PNG and Copy Markdown', async () => {
-    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    const { context, page, seen } = await openApp(browser, { viewport: { width: 1280, height: 800 } });
     try {
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(BASE_URL).origin });
       await dropExample(page);
@@ -500,7 +500,7 @@ describe('sharing and export', { timeout: 180_000 }, () => {
       const md = await copyMarkdown(page);
       assert.ok(md.includes('1. **stalled-worker · '), md.slice(0, 400));
       assert.equal((md.match(/\]\(http[^)]*#ev=[A-Za-z0-9_-]+&from=/g) ?? []).length, 5, md.slice(0, 400));
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
@@ -509,7 +509,7 @@ describe('sharing and export', { timeout: 180_000 }, () => {
 
 describe('filters', { timeout: 180_000 }, () => {
   test('a message regex keeps the matching reconciles; a bad regex filters nothing', async () => {
-    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    const { context, page, seen } = await openApp(browser, { viewport: { width: 1280, height: 800 } });
     try {
       await dropExample(page);
       const timeline = page.getByTestId('timeline');
@@ -586,7 +586,7 @@ describe('filters', { timeout: 180_000 }, () => {
       await page.getByTestId('filter-from').fill('not a time');
       await page.getByTestId('filter-from').press('Enter');
       await page.getByTestId('window-error').waitFor({ state: 'attached' });
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
@@ -595,7 +595,7 @@ describe('filters', { timeout: 180_000 }, () => {
 
 describe('goroutine dumps', { timeout: 180_000 }, () => {
   test('the example holds a pprof dump: the stall names the blocked call, the panel lists stacks, the inspector shows it', async () => {
-    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    const { context, page, seen } = await openApp(browser, { viewport: { width: 1280, height: 800 } });
     try {
       await page.locator('input[type=file]').setInputFiles(EXAMPLE_ZIP);
       await assertIncidentLoaded(page);
@@ -662,7 +662,7 @@ describe('goroutine dumps', { timeout: 180_000 }, () => {
       await page.mouse.move(x, box.y + box.height - 20);
       await page.waitForFunction(() => /goroutine dump/.test(document.querySelector('[data-testid=timeline] .tooltip').innerText));
       await page.screenshot({ path: join(SCREENSHOTS, 'goroutines-timeline.png') });
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
@@ -685,7 +685,7 @@ describe('many findings', { timeout: 120_000 }, () => {
     }
     const file = join(dir, 'widget-manager.log');
     writeFileSync(file, lines.join('\n') + '\n');
-    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    const { context, page, seen } = await openApp(browser, { viewport: { width: 1280, height: 800 } });
     try {
       await page.locator('input[type=file]').setInputFiles(file);
       await page.waitForSelector('[data-finding-kind=slow-reconcile]', { state: 'attached', timeout: 60_000 });
@@ -698,7 +698,7 @@ describe('many findings', { timeout: 120_000 }, () => {
       await page.waitForFunction(() => document.querySelectorAll('[data-testid=findings] [data-finding-kind=slow-reconcile]:not([hidden])').length === 60);
       assert.equal(await page.getByTestId('more-findings').count(), 0);
       assert.equal(await page.getByTestId('goroutines').count(), 0, 'no goroutine panel without a dump');
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
       rmSync(dir, { recursive: true, force: true });
@@ -710,7 +710,7 @@ describe('many findings', { timeout: 120_000 }, () => {
     // takes it, warm or not. Here its "warmed up" answer reaches the page
     // 3 s late, after the load took it: the page must not count it (the
     // next spare, started after the load, is what makes it warm).
-    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } }, BASE_URL, {
+    const { context, page, seen } = await openApp(browser, { viewport: { width: 1280, height: 800 } }, BASE_URL, {
       initScript: () => {
         const log = (window.__warm = { workers: 0, delivered: [], marked: [] });
         const onmessage = Object.getOwnPropertyDescriptor(Worker.prototype, 'onmessage');
@@ -749,7 +749,7 @@ describe('many findings', { timeout: 120_000 }, () => {
       assert.deepEqual(log.delivered.map((d) => d.worker), [1, 2], JSON.stringify(log));
       assert.equal(log.marked.length, 1, JSON.stringify(log));
       assert.ok(log.marked[0] >= log.delivered[1].at, JSON.stringify(log));
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
@@ -767,7 +767,7 @@ describe('big logs', { timeout: 300_000 }, () => {
     cargo(['--example', 'gen_kamaji_log', '--', file, '40', '7']);
     const cli = JSON.parse(cargo(['--bin', 'reconscope', '--', 'analyze', file, '--json']));
     const cliMarkdown = cargo(['--bin', 'reconscope', '--', 'analyze', file, '--markdown', '-']);
-    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } }, BASE_URL, {
+    const { context, page, seen } = await openApp(browser, { viewport: { width: 1280, height: 800 } }, BASE_URL, {
       initScript: () => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 8 }),
     });
     const steps = [];
@@ -804,7 +804,7 @@ describe('big logs', { timeout: 300_000 }, () => {
       const lineNumbers = (await inspector.locator('.line.own .loc').allInnerTexts()).map((l) => Number(l.split(':').pop()));
       const fileLines = readFileSync(file, 'utf8').split('\n').length - 1;
       assert.ok(Math.max(...lineNumbers) > fileLines / 2, `line ${Math.max(...lineNumbers)} of ${fileLines}: in the helper's half`);
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
       rmSync(dir, { recursive: true, force: true });
@@ -841,7 +841,7 @@ describe('big logs', { timeout: 300_000 }, () => {
 
   /** Opens the app, collecting its debug lines (the loading steps) into `steps`. */
   async function openWithSteps() {
-    const opened = await openApp({ viewport: { width: 1280, height: 800 } });
+    const opened = await openApp(browser, { viewport: { width: 1280, height: 800 } });
     const steps = [];
     opened.page.on('console', (msg) => {
       if (msg.type() === 'debug') steps.push(msg.text());
@@ -873,7 +873,7 @@ describe('big logs', { timeout: 300_000 }, () => {
       await page.locator('input[type=file]').setInputFiles(file);
       await assertLoadedAsCli(page, cli);
       assertReadIntoGivenBack(steps);
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
@@ -894,7 +894,7 @@ describe('big logs', { timeout: 300_000 }, () => {
       // The second read got to its end (the first too, when it was done
       // before the file was chosen again: a fast machine).
       assertReadIntoGivenBack(steps, 2);
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
@@ -907,7 +907,7 @@ describe('big logs', { timeout: 300_000 }, () => {
     // acknowledgement. (The page used to stop reading then: the load
     // never ended.)
     const { file, cli } = slicedLog();
-    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } }, BASE_URL, {
+    const { context, page, seen } = await openApp(browser, { viewport: { width: 1280, height: 800 } }, BASE_URL, {
       initScript: () => {
         const post = Worker.prototype.postMessage;
         let sent = false;
@@ -924,7 +924,7 @@ describe('big logs', { timeout: 300_000 }, () => {
       await page.locator('input[type=file]').setInputFiles(file);
       await page.getByTestId('status').filter({ hasText: 'message without `msg`' }).waitFor({ timeout: 60_000 });
       await assertLoadedAsCli(page, cli);
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
@@ -933,7 +933,7 @@ describe('big logs', { timeout: 300_000 }, () => {
 
 describe('keyboard', { timeout: 120_000 }, () => {
   test('everything needed to reach the answer works from the keyboard alone', async () => {
-    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    const { context, page, seen } = await openApp(browser, { viewport: { width: 1280, height: 800 } });
     // Presses Tab until `selector` has the focus (at most `max` times).
     const tabTo = async (selector, max = 60) => {
       for (let i = 0; i < max; i++) {
@@ -964,7 +964,7 @@ describe('keyboard', { timeout: 120_000 }, () => {
       const was = await open();
       await page.keyboard.press('Enter');
       assert.equal(await open(), !was);
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
     }
@@ -979,7 +979,7 @@ describe('an undated goroutine dump', { timeout: 180_000 }, () => {
     const dump = join(dir, 'goroutines.txt');
     writeFileSync(log, readFileSync(join(kamaji, 'kamaji-controller.log')));
     writeFileSync(dump, readFileSync(join(kamaji, 'pprof/kamaji-goroutines-20260526T164500Z.txt')));
-    const { context, page, seen } = await openApp({ viewport: { width: 1280, height: 800 } });
+    const { context, page, seen } = await openApp(browser, { viewport: { width: 1280, height: 800 } });
     try {
       await page.locator('input[type=file]').setInputFiles([log, dump]);
       await page.waitForSelector('[data-finding-kind=stalled-worker]', { state: 'attached', timeout: 60_000 });
@@ -999,7 +999,7 @@ describe('an undated goroutine dump', { timeout: 180_000 }, () => {
       assert.match(await panel.getByTestId('dump').innerText(), /taken .*16:45:00.* \(time given by the user\)/);
       assert.equal(await page.getByTestId('timeline').getAttribute('data-dump-count'), '1');
       assert.equal(await page.getByTestId('dump-time').count(), 0, 'no dump left undated');
-      await assertClean(page, seen);
+      await assertAppClean(page, seen);
     } finally {
       await context.close();
       rmSync(dir, { recursive: true, force: true });

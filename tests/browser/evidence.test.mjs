@@ -10,18 +10,18 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BASE_URL, INCIDENT, SCREENSHOTS, assertCleanPage, cli, openApp, openExample, useChromium } from './helpers.mjs';
+import { BASE_URL, INCIDENT, SCREENSHOTS, assertClean, browser, cli, openApp, openExample, useChromium } from './helpers.mjs';
 
 const STALLED_ID = 'c853721a-23af-4ffb-917c-6c12cb41287c';
 
 useChromium();
 
 /** A fresh context (no storage, no files) on `url`, 1280×800. */
-const open = (url, contextOptions = {}) => openApp({ viewport: { width: 1280, height: 800 }, ...contextOptions }, url);
+const open = (url, contextOptions = {}) => openApp(browser, { viewport: { width: 1280, height: 800 }, ...contextOptions }, url);
 
-/** The checks of every page (`assertCleanPage`), and no fetch of an artifact nor of the fragment. */
-async function assertClean(page, seen) {
-  await assertCleanPage(page, seen);
+/** The checks of every page (`assertClean`), and no fetch of an artifact nor of the fragment. */
+async function assertEvidenceClean(page, seen) {
+  await assertClean(page, seen);
   assert.deepEqual(seen.requests.filter((u) => u.includes('/example/')), [], 'the evidence needs no artifact');
   // The fragment never travels: no request carries it.
   assert.ok(seen.requests.every((u) => !u.includes('ev=')), 'a request carried the evidence');
@@ -68,7 +68,7 @@ async function appLinkForTheStall() {
     assert.equal(await page.getByTestId('share-dialog-notice').innerText(), 'Link copied.');
     assert.equal(await page.getByTestId('share-dialog-notice').getAttribute('aria-live'), 'polite');
     const link = await page.evaluate(() => navigator.clipboard.readText());
-    await assertClean(page, { ...seen, requests: seen.requests.filter((u) => !u.includes('/example/')) });
+    await assertEvidenceClean(page, { ...seen, requests: seen.requests.filter((u) => !u.includes('/example/')) });
     return link;
   } finally {
     await context.close();
@@ -85,7 +85,7 @@ describe('evidence links', { timeout: 300_000 }, () => {
     try {
       await assertStallEvidence(page);
       await page.screenshot({ path: join(SCREENSHOTS, 'evidence-view.png'), fullPage: true });
-      await assertClean(page, seen);
+      await assertEvidenceClean(page, seen);
     } finally {
       await context.close();
     }
@@ -101,7 +101,7 @@ describe('evidence links', { timeout: 300_000 }, () => {
       // `share` prints the same kind of link.
       const shared = cli(['share', INCIDENT, '--finding', 'stalled-worker', '--app-url', BASE_URL]).trim();
       assert.ok(shared.startsWith(`${BASE_URL}#ev=`) && shared.length <= 32 * 1024);
-      await assertClean(page, seen);
+      await assertEvidenceClean(page, seen);
     } finally {
       await context.close();
     }
@@ -119,7 +119,7 @@ describe('evidence links', { timeout: 300_000 }, () => {
       await page.evaluate((h) => { location.hash = h; }, new URL(expired).hash);
       await page.waitForFunction(() => document.querySelector('[data-testid=inspector]')?.dataset.reconcileId === '19e80ab0-1cfa-4899-8593-2f0a0dc27014', null, { timeout: 30_000 });
       await page.getByTestId('evidence-banner').waitFor({ state: 'attached' });
-      await assertClean(page, seen);
+      await assertEvidenceClean(page, seen);
     } finally {
       await context.close();
     }
@@ -166,7 +166,7 @@ describe('evidence links', { timeout: 300_000 }, () => {
         assert.equal(await page.getByTestId('timeline').count(), 0);
         assert.equal(await page.getByTestId('evidence-banner').count(), 0);
         assert.ok(await page.getByTestId('drop-zone').isVisible());
-        await assertClean(page, seen);
+        await assertEvidenceClean(page, seen);
       } finally {
         await context.close();
       }
@@ -197,7 +197,7 @@ describe('evidence links', { timeout: 300_000 }, () => {
         assert.equal(await page.evaluate(() => window.__pwned), undefined);
         assert.equal(await page.locator('img, iframe, svg, script:not([src])').count(), 0);
         assert.ok((await page.getByTestId('findings').innerText()).includes(name));
-        await assertClean(page, seen);
+        await assertEvidenceClean(page, seen);
       } finally {
         await context.close();
       }
@@ -223,7 +223,7 @@ describe('evidence links', { timeout: 300_000 }, () => {
         await page.getByTestId('share-download').click();
         const saved = readFileSync(await (await download).path(), 'utf8');
         assert.match(saved, /^[A-Za-z0-9_-]+$/);
-        await assertClean(page, seen);
+        await assertEvidenceClean(page, seen);
       } finally {
         await context.close();
       }

@@ -22,7 +22,7 @@ export const INCIDENT = 'tests/fixtures/incident/cozyreport';
 // (scripts/make-example.py writes it; trunk copies it into dist/example/).
 export const EXAMPLE_ZIP = join(ROOT, 'www', 'example', 'cozyreport.zip');
 
-/** The test file's Chromium, launched by `useChromium`'s `before` hook. */
+/** The test file's Chromium, once `useChromium`'s `before` hook has launched it. */
 export let browser;
 
 /**
@@ -46,12 +46,12 @@ export const cli = (args, encoding = 'utf8') =>
   execFileSync('cargo', ['run', '--quiet', '--offline', '--bin', 'reconscope', '--', ...args], { cwd: ROOT, encoding, maxBuffer: 64 << 20 });
 
 /**
- * Opens the app at `url` in a new context (no storage, no files) that
+ * Opens the app at `url` in a new context of `browser` (no storage, no files) that
  * records what a person would not see: console errors, uncaught
  * exceptions, CSP violations and every request. Waits for the app to be
  * ready.
  */
-export async function openApp(contextOptions = {}, url = BASE_URL, { initScript } = {}) {
+export async function openApp(browser, contextOptions = {}, url = BASE_URL, { initScript } = {}) {
   const { context, page, seen } = await watchedPage(browser, contextOptions);
   if (initScript) await page.addInitScript(initScript);
 
@@ -62,7 +62,7 @@ export async function openApp(contextOptions = {}, url = BASE_URL, { initScript 
 }
 
 /** Fails on CSP violations, uncaught exceptions, console errors or requests that left the origin. */
-export async function assertCleanPage(page, seen) {
+export async function assertClean(page, seen) {
   const violations = await page.evaluate(() => window.__cspViolations);
   assert.deepEqual(violations, [], 'CSP violations');
   assert.deepEqual(seen.pageErrors, [], 'uncaught exceptions');
