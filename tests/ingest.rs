@@ -528,7 +528,7 @@ fn total_cap_stops_at_the_member_that_crosses_it() {
         let errs = errors(&events);
         assert_eq!(errs.len(), 2, "{errs:?}");
         assert!(matches!(&errs[0], IngestError::TotalCap { path, cap } if path == "cap.zip!/two.log" && *cap == 3 << 19));
-        assert_eq!(errs[0].to_string(), "cap.zip!/two.log: decompressed size exceeds the 1.5 MiB total cap (--max-total-bytes)");
+        assert_eq!(errs[0].to_string(), "cap.zip!/two.log: left out: the run's input is over the 1.5 MiB total cap (--max-total-bytes counts the decompressed bytes of all inputs together)");
         assert_eq!(errs[1].path(), "cap.zip!/three.log");
     }
     // The plain top-level file counts too.
@@ -724,7 +724,7 @@ fn error_messages_name_their_path() {
         IngestError::RatioCap { path: "a.zip!/x.log".into(), max_ratio: 200 },
         IngestError::CorruptGzip { path: "a.tar.gz".into(), after: 1_048_576, detail: "invalid distance".into() },
     ];
-    assert_eq!(samples[0].to_string(), "cozyreport.zip!/big.log: decompressed size exceeds the 8 GiB total cap (--max-total-bytes)");
+    assert_eq!(samples[0].to_string(), "cozyreport.zip!/big.log: left out: the run's input is over the 8 GiB total cap (--max-total-bytes counts the decompressed bytes of all inputs together)");
     assert_eq!(samples[1].to_string(), "a.zip!/x.log: compression ratio above 200:1 (possible decompression bomb; raise --max-ratio)");
     assert_eq!(samples[2].to_string(), "a.tar.gz: corrupt gzip stream after 1048576 bytes: invalid distance");
     for e in &samples {
