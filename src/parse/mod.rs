@@ -51,7 +51,12 @@ pub fn parse_file(path: impl Into<String>, mut bytes: Vec<u8>, opts: &ParseOptio
         diagnostics.push(Diagnostic {
             path: path.clone(),
             line: None,
-            message: format!("file is {} bytes; only the first {} are read (the last {} are left out)", bytes.len(), MAX_FILE_BYTES, bytes.len() - MAX_FILE_BYTES),
+            message: format!(
+                "file is {} bytes; only the first {} are read (the last {} are left out)",
+                bytes.len(),
+                MAX_FILE_BYTES,
+                bytes.len() - MAX_FILE_BYTES
+            ),
         });
         // What is left out is freed, not kept as spare capacity.
         bytes.truncate(MAX_FILE_BYTES);
