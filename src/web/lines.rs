@@ -1,10 +1,12 @@
 //! The inspector's lines: a reconcile's own raw lines and the untagged
 //! ones between them.
 
+use std::ops::ControlFlow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::analyze::RecordRef;
-use crate::model::ParsedFile;
+use crate::model::{ParsedFile, Record};
 
 /// A reconcile's raw lines, grouped by file, in file order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,42 +47,101 @@ pub const MAX_CONTEXT_LINES: usize = 2000;
 
 /// See [`Session::lines`](super::Session::lines). `refs` are the reconcile's records.
 pub fn reconcile_lines(files: &[ParsedFile], refs: &[RecordRef], reconcile: u32, reconcile_id: &str, max_context: usize) -> ReconcileLines {
-    // Own records per file, files in order of first appearance.
-    let mut by_file: Vec<(u32, Vec<u32>)> = Vec::new();
-    for r in refs {
-        match by_file.iter_mut().find(|(f, _)| *f == r.file) {
-            Some((_, v)) => v.push(r.record),
-            None => by_file.push((r.file, vec![r.record])),
-        }
-    }
-    let mut context_budget = max_context;
     let mut omitted = 0u64;
-    let mut blocks = Vec::new();
-    for (file, mut own) in by_file {
-        let Some(pf) = files.get(file as usize) else { continue };
-        own.sort_unstable();
-        own.dedup();
-        let (Some(&lo), Some(&hi)) = (own.first(), own.last()) else { continue };
-        let mut lines = Vec::new();
-        for idx in lo..=hi {
-            let Some(rec) = pf.records.get(idx as usize) else { break };
-            let is_own = own.binary_search(&idx).is_ok();
-            if !is_own {
-                if !rec.reconcile_id.is_empty() {
-                    continue; // another reconcile's line
-                }
-                if context_budget == 0 {
-                    omitted += u64::from(rec.line_count.max(1));
-                    continue;
-                }
-                context_budget -= 1;
+    let mut blocks: Vec<LineBlock> = Vec::new();
+    Shown::default().walk(files, refs, max_context, |step| {
+        let (pf, rec, own) = match step {
+            Step::File(pf) => {
+                blocks.push(LineBlock { path: pf.path.clone(), lines: Vec::new() });
+                return ControlFlow::Continue(());
             }
-            let text = String::from_utf8_lossy(pf.raw(rec));
-            for (i, l) in text.split('\n').enumerate() {
-                lines.push(Line { number: rec.line + i as u32, text: l.strip_suffix('\r').unwrap_or(l).to_string(), own: is_own });
+            Step::Omitted(rec) => {
+                omitted += u64::from(rec.line_count.max(1));
+                return ControlFlow::Continue(());
+            }
+            Step::Own(pf, rec) => (pf, rec, true),
+            Step::Context(pf, rec) => (pf, rec, false),
+        };
+        let Some(block) = blocks.last_mut() else { return ControlFlow::Continue(()) };
+        let text = String::from_utf8_lossy(pf.raw(rec));
+        for (i, l) in text.split('\n').enumerate() {
+            block.lines.push(Line { number: rec.line + i as u32, text: l.strip_suffix('\r').unwrap_or(l).to_string(), own });
+        }
+        ControlFlow::Continue(())
+    });
+    ReconcileLines { reconcile, reconcile_id: reconcile_id.to_string(), blocks, omitted_context: omitted, left_out_lines: 0 }
+}
+
+/// One step of [`Shown::walk`].
+pub(super) enum Step<'f> {
+    /// The records of this file follow.
+    File(&'f ParsedFile),
+    /// One of the reconcile's own records.
+    Own(&'f ParsedFile, &'f Record),
+    /// A record between its own ones that carries no `reconcileID`, shown
+    /// as context.
+    Context(&'f ParsedFile, &'f Record),
+    /// Such a record left out: the context budget was spent.
+    Omitted(&'f Record),
+}
+
+/// What the inspector shows of a reconcile, record by record; its scratch
+/// buffers are kept for the next reconcile (the filter walks every one).
+#[derive(Debug, Default)]
+pub(super) struct Shown {
+    /// Files in order of first appearance.
+    files: Vec<u32>,
+    /// (that order, record index) of each own record.
+    order: Vec<(u32, u32)>,
+}
+
+impl Shown {
+    /// Visits what the inspector shows of the reconcile whose records are
+    /// `refs`: per file (in order of their first appearance in `refs`),
+    /// every record from its first own one to its last, in file order:
+    /// its own, and those between that carry no `reconcileID` (at most
+    /// `max_context` of them in all; later ones come as omitted); other
+    /// reconciles' records are skipped. `visit` may stop the walk.
+    pub(super) fn walk<'f>(&mut self, files: &'f [ParsedFile], refs: &[RecordRef], max_context: usize, mut visit: impl FnMut(Step<'f>) -> ControlFlow<()>) {
+        self.files.clear();
+        self.order.clear();
+        for r in refs {
+            let rank = match self.files.iter().position(|&f| f == r.file) {
+                Some(k) => k,
+                None => {
+                    self.files.push(r.file);
+                    self.files.len() - 1
+                }
+            };
+            self.order.push((rank as u32, r.record));
+        }
+        self.order.sort_unstable();
+        self.order.dedup();
+        let mut context_budget = max_context;
+        for run in self.order.chunk_by(|a, b| a.0 == b.0) {
+            let Some(pf) = files.get(self.files[run[0].0 as usize] as usize) else { continue };
+            if visit(Step::File(pf)).is_break() {
+                return;
+            }
+            let (lo, hi) = (run[0].1, run[run.len() - 1].1);
+            let mut next_own = 0;
+            for idx in lo..=hi {
+                let Some(rec) = pf.records.get(idx as usize) else { break };
+                let step = if run.get(next_own).is_some_and(|o| o.1 == idx) {
+                    next_own += 1;
+                    Step::Own(pf, rec)
+                } else if !rec.reconcile_id.is_empty() {
+                    continue; // another reconcile's line
+                } else if context_budget == 0 {
+                    Step::Omitted(rec)
+                } else {
+                    context_budget -= 1;
+                    Step::Context(pf, rec)
+                };
+                if visit(step).is_break() {
+                    return;
+                }
             }
         }
-        blocks.push(LineBlock { path: pf.path.clone(), lines });
     }
-    ReconcileLines { reconcile, reconcile_id: reconcile_id.to_string(), blocks, omitted_context: omitted, left_out_lines: 0 }
 }

@@ -57,3 +57,19 @@ pub(crate) fn log_and_zip(line: impl Fn(usize, usize, usize) -> String) -> (Vec<
     let whole = whole.finish();
     (log, zip, whole)
 }
+
+/// The incident fixture read into a session as the worker reads it (each
+/// file whole, named from `cozyreport/`), and its load.
+pub(crate) fn incident() -> (Session, LoadResult) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident/cozyreport");
+    let mut paths = Vec::new();
+    walk(&root, &mut paths);
+    let total: u64 = paths.iter().map(|p| std::fs::metadata(p).unwrap().len()).sum();
+    let mut s = Session::new(paths.len() as u32, total);
+    for p in &paths {
+        let name = p.strip_prefix(root.parent().unwrap()).unwrap().to_string_lossy().into_owned();
+        s.add(&name, std::fs::read(p).unwrap());
+    }
+    let r = s.finish();
+    (s, r)
+}
