@@ -610,6 +610,28 @@ mod tests {
         assert!(s.matching(&f("(", 0)).is_err());
     }
 
+    /// The app's example (the incident zipped, whose controllers come in
+    /// the order secret, tenantcontrolplane): the first row group is the
+    /// stalled worker's controller, the held object its first row, in
+    /// both groupings.
+    #[test]
+    fn the_example_shows_the_stall_first() {
+        let zip = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/example/cozyreport.zip")).unwrap();
+        let mut s = Session::new(1, zip.len() as u64);
+        s.add("cozyreport.zip", zip);
+        let r = s.finish();
+        let a = &r.analysis;
+        assert_eq!(a.controllers[0].controller, "secret", "the order this test is about");
+        let stall = a.findings.iter().find(|f| f.kind == FindingKind::StalledWorker).unwrap();
+        let held = &a.reconciles[stall.reconciles[0]];
+        for grouping in [crate::layout::Grouping::ByObject, crate::layout::Grouping::ByLane] {
+            let tl = crate::layout::layout(a, &LayoutOptions { grouping, ..LayoutOptions::default() });
+            assert_eq!((tl.rows[0].depth, tl.rows[0].controller as usize), (0, held.controller), "{grouping:?}");
+            let bars = &tl.bars[tl.rows[1].bar_start as usize..tl.rows[1].bar_end as usize];
+            assert!(bars.iter().any(|b| b.reconcile as usize == stall.reconciles[0]), "{grouping:?}: row 1 is {}", tl.rows[1].label);
+        }
+    }
+
     #[test]
     fn progress_inside_a_file_and_unreadable_files() {
         let mut s = Session::new(3, 300);
