@@ -11,6 +11,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashSet as HashSet;
 
 use crate::analyze::{Analysis, Election, FindingKind, ObjectRef, Outcome};
 
@@ -34,7 +35,13 @@ pub struct LayoutOptions {
     pub only: Option<BTreeSet<u32>>,
 }
 
-/// One row of the chart, in display order.
+/// One row of the chart, in display order: controller instances that a
+/// finding names (by its controller, one of its reconciles, or its object)
+/// before those no finding names, each followed by its rows, the object
+/// (or lane) rows a finding names first (its object, else the objects of
+/// its reconciles; the lanes of those reconciles); otherwise controllers in
+/// `Analysis::controllers` order, objects by their first reconcile's start
+/// then name (the unknown object last), lanes by number.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// Stable identity, e.g. `c:tenantcontrolplane` or `c:tenantcontrolplane/o:ns/name`.
@@ -240,6 +247,62 @@ impl<'a> Grouper<'a> {
 
 const NO_ROW: u32 = u32::MAX;
 
+/// What the findings name, for the row order (see [`Row`]).
+#[derive(Default)]
+struct Named<'a> {
+    /// Per controller instance.
+    controllers: Vec<bool>,
+    /// (controller, object) pairs; `None`: its reconciles without an object.
+    objects: HashSet<(usize, Option<&'a ObjectRef>)>,
+    /// Objects named without a controller: in every controller.
+    anywhere: HashSet<&'a ObjectRef>,
+    /// (controller, lane) pairs.
+    lanes: HashSet<(usize, u32)>,
+}
+
+impl<'a> Named<'a> {
+    fn of(a: &'a Analysis, per_ctrl: &[Grouper<'a>]) -> Named<'a> {
+        let nc = a.controllers.len();
+        let mut n = Named { controllers: vec![false; nc], ..Named::default() };
+        for f in &a.findings {
+            let ctrl = f.controller.filter(|&c| c < nc);
+            match (ctrl, &f.object) {
+                (Some(c), o) => {
+                    n.controllers[c] = true;
+                    if let Some(o) = o {
+                        n.objects.insert((c, Some(o)));
+                    }
+                }
+                (None, Some(o)) => {
+                    n.anywhere.insert(o);
+                }
+                (None, None) => {}
+            }
+            // A finding with an object names its reconciles' controllers,
+            // but only the object and the lanes of its reconciles of that
+            // object (a stalled worker's list goes on with the reconciles
+            // that waited for it, of other objects).
+            for r in f.reconciles.iter().filter_map(|&i| a.reconciles.get(i)).filter(|r| r.controller < nc) {
+                n.controllers[r.controller] = true;
+                if f.object.is_none() || r.object.as_deref() == f.object.as_ref() {
+                    n.objects.insert((r.controller, r.object.as_deref()));
+                    n.lanes.insert((r.controller, r.lane));
+                }
+            }
+        }
+        if !n.anywhere.is_empty() {
+            for (c, g) in per_ctrl.iter().enumerate() {
+                n.controllers[c] |= g.groups.iter().any(|grp| grp.object.is_some_and(|o| n.anywhere.contains(o)));
+            }
+        }
+        n
+    }
+
+    fn object(&self, c: usize, o: Option<&ObjectRef>) -> bool {
+        self.objects.contains(&(c, o)) || o.is_some_and(|o| self.anywhere.contains(o))
+    }
+}
+
 /// Lays an analysis out as a timeline.
 ///
 /// With [`LayoutOptions::only`] set, controllers and objects none of whose
@@ -285,8 +348,13 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
     // Per object: (controller, row) where its lifecycle markers go.
     let mut object_rows: HashMap<&ObjectRef, Vec<(usize, u32)>> = HashMap::default();
 
-    for (c, (ctrl, grouper)) in a.controllers.iter().zip(per_ctrl).enumerate() {
-        let Grouper { mut groups, bars: mut cbars, max_lane, .. } = grouper;
+    // Controllers a finding names first (see `Row`).
+    let named = Named::of(a, &per_ctrl);
+    let mut ctrl_order: Vec<usize> = (0..nc).collect();
+    ctrl_order.sort_by_key(|&c| !named.controllers[c]);
+    for c in ctrl_order {
+        let ctrl = &a.controllers[c];
+        let Grouper { mut groups, bars: mut cbars, max_lane, .. } = std::mem::take(&mut per_ctrl[c]);
         if opts.only.is_some() && cbars.is_empty() {
             continue;
         }
@@ -299,11 +367,12 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
 
         if by_lane {
             let lanes = ctrl.workers.max(max_lane);
-            if collapsed {
-                lane_rows[c] = vec![g; lanes as usize];
-            } else {
-                for n in 0..lanes {
-                    lane_rows[c].push(rows.len() as u32);
+            lane_rows[c] = vec![g; lanes as usize];
+            if !collapsed {
+                let mut order: Vec<u32> = (0..lanes).collect();
+                order.sort_by_key(|&n| !named.lanes.contains(&(c, n)));
+                for n in order {
+                    lane_rows[c][n as usize] = rows.len() as u32;
                     rows.push(child(format!("{key}/l:{n}"), format!("worker {}", n + 1), c));
                 }
             }
@@ -317,7 +386,8 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
             let mut order: Vec<u32> = (0..groups.len() as u32).collect();
             order.sort_by(|&x, &y| {
                 let (x, y) = (&groups[x as usize], &groups[y as usize]);
-                (x.object.is_none(), x.first, &x.name).cmp(&(y.object.is_none(), y.first, &y.name))
+                let first = |g: &ObjGroup| !named.object(c, g.object);
+                (first(x), x.object.is_none(), x.first, &x.name).cmp(&(first(y), y.object.is_none(), y.first, &y.name))
             });
             for gi in order {
                 let grp = &mut groups[gi as usize];

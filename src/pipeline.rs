@@ -22,6 +22,9 @@ pub struct Loaded {
     pub files: Vec<ParsedFile>,
     /// Problems by file (bad archives, skipped binaries, cut lines, ...).
     pub notes: Vec<Diagnostic>,
+    /// Bytes the inputs produced so far (decompressed), against
+    /// `IngestOptions::max_total_bytes`, which caps the run as a whole.
+    pub total_bytes: u64,
 }
 
 impl Loaded {
@@ -45,7 +48,8 @@ impl Loaded {
     fn add_members(&mut self, name: &str, bytes: Vec<u8>, opts: &LoadOptions) {
         let mut whole: Option<String> = None;
         let mut members = Vec::new();
-        ingest::ingest(name, &bytes, &opts.ingest, &mut |ev| match ev {
+        let mut used = self.total_bytes;
+        ingest::ingest_counted(name, &bytes, &opts.ingest, &mut used, &mut |ev| match ev {
             Event::File(m) => match m.bytes {
                 Cow::Borrowed(b) if b.len() == bytes.len() => whole = Some(m.path),
                 b => {
@@ -62,6 +66,7 @@ impl Loaded {
                 self.notes.push(Diagnostic { path, line: None, message });
             }
         });
+        self.total_bytes = used;
         if let Some(path) = whole {
             members.push(parse::parse_file(path, bytes, &opts.parse));
         }
@@ -71,6 +76,7 @@ impl Loaded {
     /// Adds a file parsed as it arrived ([`crate::parse::StreamParser`];
     /// see [`streamable`]).
     pub fn add_parsed(&mut self, file: ParsedFile) {
+        self.total_bytes = self.total_bytes.saturating_add(file.bytes.len() as u64);
         self.files.push(file);
     }
 

@@ -630,3 +630,27 @@ fn text_from_logs_is_printed_inert() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--max-total-bytes` caps the run, not each input: three copies of a log
+/// under a cap of one and a half of them read one, and the notes name the
+/// two left out.
+#[test]
+fn the_byte_cap_holds_over_the_whole_run() {
+    let dir = scratch("cap");
+    let log = std::fs::read(corpus_log()).unwrap();
+    for n in ["a.log", "b.log", "c.log"] {
+        std::fs::write(dir.join(n), &log).unwrap();
+    }
+    let cap = (log.len() * 3 / 2).to_string();
+    let out = reconscope(&["stats", "--json", "--max-total-bytes", &cap, dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let inputs: Vec<&str> = doc["inputs"].as_array().unwrap().iter().map(|i| i["path"].as_str().unwrap()).collect();
+    assert_eq!(inputs, [dir.join("a.log").display().to_string()]);
+    let notes: Vec<&str> = doc["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    for n in ["b.log", "c.log"] {
+        let path = dir.join(n).display().to_string();
+        assert!(notes.iter().any(|t| t.starts_with(&path) && t.contains("left out") && t.contains("total cap")), "{n}: {notes:?}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

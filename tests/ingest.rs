@@ -92,7 +92,7 @@ fn gzip(data: &[u8]) -> Vec<u8> {
     enc.finish().unwrap()
 }
 
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Method {
     Stored,
     Deflate,
@@ -528,7 +528,7 @@ fn total_cap_stops_at_the_member_that_crosses_it() {
         let errs = errors(&events);
         assert_eq!(errs.len(), 2, "{errs:?}");
         assert!(matches!(&errs[0], IngestError::TotalCap { path, cap } if path == "cap.zip!/two.log" && *cap == 3 << 19));
-        assert_eq!(errs[0].to_string(), "cap.zip!/two.log: decompressed size exceeds the 1.5 MiB total cap (--max-total-bytes)");
+        assert_eq!(errs[0].to_string(), "cap.zip!/two.log: left out: the run's input is over the 1.5 MiB total cap (--max-total-bytes counts the decompressed bytes of all inputs together)");
         assert_eq!(errs[1].path(), "cap.zip!/three.log");
     }
     // The plain top-level file counts too.
@@ -553,23 +553,46 @@ fn repeat_central_entry(archive: &[u8], n: u16) -> Vec<u8> {
     out
 }
 
+/// A directory that lists the same data many times (a zip made to inflate
+/// one stream over and over) is read once; every other listing is noted.
 #[test]
-fn entries_listed_many_times_count_each_time() {
+fn entries_listed_many_times_are_read_once() {
     let capped = IngestOptions { max_total_bytes: 4 << 20, ..opts() };
-    // The same stored text, listed 100 times.
-    let log = text(25, 1 << 20);
-    let archive = repeat_central_entry(&zip(&[("big.log", &log, Method::Stored)]), 100);
-    let events = run("o.zip", &archive, &capped);
-    assert_eq!(files(&events).len(), 4);
-    assert_eq!(errors(&events).len(), 96);
-    // The same stored nested archive (holding only a binary member), opened 100 times.
+    let overlap = |e: &IngestError| matches!(e, IngestError::Corrupt { detail, .. } if detail.contains("overlaps that of o.zip!/"));
+    for method in [Method::Stored, Method::Deflate] {
+        // The same text, listed 100 times.
+        let log = text(25, 1 << 20);
+        let archive = repeat_central_entry(&zip(&[("big.log", &log, method)]), 100);
+        let events = run("o.zip", &archive, &capped);
+        assert_eq!(files(&events).len(), 1, "{method:?}");
+        let errs = errors(&events);
+        assert_eq!(errs.len(), 99, "{method:?}");
+        assert!(errs.iter().all(overlap), "{errs:?}");
+    }
+    // The same stored nested archive (holding only a binary member), listed 100 times.
     let inner = zip(&[("core.bin", &vec![0u8; 1 << 20], Method::Stored)]);
     let archive = repeat_central_entry(&zip(&[("inner.zip", &inner, Method::Stored)]), 100);
     let events = run("o.zip", &archive, &capped);
-    assert_eq!(skipped(&events).len(), 3);
+    assert_eq!(skipped(&events).len(), 1);
     let errs = errors(&events);
-    assert_eq!(errs.len(), 97);
-    assert!(matches!(&errs[0], IngestError::TotalCap { path, .. } if path == "o.zip!/inner.zip"));
+    assert_eq!(errs.len(), 99);
+    assert!(errs.iter().all(overlap), "{errs:?}");
+}
+
+/// A directory entry whose size disagrees with its data is noted (its
+/// content is kept: the CRC matched).
+#[test]
+fn a_lying_size_is_noted() {
+    let log = text(26, 5_000);
+    let mut archive = zip(&[("a.log", &log, Method::Deflate)]);
+    let cd = archive.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+    archive[cd + 24..cd + 28].copy_from_slice(&1u32.to_le_bytes());
+    let events = run("l.zip", &archive, &opts());
+    assert_eq!(content(&events, "l.zip!/a.log"), &log[..]);
+    assert_eq!(
+        errors(&events),
+        [IngestError::Corrupt { path: "l.zip!/a.log".into(), detail: format!("its directory entry says 1 bytes, its data holds {}", log.len()) }]
+    );
 }
 
 #[test]
@@ -724,7 +747,7 @@ fn error_messages_name_their_path() {
         IngestError::RatioCap { path: "a.zip!/x.log".into(), max_ratio: 200 },
         IngestError::CorruptGzip { path: "a.tar.gz".into(), after: 1_048_576, detail: "invalid distance".into() },
     ];
-    assert_eq!(samples[0].to_string(), "cozyreport.zip!/big.log: decompressed size exceeds the 8 GiB total cap (--max-total-bytes)");
+    assert_eq!(samples[0].to_string(), "cozyreport.zip!/big.log: left out: the run's input is over the 8 GiB total cap (--max-total-bytes counts the decompressed bytes of all inputs together)");
     assert_eq!(samples[1].to_string(), "a.zip!/x.log: compression ratio above 200:1 (possible decompression bomb; raise --max-ratio)");
     assert_eq!(samples[2].to_string(), "a.tar.gz: corrupt gzip stream after 1048576 bytes: invalid distance");
     for e in &samples {

@@ -466,18 +466,126 @@ span 5..31
 0: c:tcp "tcp · 2 workers"
 1:   c:tcp/o:ns/a "ns/a" r6[9-9 ok] r1[11-13 ok]
 2:   c:tcp/o:ns/b "ns/b" r0[10-12 ok] r3[20-25 ok]
-3:   c:tcp/o:ns/c "ns/c" r5[10-11 ok]
-4:   c:tcp/o:cluster "cluster" r7[30-31 ok]
-5:   c:tcp/o:- "unknown object" r2[14-15 ok]
+3:   c:tcp/o:- "unknown object" r2[14-15 ok]
+4:   c:tcp/o:ns/c "ns/c" r5[10-11 ok]
+5:   c:tcp/o:cluster "cluster" r7[30-31 ok]
 6: c:soot "soot · 1 worker"
 7:   c:soot/o:ns/a "ns/a" r4[5-6 ok]
 highlight f0 stalled-worker 12..20 rows [0, 2]
-highlight f1 error-burst 9..15 rows [0, 1, 5]
+highlight f1 error-burst 9..15 rows [0, 1, 3]
 highlight f2 stuck-deletion 11..31 rows [0, 1, 6, 7]
 highlight f3 election-overlap 1..2 rows []
 highlight f4 hot-loop 5..6 rows [6]
 "#,
     );
+}
+
+/// The rows as `controller[row row …]`, unknown objects as `-`.
+fn row_order(tl: &Timeline) -> String {
+    let mut out = String::new();
+    for r in &tl.rows {
+        match r.depth {
+            0 => {
+                if !out.is_empty() {
+                    out.push_str("] ");
+                }
+                write!(out, "{}[", r.label.split(" · ").next().unwrap()).unwrap();
+            }
+            _ => {
+                if !out.ends_with('[') {
+                    out.push(' ');
+                }
+                out.push_str(if r.label == "unknown object" { "-" } else { &r.label });
+            }
+        }
+    }
+    out.push(']');
+    out
+}
+
+/// Controllers a finding names come first, and in each the objects (or
+/// lanes) a finding names; otherwise the order stays.
+#[test]
+fn rows_a_finding_names_come_first() {
+    use FindingKind::*;
+    let mut base = two_controllers();
+    base.controllers.push(ctrl("late", 1));
+    base.reconciles.push(rec(2, "ns/z", 1, 2, 0)); // r8
+    let cases: &[(&str, Vec<Finding>, Grouping, &str)] = &[
+        ("none", vec![], Grouping::ByObject, "tcp[ns/a ns/b ns/c cluster -] soot[ns/a] late[ns/z]"),
+        ("a controller only", vec![finding(HotLoop, Some(1), None, 5, 6, vec![])], Grouping::ByObject, "soot[ns/a] tcp[ns/a ns/b ns/c cluster -] late[ns/z]"),
+        (
+            "controller and object",
+            vec![finding(StalledWorker, Some(0), Some("ns/c"), 10, 11, vec![5])],
+            Grouping::ByObject,
+            "tcp[ns/c ns/a ns/b cluster -] soot[ns/a] late[ns/z]",
+        ),
+        (
+            "by its reconciles only",
+            vec![finding(SlowReconcile, None, None, 1, 2, vec![8])],
+            Grouping::ByObject,
+            "late[ns/z] tcp[ns/a ns/b ns/c cluster -] soot[ns/a]",
+        ),
+        (
+            "an object, no controller",
+            vec![finding(StuckDeletion, None, Some("ns/z"), 1, 2, vec![])],
+            Grouping::ByObject,
+            "late[ns/z] tcp[ns/a ns/b ns/c cluster -] soot[ns/a]",
+        ),
+        (
+            "an object, and another controller",
+            vec![finding(StuckDeletion, None, Some("cluster"), 1, 2, vec![]), finding(HotLoop, Some(2), None, 1, 2, vec![])],
+            Grouping::ByObject,
+            "tcp[cluster ns/a ns/b ns/c -] late[ns/z] soot[ns/a]",
+        ),
+        (
+            "the unknown object",
+            vec![finding(ErrorBurst, Some(0), None, 14, 15, vec![2])],
+            Grouping::ByObject,
+            "tcp[- ns/a ns/b ns/c cluster] soot[ns/a] late[ns/z]",
+        ),
+        (
+            "the whole chart",
+            vec![finding(ElectionOverlap, None, None, 1, 2, vec![])],
+            Grouping::ByObject,
+            "tcp[ns/a ns/b ns/c cluster -] soot[ns/a] late[ns/z]",
+        ),
+        (
+            "its object, not the others its reconciles name",
+            vec![finding(StalledWorker, Some(0), Some("ns/c"), 10, 11, vec![5, 0])],
+            Grouping::ByObject,
+            "tcp[ns/c ns/a ns/b cluster -] soot[ns/a] late[ns/z]",
+        ),
+        (
+            "the lanes of its object's reconciles",
+            vec![finding(StalledWorker, Some(0), Some("ns/b"), 20, 25, vec![3, 6])],
+            Grouping::ByLane,
+            "tcp[worker 2 worker 1] soot[worker 1] late[worker 1]",
+        ),
+        ("a lane", vec![finding(StalledWorker, Some(0), None, 11, 13, vec![1])], Grouping::ByLane, "tcp[worker 2 worker 1] soot[worker 1] late[worker 1]"),
+        (
+            "lanes, by lane",
+            vec![finding(SlowReconcile, Some(1), None, 5, 6, vec![4])],
+            Grouping::ByLane,
+            "soot[worker 1] tcp[worker 1 worker 2] late[worker 1]",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (name, findings, grouping, want) in cases {
+        let mut a = base.clone();
+        a.findings = findings.clone();
+        let tl = layout(&a, &by(*grouping));
+        render(&tl); // invariants
+        let got = row_order(&tl);
+        if got != *want {
+            wrong.push(format!("{name}:\n  got  {got}\n  want {want}"));
+        }
+        // Highlights still find their rows.
+        for h in &tl.highlights {
+            assert!(h.rows.iter().all(|&r| (r as usize) < tl.rows.len()), "{name}");
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 #[test]
@@ -665,4 +773,17 @@ fn incident_timeline() {
     assert_eq!((hms(stall.start_nanos), hms(stall.end_nanos)), ("16:29:30".into(), "16:50:06".into()));
     assert_eq!(tl.highlights.len(), a.findings.len());
     assert!(tl.start_nanos <= held.start_nanos && tl.end_nanos >= held.end_nanos);
+
+    // The stalled worker's controller comes first, its object within the
+    // first rows (objects named by findings first), in both groupings.
+    let stalled = a.findings.iter().find(|f| f.kind == FindingKind::StalledWorker).unwrap();
+    let stalled_ctrl = a.reconciles[stalled.reconciles[0]].controller as u32;
+    assert_eq!((tl.rows[0].depth, tl.rows[0].controller), (0, stalled_ctrl), "{}", tl.rows[0].label);
+    assert_eq!(row.controller, stalled_ctrl);
+    assert_eq!(i, 1, "the stalled object's row");
+    let lanes = layout(&a, &by(Grouping::ByLane));
+    assert_eq!((lanes.rows[0].depth, lanes.rows[0].controller), (0, stalled_ctrl));
+    let lane = a.reconciles[stalled.reconciles[0]].lane;
+    let at = lanes.row_index(&format!("{}/l:{lane}", lanes.rows[0].key)).unwrap();
+    assert!(at <= 3, "the stalled lane's row is row {at}");
 }

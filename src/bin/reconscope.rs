@@ -416,6 +416,14 @@ fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
     let total = files.len();
     let mut done_bytes = 0u64;
     for (i, (path, name)) in files.into_iter().enumerate() {
+        // The run's cap is spent: the rest is left out unread, each named.
+        let cap = opts.load.ingest.max_total_bytes;
+        if loaded.total_bytes >= cap {
+            let text = reconscope::ingest::IngestError::TotalCap { path: name.clone(), cap }.to_string();
+            let message = text.strip_prefix(&format!("{name}: ")).unwrap_or(&text).to_string();
+            loaded.notes.push(Diagnostic { path: name, line: None, message });
+            continue;
+        }
         // A file named on the command line must be read; one found in a
         // folder that cannot be is noted, and the others are read.
         let bytes = match std::fs::read(&path) {

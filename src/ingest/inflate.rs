@@ -60,8 +60,14 @@ impl Meter {
 }
 
 impl Budget {
-    pub(crate) fn new(opts: &IngestOptions) -> Budget {
-        Budget { max_total: opts.max_total_bytes, max_ratio: opts.max_ratio, used: 0, exhausted: false }
+    /// A budget of which `used` bytes are spent already (by a run's
+    /// earlier inputs).
+    pub(crate) fn with_used(opts: &IngestOptions, used: u64) -> Budget {
+        Budget { max_total: opts.max_total_bytes, max_ratio: opts.max_ratio, used, exhausted: used >= opts.max_total_bytes }
+    }
+
+    pub(crate) fn used(&self) -> u64 {
+        self.used
     }
 
     pub(crate) fn max_total(&self) -> u64 {
@@ -228,7 +234,7 @@ mod tests {
     }
 
     fn budget(total: u64, ratio: u64) -> Budget {
-        Budget::new(&IngestOptions { max_total_bytes: total, max_ratio: ratio, max_depth: 8 })
+        Budget::with_used(&IngestOptions { max_total_bytes: total, max_ratio: ratio, max_depth: 8 }, 0)
     }
 
     #[test]

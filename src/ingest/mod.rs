@@ -142,7 +142,7 @@ pub enum Event<'a> {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IngestError {
     /// The running total of produced bytes went over `max_total_bytes`.
-    #[error("{path}: decompressed size exceeds the {} total cap (--max-total-bytes)", human_bytes(*.cap))]
+    #[error("{path}: left out: the run's input is over the {} total cap (--max-total-bytes counts the decompressed bytes of all inputs together)", human_bytes(*.cap))]
     TotalCap {
         /// The member whose output went over the cap.
         path: String,
@@ -242,8 +242,16 @@ impl IngestError {
 /// single [`Member`] that borrows `bytes`. This function never panics and
 /// never fails as a whole: problems arrive as [`Event::Error`].
 pub fn ingest<'a>(name: &str, bytes: &'a [u8], opts: &IngestOptions, sink: &mut dyn FnMut(Event<'a>)) {
-    let mut walker = Walker { budget: Budget::new(opts), max_depth: opts.max_depth.min(DEPTH_CEILING), sink, events: 0 };
+    ingest_counted(name, bytes, opts, &mut 0, sink);
+}
+
+/// [`ingest`] for one input of a run: `used` is what the run's earlier
+/// inputs already produced, and `max_total_bytes` caps the run as a whole
+/// (the count goes up by what this input produces, kept or not).
+pub fn ingest_counted<'a>(name: &str, bytes: &'a [u8], opts: &IngestOptions, used: &mut u64, sink: &mut dyn FnMut(Event<'a>)) {
+    let mut walker = Walker { budget: Budget::with_used(opts, *used), max_depth: opts.max_depth.min(DEPTH_CEILING), sink, events: 0 };
     walker.node(name.to_string(), None, Data::Input(bytes), 0);
+    *used = walker.budget.used();
 }
 
 /// Bytes being looked at, and what emitting them costs.

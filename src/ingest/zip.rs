@@ -330,8 +330,12 @@ fn central_directory(b: &[u8]) -> Result<Directory, DirProblem> {
 pub(crate) fn read<'a: 'b, 'b>(w: &mut Walker<'a, '_>, path: &str, view: View<'a, 'b>, depth: u32) {
     match central_directory(view.bytes()) {
         Ok(dir) => {
+            // Data ranges read so far, by start: an entry whose data
+            // overlaps another's (a zip made to inflate one stream many
+            // times) is noted and not read again.
+            let mut taken: std::collections::BTreeMap<usize, (usize, String)> = std::collections::BTreeMap::new();
             for entry in &dir.entries {
-                read_listed(w, path, view, dir.prefix, entry, depth);
+                read_listed(w, path, view, dir.prefix, entry, depth, &mut taken);
             }
         }
         Err(problem) => scan_local(w, path, view, depth, &problem),
@@ -339,7 +343,15 @@ pub(crate) fn read<'a: 'b, 'b>(w: &mut Walker<'a, '_>, path: &str, view: View<'a
 }
 
 /// Reads one entry listed in the central directory.
-fn read_listed<'a: 'b, 'b>(w: &mut Walker<'a, '_>, archive: &str, view: View<'a, 'b>, prefix: u64, e: &Entry, depth: u32) {
+fn read_listed<'a: 'b, 'b>(
+    w: &mut Walker<'a, '_>,
+    archive: &str,
+    view: View<'a, 'b>,
+    prefix: u64,
+    e: &Entry,
+    depth: u32,
+    taken: &mut std::collections::BTreeMap<usize, (usize, String)>,
+) {
     if e.is_dir() {
         return;
     }
@@ -355,6 +367,15 @@ fn read_listed<'a: 'b, 'b>(w: &mut Walker<'a, '_>, archive: &str, view: View<'a,
         w.error(error);
         return;
     };
+    let end = data_at.saturating_add(to_usize(e.compressed)).min(b.len());
+    let before = taken.range(..=data_at).next_back().filter(|(_, (e, _))| *e > data_at);
+    let after = taken.range(data_at..end.max(data_at + 1)).next();
+    if let Some((_, (_, other))) = before.or(after) {
+        let detail = format!("its data overlaps that of {other} (an overlapping zip entry): not read again");
+        w.error(IngestError::Corrupt { path: member, detail });
+        return;
+    }
+    taken.insert(data_at, (end.max(data_at + 1), member.clone()));
     let raw = view.sub(data_at..data_at.saturating_add(to_usize(e.compressed)));
     extract(w, member, e, raw, Some(e.crc), depth);
 }
@@ -409,6 +430,12 @@ fn finish_inflated(w: &mut Walker<'_, '_>, member: String, e: &Entry, inflated: 
         End::Fault(f) => {
             w.fault(&member, f);
             return;
+        }
+        // The directory's size is checked as well as its CRC: a size that
+        // disagrees with the data is a lying entry.
+        // (A streamed entry read from its local header knows no size.)
+        End::Complete if crc.is_some() && (e.uncompressed != 0 || !e.has_descriptor()) && e.uncompressed != got as u64 => {
+            Some(IngestError::Corrupt { path: member.clone(), detail: format!("its directory entry says {} bytes, its data holds {got}", e.uncompressed) })
         }
         End::Complete => crc
             .filter(|&c| c != crc32(&out))

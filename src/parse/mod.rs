@@ -51,9 +51,16 @@ pub fn parse_file(path: impl Into<String>, mut bytes: Vec<u8>, opts: &ParseOptio
         diagnostics.push(Diagnostic {
             path: path.clone(),
             line: None,
-            message: format!("file is {} bytes; only the first {} are read", bytes.len(), MAX_FILE_BYTES),
+            message: format!(
+                "file is {} bytes; only the first {} are read (the last {} are left out)",
+                bytes.len(),
+                MAX_FILE_BYTES,
+                bytes.len() - MAX_FILE_BYTES
+            ),
         });
+        // What is left out is freed, not kept as spare capacity.
         bytes.truncate(MAX_FILE_BYTES);
+        bytes.shrink_to_fit();
     }
     let bounds = split_points(&bytes, opts);
     let chunks: Vec<Chunk> = if bounds.len() <= 2 { vec![parse_chunk(&bytes, 0, bytes.len(), opts)] } else { parse_parallel(&bytes, &bounds, opts) };

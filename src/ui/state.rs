@@ -1007,7 +1007,7 @@ impl AppState {
                 self.duration_error = None;
                 None
             }
-            t => match super::parse_duration_text(t) {
+            t => match crate::web::parse_duration(t) {
                 Ok(n) => {
                     self.duration_error = None;
                     Some(n)
@@ -1030,7 +1030,7 @@ impl AppState {
                 }
             }
             if let Some(min) = min_nanos {
-                let longer: BTreeSet<u32> = super::reconciles_longer_than(&a.reconciles, min).into_iter().collect();
+                let longer: BTreeSet<u32> = crate::web::reconciles_longer_than(&a.reconciles, min).into_iter().collect();
                 for (i, k) in keep.iter_mut().enumerate() {
                     *k = *k && longer.contains(&(i as u32));
                 }

@@ -26,7 +26,7 @@ pub fn view(l: &Loaded) -> Html {
         html! {
             <li class="file">
                 <div class="file-head">
-                    <span class="path">{ &f.path }</span>
+                    <span class="path">{ reconscope::inert::label(&f.path).into_owned() }</span>
                     <span class="muted">
                         { format!("{} · {} records{} · {}", timefmt::bytes(f.bytes as f64), f.records,
                             if f.unparsed > 0 { format!(" ({} unparsed)", f.unparsed) } else { String::new() }, span) }
@@ -67,5 +67,6 @@ fn note_item(n: &reconscope::web::Note) -> Html {
         Some(line) => format!("{}:{line}: {}", n.path, n.message),
         None => format!("{}: {}", n.path, n.message),
     };
+    let text = reconscope::inert::label(&text).into_owned();
     html! { <li class="note" data-testid="note">{ text }</li> }
 }

@@ -42,7 +42,7 @@ pub fn view(s: &AppState, l: &Loaded, d: &Callback<Action>) -> Html {
                     <option value="" selected={f.controller.is_empty()}>{ "all" }</option>
                     { for a.controllers.iter().map(|c| html! {
                         <option value={c.id.clone()} selected={f.controller == c.id}>
-                            { if c.is_named() { c.name.clone() } else { "unknown controller".to_string() } }
+                            { if c.is_named() { reconscope::inert::label(&c.name).into_owned() } else { "unknown controller".to_string() } }
                         </option>
                     }) }
                 </select>

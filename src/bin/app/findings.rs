@@ -47,8 +47,8 @@ fn severity(s: Severity) -> &'static str {
 /// What the finding is about: its object, else its controller.
 fn subject(a: &Analysis, f: &Finding) -> Option<String> {
     match (&f.object, f.controller) {
-        (Some(o), _) => Some(o.to_string()),
-        (None, Some(c)) => a.controllers.get(c).filter(|c| c.is_named()).map(|c| c.name.clone()),
+        (Some(o), _) => Some(reconscope::inert::label(&o.to_string()).into_owned()),
+        (None, Some(c)) => a.controllers.get(c).filter(|c| c.is_named()).map(|c| reconscope::inert::label(&c.name).into_owned()),
         (None, None) => None,
     }
 }
@@ -152,7 +152,7 @@ pub fn findings(p: &FindingsProps) -> Html {
                         </button>
                     </span>
                 </div>
-                <p class="sentence" id={sentence_id} hidden={!is_open}>{ &f.message }</p>
+                <p class="sentence" id={sentence_id} hidden={!is_open}>{ reconscope::inert::label(&f.message).into_owned() }</p>
             </li>
         })
     });

@@ -58,8 +58,9 @@ fn splitter(s: &AppState, d: &Callback<Action>) -> Html {
 pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &NodeRef, zone: Zone) -> Html {
     let a = &l.analysis;
     let Some(rec) = a.reconciles.get(i.reconcile as usize) else { return html! {} };
-    let controller = a.controllers.get(rec.controller).filter(|c| c.is_named()).map_or("unknown controller".to_string(), |c| c.name.clone());
-    let object = rec.object.as_ref().map_or_else(|| "unknown object".to_string(), |o| o.to_string());
+    let controller =
+        a.controllers.get(rec.controller).filter(|c| c.is_named()).map_or("unknown controller".to_string(), |c| reconscope::inert::label(&c.name).into_owned());
+    let object = rec.object.as_ref().map_or_else(|| "unknown object".to_string(), |o| reconscope::inert::label(&o.to_string()).into_owned());
     // A reconcile seen on one line has no duration to state; others, no
     // finer than their timestamps.
     let meta = if rec.is_one_line() {
@@ -121,14 +122,14 @@ pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &N
                             { gap }
                             <div {class}>
                                 <span class="loc" title={format!("{}:{}", b.path, line.number)}>{ format!("{base}:{}", line.number) }</span>
-                                <span class="text">{ &line.text }</span>
+                                <span class="text">{ reconscope::inert::label(&line.text).into_owned() }</span>
                                 <button type="button" class="copy-line" data-testid="copy-line" title="Copy this line"
                                     aria-label={format!("Copy line {}", line.number)} onclick={d.reform(move |_| Action::CopyLine(bi, li))}>{ "⧉" }</button>
                             </div>
                             if !fields.is_empty() {
                                 <table class="fields" data-testid="line-fields">
                                     <tbody>
-                                        { for fields.into_iter().map(|(k, v)| html! { <tr><th scope="row">{ k }</th><td>{ v }</td></tr> }) }
+                                        { for fields.into_iter().map(|(k, v)| html! { <tr><th scope="row">{ reconscope::inert::label(&k).into_owned() }</th><td>{ reconscope::inert::label(&v).into_owned() }</td></tr> }) }
                                     </tbody>
                                 </table>
                             }
@@ -137,7 +138,7 @@ pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &N
                 });
                 html! {
                     <div class="block">
-                        <h3 class="block-path">{ &b.path }</h3>
+                        <h3 class="block-path">{ reconscope::inert::label(&b.path).into_owned() }</h3>
                         <div class="lines">{ for rows }</div>
                     </div>
                 }
@@ -170,7 +171,7 @@ pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &N
                 </div>
                 <p class="meta">{ meta }</p>
                 if let Some(e) = &rec.error {
-                    <p class="error-text">{ e }</p>
+                    <p class="error-text">{ reconscope::inert::label(e).into_owned() }</p>
                 }
                 { stack(a, i.reconcile, zone) }
                 <nav class="siblings">

@@ -77,7 +77,7 @@ impl Loader {
                 </div>
                 if !s.names.is_empty() {
                     <ul class="file-list" data-testid="file-list">
-                        { for s.names.iter().take(12).map(|n| html! { <li>{ n }</li> }) }
+                        { for s.names.iter().take(12).map(|n| html! { <li>{ reconscope::inert::label(n).into_owned() }</li> }) }
                         if s.names.len() > 12 {
                             <li class="muted">{ format!("and {} more", s.names.len() - 12) }</li>
                         }

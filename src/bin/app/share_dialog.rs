@@ -49,7 +49,7 @@ pub fn view(s: &AppState, st: &ShareState, d: &Callback<Action>, r: &NodeRef) ->
                                 { for shared.redacted_lines.iter().map(|l| html! {
                                     <div class="line own">
                                         <span class="loc">{ format!("{}:{}", basename(&l.path), l.line) }</span>
-                                        <span class="text">{ &l.text }</span>
+                                        <span class="text">{ reconscope::inert::label(&l.text).into_owned() }</span>
                                     </div>
                                 }) }
                             </div>
