@@ -556,35 +556,57 @@ pub fn honest_duration(start: Timestamp, end: Timestamp) -> String {
     human_duration((g.nanos + g.tick / 2) / g.tick * g.tick)
 }
 
-/// Parses a duration like `30s`, `1m30s`, `500ms`, `2h`.
-pub fn parse_duration_nanos(s: &str) -> Option<i64> {
-    let s = s.trim();
-    if s.is_empty() {
-        return None;
+/// What a person types for a duration, in nanoseconds: numbers, each with
+/// its unit, spaces allowed anywhere: `30s`, `1m30s`, `2m`, `500ms`,
+/// `1.5s`, `20 min`, `1h 5m`. Units (any case): `ns`, `us`/`µs`, `ms`,
+/// `s`/`sec`/`second(s)`, `m`/`min`/`minute(s)`, `h`/`hr`/`hour(s)`.
+/// Decimals are exact (`1.5s` is 1,500,000,000 ns; digits past the
+/// nanosecond are dropped). `Err`: a short sentence saying what is wrong.
+pub fn parse_duration(text: &str) -> Result<i64, String> {
+    const EXAMPLE: &str = "e.g. 30s, 1m30s or 500ms";
+    let lower = text.trim().to_lowercase();
+    if lower.is_empty() {
+        return Err(format!("no duration: type one, {EXAMPLE}"));
     }
-    let mut total: f64 = 0.0;
-    let mut rest = s;
-    while !rest.is_empty() {
-        let num_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        if num_end == 0 {
-            return None;
+    let mut rest = lower.as_str();
+    let mut total: i128 = 0;
+    loop {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            break;
         }
-        let n: f64 = rest[..num_end].parse().ok()?;
-        rest = &rest[num_end..];
-        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
-        let mult = match &rest[..unit_end] {
-            "ns" => 1.0,
-            "us" | "µs" => 1e3,
-            "ms" => 1e6,
-            "s" | "" => 1e9,
-            "m" => 60e9,
-            "h" => 3600e9,
-            _ => return None,
+        let num_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let num = &rest[..num_end];
+        if !num.bytes().any(|b| b.is_ascii_digit()) || num.matches('.').count() > 1 {
+            let at = rest.split_whitespace().next().unwrap_or(rest);
+            return Err(format!("{at:?} is not a number with a unit ({EXAMPLE})"));
+        }
+        rest = rest[num_end..].trim_start();
+        let unit_end = rest.find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len());
+        let unit: i128 = match &rest[..unit_end] {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" | "sec" | "secs" | "second" | "seconds" => 1_000_000_000,
+            "m" | "min" | "mins" | "minute" | "minutes" => 60_000_000_000,
+            "h" | "hr" | "hrs" | "hour" | "hours" => 3_600_000_000_000,
+            "" => return Err(format!("{num} what? Give a unit: {num}s, {num}m or {num}ms")),
+            other => return Err(format!("unknown unit {other:?}: use ms, s, m or h")),
         };
-        total += n * mult;
         rest = &rest[unit_end..];
+        let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+        if int.len() > 18 {
+            return Err("too long a duration".into());
+        }
+        let frac = &frac[..frac.len().min(18)];
+        let whole = if int.is_empty() { 0 } else { int.parse::<i128>().map_err(|e| e.to_string())? };
+        let part = if frac.is_empty() { 0 } else { frac.parse::<i128>().map_err(|e| e.to_string())? * unit / 10i128.pow(frac.len() as u32) };
+        total += whole * unit + part;
+        if total > i128::from(i64::MAX) {
+            return Err("too long a duration".into());
+        }
     }
-    Some(total as i64)
+    Ok(total as i64)
 }
 
 /// A time without a year, in ISO 8601's truncated form (UTC, at the
@@ -678,12 +700,7 @@ mod tests {
     }
 
     #[test]
-    fn durations() {
-        assert_eq!(parse_duration_nanos("30s"), Some(30_000_000_000));
-        assert_eq!(parse_duration_nanos("1m30s"), Some(90_000_000_000));
-        assert_eq!(parse_duration_nanos("250ms"), Some(250_000_000));
-        assert_eq!(parse_duration_nanos("x"), None);
-    }
+    fn durations() {}
 
     /// `input` read by [`scan_rfc3339`] (a space allowed): `expect` is the
     /// UTC time, or `"impossible"`, or `"no"`.
@@ -875,5 +892,34 @@ mod tests {
             let ours = parse_rfc3339(text.as_bytes(), false, 0).map(|p| p.ts.nanos);
             proptest::prop_assert_eq!(ours, c.and_then(|c| c.and_utc().timestamp_nanos_opt()), "{}", text);
         }
+    }
+
+    #[test]
+    fn durations_as_people_type_them() {
+        let s = 1_000_000_000i64;
+        for (text, want) in [
+            ("30s", 30 * s),
+            ("1m30s", 90 * s),
+            ("2m", 120 * s),
+            ("500ms", s / 2),
+            ("1.5s", 3 * s / 2),
+            ("20 min", 1200 * s),
+            (" 1h 5m ", 3900 * s),
+            ("2 Minutes", 120 * s),
+            ("0.25m", 15 * s),
+            (".5s", s / 2),
+            ("250us", 250_000),
+            ("250µs", 250_000),
+            ("7ns", 7),
+            ("1.0000000005s", s),
+            ("0s", 0),
+        ] {
+            assert_eq!(parse_duration(text), Ok(want), "{text:?}");
+        }
+        for text in ["", "  ", "30", "abc", "-5s", "1.2.3s", "5 parsecs", "1m,30s", "99999999999999999999h", "100000000h"] {
+            let e = parse_duration(text).unwrap_err();
+            assert!(!e.is_empty() && e.len() < 80, "{text:?}: {e:?}");
+        }
+        assert_eq!(parse_duration("30").unwrap_err(), "30 what? Give a unit: 30s, 30m or 30ms");
     }
 }

@@ -205,9 +205,11 @@ fn parse_options(args: &[String]) -> Result<Options> {
             }
             "--reconcile-timeout" => {
                 let v = value(a)?;
-                o.analyze.reconcile_timeout_nanos = reconscope::time::parse_duration_nanos(&v)
-                    .filter(|n| *n > 0)
-                    .ok_or_else(|| ExitTwo(format!("--reconcile-timeout: `{v}` is not a duration like 30s or 2m")))?;
+                o.analyze.reconcile_timeout_nanos = match reconscope::time::parse_duration(&v) {
+                    Ok(n) if n > 0 => n,
+                    Ok(_) => bail!(ExitTwo(format!("--reconcile-timeout: `{v}`: give a duration longer than 0, like 30s or 2m"))),
+                    Err(e) => bail!(ExitTwo(format!("--reconcile-timeout: `{v}`: {e}"))),
+                };
             }
             "--dump-time" => {
                 let v = value(a)?;

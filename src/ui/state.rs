@@ -1007,7 +1007,7 @@ impl AppState {
                 self.duration_error = None;
                 None
             }
-            t => match crate::web::parse_duration(t) {
+            t => match crate::time::parse_duration(t) {
                 Ok(n) => {
                     self.duration_error = None;
                     Some(n)

@@ -1,5 +1,5 @@
 //! The filters over reconciles: text and level ([`matching_reconciles`])
-//! and duration ([`reconciles_longer_than`], with [`parse_duration`] for
+//! and duration ([`reconciles_longer_than`], with [`crate::time::parse_duration`] for
 //! what a person types).
 
 use std::ops::ControlFlow;
@@ -189,59 +189,6 @@ pub fn reconciles_longer_than(reconciles: &[Reconcile], min_nanos: i64) -> Vec<u
     reconciles.iter().enumerate().filter(|(_, r)| min_nanos <= 0 || lasted(r) >= min_nanos).map(|(i, _)| i as u32).collect()
 }
 
-/// What a person types for a duration, in nanoseconds: numbers, each with
-/// its unit, spaces allowed anywhere: `30s`, `1m30s`, `2m`, `500ms`,
-/// `1.5s`, `20 min`, `1h 5m`. Units (any case): `ns`, `us`/`µs`, `ms`,
-/// `s`/`sec`/`second(s)`, `m`/`min`/`minute(s)`, `h`/`hr`/`hour(s)`.
-/// Decimals are exact (`1.5s` is 1,500,000,000 ns; digits past the
-/// nanosecond are dropped). `Err`: a short sentence saying what is wrong.
-pub fn parse_duration(text: &str) -> Result<i64, String> {
-    const EXAMPLE: &str = "e.g. 30s, 1m30s or 500ms";
-    let lower = text.trim().to_lowercase();
-    if lower.is_empty() {
-        return Err(format!("no duration: type one, {EXAMPLE}"));
-    }
-    let mut rest = lower.as_str();
-    let mut total: i128 = 0;
-    loop {
-        rest = rest.trim_start();
-        if rest.is_empty() {
-            break;
-        }
-        let num_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        let num = &rest[..num_end];
-        if !num.bytes().any(|b| b.is_ascii_digit()) || num.matches('.').count() > 1 {
-            let at = rest.split_whitespace().next().unwrap_or(rest);
-            return Err(format!("{at:?} is not a number with a unit ({EXAMPLE})"));
-        }
-        rest = rest[num_end..].trim_start();
-        let unit_end = rest.find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len());
-        let unit: i128 = match &rest[..unit_end] {
-            "ns" => 1,
-            "us" | "µs" | "μs" => 1_000,
-            "ms" => 1_000_000,
-            "s" | "sec" | "secs" | "second" | "seconds" => 1_000_000_000,
-            "m" | "min" | "mins" | "minute" | "minutes" => 60_000_000_000,
-            "h" | "hr" | "hrs" | "hour" | "hours" => 3_600_000_000_000,
-            "" => return Err(format!("{num} what? Give a unit: {num}s, {num}m or {num}ms")),
-            other => return Err(format!("unknown unit {other:?}: use ms, s, m or h")),
-        };
-        rest = &rest[unit_end..];
-        let (int, frac) = num.split_once('.').unwrap_or((num, ""));
-        if int.len() > 18 {
-            return Err("too long a duration".into());
-        }
-        let frac = &frac[..frac.len().min(18)];
-        let whole = if int.is_empty() { 0 } else { int.parse::<i128>().map_err(|e| e.to_string())? };
-        let part = if frac.is_empty() { 0 } else { frac.parse::<i128>().map_err(|e| e.to_string())? * unit / 10i128.pow(frac.len() as u32) };
-        total += whole * unit + part;
-        if total > i128::from(i64::MAX) {
-            return Err("too long a duration".into());
-        }
-    }
-    Ok(total as i64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -410,35 +357,6 @@ sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller[...]).reconc
     }
 
     #[test]
-    fn durations_as_people_type_them() {
-        let s = 1_000_000_000i64;
-        for (text, want) in [
-            ("30s", 30 * s),
-            ("1m30s", 90 * s),
-            ("2m", 120 * s),
-            ("500ms", s / 2),
-            ("1.5s", 3 * s / 2),
-            ("20 min", 1200 * s),
-            (" 1h 5m ", 3900 * s),
-            ("2 Minutes", 120 * s),
-            ("0.25m", 15 * s),
-            (".5s", s / 2),
-            ("250us", 250_000),
-            ("250µs", 250_000),
-            ("7ns", 7),
-            ("1.0000000005s", s),
-            ("0s", 0),
-        ] {
-            assert_eq!(parse_duration(text), Ok(want), "{text:?}");
-        }
-        for text in ["", "  ", "30", "abc", "-5s", "1.2.3s", "5 parsecs", "1m,30s", "99999999999999999999h", "100000000h"] {
-            let e = parse_duration(text).unwrap_err();
-            assert!(!e.is_empty() && e.len() < 80, "{text:?}: {e:?}");
-        }
-        assert_eq!(parse_duration("30").unwrap_err(), "30 what? Give a unit: 30s, 30m or 30ms");
-    }
-
-    #[test]
     fn reconciles_by_duration() {
         // r-30: 30 s apart at the second (at least 29 s and a nanosecond);
         // r-fine: 2.5 s at the microsecond (at least 2.5 s less 999 ns);
@@ -484,7 +402,7 @@ sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller[...]).reconc
         let (_, r) = incident();
         let a = &r.analysis;
         let stalled = a.findings.iter().find(|f| f.kind == FindingKind::StalledWorker).unwrap().reconciles[0] as u32;
-        let min = parse_duration("10m").unwrap();
+        let min = crate::time::parse_duration("10m").unwrap();
         let long = reconciles_longer_than(&a.reconciles, min);
         assert!(long.contains(&stalled), "{:?}", a.reconciles[stalled as usize]);
         for &i in &long {

@@ -26,7 +26,7 @@ mod split;
 mod testutil;
 mod warmup;
 
-pub use filters::{matching_reconciles, parse_duration, reconciles_longer_than, MessageFilter};
+pub use filters::{matching_reconciles, reconciles_longer_than, MessageFilter};
 pub use lines::{reconcile_lines, Line, LineBlock, ReconcileLines, MAX_CONTEXT_LINES};
 pub use protocol::{
     decode, encode, Beside, FileSummary, FromWorker, LoadResult, Matched, Note, Phase, Progress, ShareRequest, SharedEvidence, ToWorker, MARKDOWN_LINKS,

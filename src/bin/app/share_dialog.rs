@@ -79,7 +79,7 @@ pub fn view(s: &AppState, st: &ShareState, d: &Callback<Action>, r: &NodeRef) ->
             </label>
             { body }
             if let Some(n) = &s.notice {
-                <p class="share-notice muted" data-testid="share-dialog-notice">{ n }</p>
+                <p class="share-notice muted" data-testid="share-dialog-notice" aria-live="polite">{ n }</p>
             }
         </section>
     }
