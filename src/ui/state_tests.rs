@@ -2,40 +2,19 @@
 //! the incident fixture through the worker's own `Session`, as the app
 //! gets it.
 
-use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use super::*;
 use crate::analyze::FindingKind;
-use crate::web::{Line, LineBlock, Matched, Session};
+use crate::web::{Line, LineBlock, Matched};
 
 const BASE: &str = "http://127.0.0.1:8765/reconscope/";
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for e in entries {
-        if e.is_dir() {
-            walk(&e, out)
-        } else {
-            out.push(e)
-        }
-    }
-}
-
-/// The incident's load result, made once.
+/// The incident's load result (through the worker's `Session`), made once.
 fn incident() -> LoadResult {
     static R: OnceLock<LoadResult> = OnceLock::new();
     R.get_or_init(|| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident/cozyreport");
-        let mut paths = Vec::new();
-        walk(&root, &mut paths);
-        let mut s = Session::new(paths.len() as u32, 0);
-        for p in &paths {
-            let name = p.strip_prefix(root.parent().unwrap()).unwrap().to_string_lossy().into_owned();
-            s.add(&name, std::fs::read(p).unwrap());
-        }
-        let mut r = s.finish();
+        let (_, mut r) = crate::web::testutil::incident();
         r.lay_out(LayoutOptions::default());
         r
     })

@@ -23,7 +23,7 @@ mod protocol;
 mod session;
 mod split;
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 mod warmup;
 
 pub use filters::{matching_reconciles, reconciles_longer_than, MessageFilter};

@@ -525,7 +525,7 @@ mod tests {
     use super::*;
     use crate::analyze::FindingKind;
     use crate::layout::LayoutOptions;
-    use crate::web::testutil::{log_and_zip, send, summary, walk};
+    use crate::web::testutil::{log_and_zip, send, summary};
     use crate::web::{decode, encode, FromWorker, Line, PartJob};
     use std::path::Path;
 
@@ -533,17 +533,9 @@ mod tests {
     /// codec, as the browser does it.
     #[test]
     fn incident_through_session_and_codec() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident/cozyreport");
-        let mut paths = Vec::new();
-        walk(&root, &mut paths);
-        let total: u64 = paths.iter().map(|p| std::fs::metadata(p).unwrap().len()).sum();
-        let mut s = Session::new(paths.len() as u32, total);
-        for p in &paths {
-            let name = p.strip_prefix(root.parent().unwrap()).unwrap().to_string_lossy().into_owned();
-            s.add(&name, std::fs::read(p).unwrap());
-        }
+        let (s, mut result) = crate::web::testutil::incident();
+        let total: u64 = result.files.iter().map(|f| f.bytes).sum();
         assert_eq!(s.progress(Phase::Reading).done_bytes, total);
-        let mut result = s.finish();
         let reconciles = result.analysis.reconciles.clone();
         let opts = LayoutOptions { grouping: crate::layout::Grouping::ByLane, ..LayoutOptions::default() };
         result.lay_out(opts.clone());
