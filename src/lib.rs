@@ -20,4 +20,5 @@ pub mod render;
 pub mod report;
 pub mod stats;
 pub mod time;
+pub mod timescale;
 pub mod web;
