@@ -1,13 +1,28 @@
 //! The timeline, painted on a `<canvas>` from `reconscope::layout`'s
-//! [`Timeline`]: row labels, a time axis, bars coloured by outcome (latent
-//! starts hatched), ticks for single-line reconciles, election bands,
-//! lifecycle markers and finding highlights.
+//! [`Timeline`] through one [`TimeScale`] (the SVG export's too). This
+//! file holds the [`Chart`] handle, its state and its events; each track
+//! has a small painter of its own: `axis` (ticks, grid, zone), `etcd` (the
+//! election lane under the axis), `rows` (stripes and labels), `bands`
+//! (elections across the rows), `highlights` (finding boxes and their
+//! stacked labels, the focused finding's rows), `bars`, `markers`
+//! (lifecycle glyphs, goroutine dumps) and `overview` (the whole run, with
+//! the window as a box to drag).
 //!
 //! Only what is visible is drawn, batched by colour (no DOM node per bar).
-//! Wheel zooms around the cursor, dragging or the arrow keys pan, hovering
-//! shows a tooltip, clicking a bar picks it (the inspector opens) and
+//! Wheel zooms around the cursor, dragging pans, the arrow keys move the
+//! selection from bar to bar (Enter or Space opens it), Shift+arrows or
+//! h/j/k/l pan, hovering shows a tooltip, clicking a bar picks it and
 //! clicking a controller's label folds its rows. Colours come from CSS
 //! variables (`www/style.css`), so dark and light follow the system.
+
+mod axis;
+mod bands;
+mod bars;
+mod etcd;
+mod highlights;
+mod markers;
+mod overview;
+mod rows;
 
 use std::cell::RefCell;
 use std::ops::Range;
@@ -16,10 +31,12 @@ use std::rc::{Rc, Weak};
 use gloo::events::{EventListener, EventListenerOptions};
 use gloo::render::{request_animation_frame, AnimationFrame};
 use reconscope::analyze::{Analysis, Outcome};
-use reconscope::layout::{MarkerKind, Timeline};
+use reconscope::layout::Timeline;
 use reconscope::time::{honest_duration, human_duration};
+use reconscope::timescale::TimeScale;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use web_sys::{CanvasPattern, CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, KeyboardEvent, MouseEvent, WheelEvent};
+use web_sys::{CanvasPattern, CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, KeyboardEvent, MouseEvent, ResizeObserver, WheelEvent};
 use yew::Callback;
 
 use crate::timefmt::{self, Zone};
@@ -27,17 +44,23 @@ use crate::timefmt::{self, Zone};
 const ROW_H: f64 = 20.0;
 const BAR_PAD: f64 = 4.0;
 const AXIS_H: f64 = 36.0;
+/// The etcd lane under the axis (when there are elections).
+const LANE_H: f64 = 20.0;
+/// The overview strip at the bottom.
+const OVERVIEW_H: f64 = 18.0;
 const MIN_H: f64 = 160.0;
 const MAX_H: f64 = 900.0;
 const RIGHT_PAD: f64 = 12.0;
+/// Election bands are never narrower than this (px), to see and to hover.
+const MIN_BAND_W: f64 = 6.0;
 const FONT: &str = "12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
 const FONT_BOLD: &str = "600 12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
-/// The narrowest view: 100 µs.
-const MIN_SPAN: f64 = 100_000.0;
+const FONT_SMALL_BOLD: &str = "600 11px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
 
 /// What the chart tells the page.
 pub struct ChartEvents {
-    /// A bar was clicked: the reconcile's index.
+    /// A bar was clicked, or Enter/Space pressed on the selected one: the
+    /// reconcile's index.
     pub pick: Callback<u32>,
     /// A controller's label was clicked: the row's key (fold/unfold).
     pub toggle_row: Callback<String>,
@@ -48,18 +71,32 @@ pub struct ChartEvents {
 pub struct Chart {
     st: Rc<RefCell<State>>,
     _listeners: Vec<EventListener>,
+    observer: Option<(ResizeObserver, Closure<dyn FnMut()>)>,
+}
+
+impl Drop for Chart {
+    fn drop(&mut self) {
+        if let Some((o, _)) = &self.observer {
+            o.disconnect();
+        }
+    }
+}
+
+enum DragKind {
+    /// Panning the plot: the window and scroll at the press.
+    Pan { scale: TimeScale, scroll: f64 },
+    /// Moving the overview's window box: the window at the press.
+    Overview { scale: TimeScale },
 }
 
 struct Drag {
     x: f64,
     y: f64,
-    t0: f64,
-    t1: f64,
-    scroll: f64,
+    kind: DragKind,
     moved: bool,
 }
 
-struct Palette {
+pub(crate) struct Palette {
     bg: String,
     grid: String,
     text: String,
@@ -71,11 +108,68 @@ struct Palette {
     error: String,
     band: String,
     band_leaderless: String,
+    band_edge: String,
+    band_text: String,
     highlight: String,
     highlight_stroke: String,
+    focus_rows: String,
     marker: String,
     marker_delete: String,
     selected: String,
+    ring: String,
+    overview_window: String,
+}
+
+/// Where the tracks are (CSS px), for painting and hit testing.
+#[derive(Clone, Copy)]
+pub(crate) struct Geom {
+    w: f64,
+    h: f64,
+    label_w: f64,
+    /// The etcd lane: `lane_top..lane_top + lane_h` (0 high without elections).
+    lane_top: f64,
+    lane_h: f64,
+    rows_top: f64,
+    rows_bottom: f64,
+    overview_top: f64,
+    scroll: f64,
+    first_row: usize,
+    last_row: usize,
+}
+
+impl Geom {
+    fn row_y(&self, r: usize) -> f64 {
+        self.rows_top + r as f64 * ROW_H - self.scroll
+    }
+
+    fn plot_h(&self) -> f64 {
+        (self.rows_bottom - self.rows_top).max(0.0)
+    }
+
+    fn px1(&self) -> f64 {
+        self.w - RIGHT_PAD
+    }
+}
+
+/// What every painter reads.
+pub(crate) struct Frame<'a> {
+    ctx: &'a CanvasRenderingContext2d,
+    p: &'a Palette,
+    g: Geom,
+    s: TimeScale,
+    tl: &'a Timeline,
+    a: Option<&'a Analysis>,
+    zone: Zone,
+    focus: Option<u32>,
+    selected: Option<u32>,
+    /// The extent the overview shows (absolute ns).
+    extent: (i64, i64),
+}
+
+impl Frame<'_> {
+    fn width(&self, s: &str) -> f64 {
+        self.ctx.measure_text(s).map(|m| m.width()).unwrap_or(0.0)
+    }
 }
 
 struct State {
@@ -88,9 +182,11 @@ struct State {
     /// Reconcile index → bar index (`u32::MAX`: not drawn).
     bar_of: Vec<u32>,
     label_w: f64,
-    /// The view, in ns from `tl.start_nanos`.
-    t0: f64,
-    t1: f64,
+    /// The view (absolute ns) on the plot's pixels.
+    scale: TimeScale,
+    /// What the view is kept on: the timeline's extent, widened by every
+    /// re-layout kept in view (filters), so a filter never moves it.
+    extent: (i64, i64),
     /// Rows scrolled off the top, in px.
     scroll: f64,
     zone: Zone,
@@ -99,11 +195,15 @@ struct State {
     hover: Option<(f64, f64)>,
     drag: Option<Drag>,
     events: ChartEvents,
+    /// Told when the keyboard moves the selection (added for the page).
+    on_select: Option<Callback<Option<u32>>>,
     frame: Option<AnimationFrame>,
     /// Hatch patterns by colour.
     patterns: Vec<(String, CanvasPattern)>,
     /// The window last reported through `events.view`.
     reported: Option<(i64, i64)>,
+    /// The parent's height when it gives one (`.chart-box`), measured on resize.
+    box_h: Option<f64>,
     /// CSS size of the canvas at the last draw.
     w: f64,
     h: f64,
@@ -122,8 +222,8 @@ impl Chart {
                 tl: Rc::new(Timeline::default()),
                 bar_of: Vec::new(),
                 label_w: 160.0,
-                t0: 0.0,
-                t1: 1.0,
+                scale: TimeScale::new(0, 1_000_000_000, 160.0, 600.0),
+                extent: (0, 1_000_000_000),
                 reported: None,
                 scroll: 0.0,
                 zone: Zone::UTC,
@@ -132,8 +232,10 @@ impl Chart {
                 hover: None,
                 drag: None,
                 events,
+                on_select: None,
                 frame: None,
                 patterns: Vec::new(),
+                box_h: None,
                 w: 0.0,
                 h: 0.0,
             })
@@ -189,29 +291,24 @@ impl Chart {
                 let e: &MouseEvent = e.unchecked_ref();
                 // Emit outside the borrow: the page may call back into the chart.
                 let action = st.borrow_mut().on_up(e);
-                match action {
-                    Some(Action::Pick(r)) => {
-                        let cb = st.borrow().events.pick.clone();
-                        cb.emit(r);
-                    }
-                    Some(Action::Toggle(key)) => {
-                        let cb = st.borrow().events.toggle_row.clone();
-                        cb.emit(key);
-                    }
-                    None => {}
-                }
+                emit(&st, action);
             }));
         }
         {
             let st = st.clone();
             listeners.push(EventListener::new_with_options(&canvas, "keydown", active, move |e| {
                 let e: &KeyboardEvent = e.unchecked_ref();
-                st.borrow_mut().on_key(e);
+                let action = st.borrow_mut().on_key(e);
+                emit(&st, action);
             }));
         }
         {
             let st = st.clone();
-            listeners.push(EventListener::new(&window, "resize", move |_| st.borrow_mut().request_draw()));
+            listeners.push(EventListener::new(&window, "resize", move |_| {
+                let mut s = st.borrow_mut();
+                s.measure_box();
+                s.request_draw();
+            }));
         }
         if let Ok(Some(mq)) = window.match_media("(prefers-color-scheme: light)") {
             let st = st.clone();
@@ -221,11 +318,29 @@ impl Chart {
                 s.request_draw();
             }));
         }
-        Some(Chart { st, _listeners: listeners })
+        // The parent's size (the page's panels can be resized): measured
+        // again and drawn on every change.
+        let observer = canvas.parent_element().and_then(|parent| {
+            let weak = Rc::downgrade(&st);
+            let cb = Closure::<dyn FnMut()>::new(move || {
+                if let Some(st) = weak.upgrade() {
+                    if let Ok(mut s) = st.try_borrow_mut() {
+                        s.measure_box();
+                        s.request_draw();
+                    }
+                }
+            });
+            let o = ResizeObserver::new(cb.as_ref().unchecked_ref()).ok()?;
+            o.observe(&parent);
+            Some((o, cb))
+        });
+        st.borrow_mut().measure_box();
+        Some(Chart { st, _listeners: listeners, observer })
     }
 
-    /// Shows a new timeline. `keep_view`: keep the zoom and scroll (a
-    /// re-layout of the same analysis), else show everything.
+    /// Shows a new timeline. `keep_view`: keep the window (absolute time,
+    /// exactly: filters change which bars exist, never where the view is)
+    /// and the scroll, else show everything.
     pub fn set_data(&self, analysis: Rc<Analysis>, tl: Rc<Timeline>, keep_view: bool) {
         let mut s = self.st.borrow_mut();
         let mut bar_of = vec![u32::MAX; analysis.reconciles.len()];
@@ -234,17 +349,14 @@ impl Chart {
                 *slot = i as u32;
             }
         }
-        let old_start = s.tl.start_nanos;
         s.bar_of = bar_of;
         s.analysis = Some(analysis);
         s.tl = tl;
         s.measure_labels();
         if keep_view {
-            // Same instants as before, relative to the new origin.
-            let shift = (old_start - s.tl.start_nanos) as f64;
-            s.t0 += shift;
-            s.t1 += shift;
-            s.clamp();
+            // The window stays where it is: the extent it is kept on only grows.
+            let (lo, hi) = s.tl_extent();
+            s.extent = (s.extent.0.min(lo), s.extent.1.max(hi));
         } else {
             s.selected = None;
             s.focus = None;
@@ -265,22 +377,24 @@ impl Chart {
         s.request_draw();
     }
 
-    /// Zooms onto a finding's window and scrolls to its rows.
+    /// Zooms onto a finding's window, scrolls to its rows and marks them
+    /// until another finding is focused.
     pub fn focus_finding(&self, finding: u32) {
         let mut s = self.st.borrow_mut();
         s.focus = Some(finding);
-        let origin = s.tl.start_nanos;
         let window = match s.tl.highlights.iter().find(|h| h.finding == finding) {
-            Some(h) => Some((h.start_nanos, h.end_nanos, h.rows.first().copied())),
-            None => s.analysis.as_ref().and_then(|a| a.findings.get(finding as usize).map(|f| (f.start.nanos, f.end.nanos, None))),
+            Some(h) => Some((h.start_nanos, h.end_nanos, h.rows.clone())),
+            None => s.analysis.as_ref().and_then(|a| a.findings.get(finding as usize).map(|f| (f.start.nanos, f.end.nanos, Vec::new()))),
         };
-        if let Some((start, end, row)) = window {
-            let span = ((end - start) as f64).max(1e9);
-            let pad = span * 0.15;
-            s.t0 = (start - origin) as f64 - pad;
-            s.t1 = (end - origin) as f64 + pad;
-            if let Some(r) = row {
-                s.scroll = (r as f64 * ROW_H - ROW_H * 2.0).max(0.0);
+        if let Some((start, end, rows)) = window {
+            let span = end.saturating_sub(start).max(1_000_000_000);
+            let pad = span / 7;
+            s.scale = s.scale.with_window(start.saturating_sub(pad), end.saturating_add(pad));
+            if let (Some(&first), Some(&last)) = (rows.first(), rows.last()) {
+                let plot_h = s.geom().plot_h();
+                let (top, bottom) = (first as f64 * ROW_H, (last as f64 + 1.0) * ROW_H);
+                // All its rows when they fit, else from the first.
+                s.scroll = if bottom - top <= plot_h - ROW_H { top - ((plot_h - (bottom - top)) / 3.0).max(0.0) } else { top - ROW_H };
             }
             s.clamp();
         }
@@ -305,60 +419,45 @@ impl Chart {
     /// Shows the window `[start, end]` (absolute ns).
     pub fn set_view(&self, start: i64, end: i64) {
         let mut s = self.st.borrow_mut();
-        let origin = s.tl.start_nanos;
-        s.t0 = (start - origin) as f64;
-        s.t1 = (end.max(start + 1) - origin) as f64;
+        s.scale = s.scale.with_window(start, end.max(start.saturating_add(1)));
         s.clamp();
         s.request_draw();
+    }
+
+    /// Told whenever the keyboard moves the selection (the reconcile's
+    /// index), so the page can follow it without opening the inspector.
+    #[allow(dead_code)]
+    pub fn set_on_select(&self, cb: Callback<Option<u32>>) {
+        self.st.borrow_mut().on_select = Some(cb);
     }
 }
 
 enum Action {
     Pick(u32),
     Toggle(String),
+    Selected(u32),
 }
 
-/// Nice tick steps, in ns.
-const STEPS: &[i64] = &[
-    1_000,
-    2_000,
-    5_000,
-    10_000,
-    20_000,
-    50_000,
-    100_000,
-    200_000,
-    500_000,
-    1_000_000,
-    2_000_000,
-    5_000_000,
-    10_000_000,
-    20_000_000,
-    50_000_000,
-    100_000_000,
-    200_000_000,
-    500_000_000,
-    1_000_000_000,
-    2_000_000_000,
-    5_000_000_000,
-    10_000_000_000,
-    15_000_000_000,
-    30_000_000_000,
-    60_000_000_000,
-    120_000_000_000,
-    300_000_000_000,
-    600_000_000_000,
-    900_000_000_000,
-    1_800_000_000_000,
-    3_600_000_000_000,
-    7_200_000_000_000,
-    10_800_000_000_000,
-    21_600_000_000_000,
-    43_200_000_000_000,
-    86_400_000_000_000,
-    172_800_000_000_000,
-    604_800_000_000_000,
-];
+/// Emits an action's event outside the state's borrow.
+fn emit(st: &Rc<RefCell<State>>, action: Option<Action>) {
+    match action {
+        Some(Action::Pick(r)) => {
+            let cb = st.borrow().events.pick.clone();
+            cb.emit(r);
+        }
+        Some(Action::Toggle(key)) => {
+            let cb = st.borrow().events.toggle_row.clone();
+            cb.emit(key);
+        }
+        Some(Action::Selected(r)) => {
+            let cb = st.borrow().on_select.clone();
+            if let Some(cb) = cb {
+                cb.emit(Some(r));
+            }
+        }
+        None => {}
+    }
+}
 
 impl State {
     fn request_draw(&mut self) {
@@ -375,66 +474,66 @@ impl State {
         }));
     }
 
-    fn full(&self) -> f64 {
-        ((self.tl.end_nanos - self.tl.start_nanos) as f64).max(1e9)
+    /// The timeline's extent, at least a second long.
+    fn tl_extent(&self) -> (i64, i64) {
+        let lo = self.tl.start_nanos;
+        (lo, self.tl.end_nanos.max(lo.saturating_add(1_000_000_000)))
     }
 
     fn reset_view(&mut self) {
-        let full = self.full();
-        self.t0 = -full * 0.01;
-        self.t1 = full * 1.01;
+        self.extent = self.tl_extent();
+        let (lo, hi) = self.extent;
+        let pad = (hi - lo) / 100;
+        self.scale = self.scale.with_window(lo.saturating_sub(pad), hi.saturating_add(pad));
         self.scroll = 0.0;
     }
 
-    fn plot_h(&self) -> f64 {
-        (self.h - AXIS_H).max(0.0)
-    }
-
-    fn clamp(&mut self) {
-        let full = self.full();
-        let mut span = (self.t1 - self.t0).clamp(MIN_SPAN, full * 1.5);
-        if !span.is_finite() {
-            span = full;
+    fn geom(&self) -> Geom {
+        let lane_h = if self.tl.bands.is_empty() { 0.0 } else { LANE_H };
+        let rows_top = AXIS_H + lane_h;
+        let rows_bottom = (self.h - OVERVIEW_H).max(rows_top);
+        let rows = self.tl.rows.len();
+        let first_row = (self.scroll / ROW_H).floor().max(0.0) as usize;
+        let last_row = (((self.scroll + rows_bottom - rows_top) / ROW_H).ceil().max(0.0) as usize).min(rows);
+        Geom {
+            w: self.w,
+            h: self.h,
+            label_w: self.label_w,
+            lane_top: AXIS_H,
+            lane_h,
+            rows_top,
+            rows_bottom,
+            overview_top: rows_bottom,
+            scroll: self.scroll,
+            first_row: first_row.min(rows),
+            last_row,
         }
-        let mut t0 = self.t0;
-        t0 = t0.clamp(-span * 0.9, full - span * 0.1);
-        self.t0 = t0;
-        self.t1 = t0 + span;
-        let max_scroll = (self.tl.rows.len() as f64 * ROW_H - self.plot_h() + 4.0).max(0.0);
-        self.scroll = self.scroll.clamp(0.0, max_scroll);
     }
 
     fn plot_w(&self) -> f64 {
         (self.w - self.label_w - RIGHT_PAD).max(1.0)
     }
 
-    fn x_of(&self, abs_nanos: i64) -> f64 {
-        let t = (abs_nanos - self.tl.start_nanos) as f64;
-        self.label_w + (t - self.t0) / (self.t1 - self.t0) * self.plot_w()
-    }
-
-    fn t_at(&self, x: f64) -> f64 {
-        self.t0 + (x - self.label_w) / self.plot_w() * (self.t1 - self.t0)
+    fn clamp(&mut self) {
+        let (lo, hi) = self.extent;
+        self.scale = self.scale.with_px(self.label_w, self.plot_w()).clamp_to(lo, hi);
+        let max_scroll = (self.tl.rows.len() as f64 * ROW_H - self.geom().plot_h() + 4.0).max(0.0);
+        self.scroll = if self.scroll.is_finite() { self.scroll.clamp(0.0, max_scroll) } else { 0.0 };
     }
 
     fn row_at(&self, y: f64) -> Option<usize> {
-        if y < AXIS_H {
+        let g = self.geom();
+        if y < g.rows_top || y >= g.rows_bottom {
             return None;
         }
-        let r = ((y - AXIS_H + self.scroll) / ROW_H).floor();
+        let r = ((y - g.rows_top + self.scroll) / ROW_H).floor();
         (r >= 0.0 && (r as usize) < self.tl.rows.len()).then_some(r as usize)
     }
 
     /// Bar indexes of a row that may overlap `[t0, t1]` (absolute ns):
     /// [`Timeline::visible_bars`] as a range of `tl.bars`.
     fn candidates(&self, row: usize, t0: i64, t1: i64) -> Range<usize> {
-        let vis = self.tl.visible_bars(row, t0, t1);
-        if vis.is_empty() {
-            return 0..0;
-        }
-        let size = std::mem::size_of::<reconscope::layout::Bar>().max(1);
-        let start = (vis.as_ptr() as usize - self.tl.bars.as_ptr() as usize) / size;
-        start..start + vis.len()
+        candidates(&self.tl, row, t0, t1)
     }
 
     fn measure_labels(&mut self) {
@@ -447,20 +546,20 @@ impl State {
         self.label_w = widest.clamp(140.0, 300.0);
     }
 
+    /// Brings a reconcile's bar into view (time and rows).
     fn reveal(&mut self, reconcile: u32) {
         let Some(&bi) = self.bar_of.get(reconcile as usize) else { return };
         let Some(bar) = self.tl.bars.get(bi as usize).copied() else { return };
-        let origin = self.tl.start_nanos;
-        let (s, e) = ((bar.start_nanos - origin) as f64, (bar.end_nanos - origin) as f64);
-        let span = self.t1 - self.t0;
-        if e < self.t0 || s > self.t1 {
-            let mid = (s + e) / 2.0;
-            self.t0 = mid - span / 2.0;
-            self.t1 = mid + span / 2.0;
+        let sc = self.scale;
+        if bar.end_nanos < sc.start() || bar.start_nanos > sc.end() {
+            let mid = bar.start_nanos / 2 + bar.end_nanos / 2;
+            let half = (sc.span() / 2) as i64;
+            self.scale = sc.with_window(mid.saturating_sub(half), mid.saturating_add(half));
         }
         let y = bar.row as f64 * ROW_H;
-        if y < self.scroll || y + ROW_H > self.scroll + self.plot_h() {
-            self.scroll = y - self.plot_h() / 3.0;
+        let plot_h = self.geom().plot_h();
+        if y < self.scroll || y + ROW_H > self.scroll + plot_h {
+            self.scroll = y - plot_h / 3.0;
         }
         self.clamp();
     }
@@ -483,13 +582,8 @@ impl State {
         if e.shift_key() {
             self.scroll += dy;
         } else {
-            let tc = self.t_at(x.max(self.label_w));
             let f = (dy * 0.002).exp();
-            self.t0 = tc - (tc - self.t0) * f;
-            self.t1 = tc + (self.t1 - tc) * f;
-            let per_px = (self.t1 - self.t0) / self.plot_w();
-            self.t0 += dx * per_px;
-            self.t1 += dx * per_px;
+            self.scale = self.scale.zoom(f, x.max(self.label_w)).pan_px(dx);
         }
         self.clamp();
         self.hide_tooltip();
@@ -498,14 +592,31 @@ impl State {
 
     fn on_down(&mut self, e: &MouseEvent) {
         let (x, y) = self.offset(e);
-        self.drag = Some(Drag { x, y, t0: self.t0, t1: self.t1, scroll: self.scroll, moved: false });
+        let g = self.geom();
+        let kind = if y >= g.overview_top && x >= self.label_w {
+            let ov = overview::scale(&g, self.extent);
+            let (bx0, bx1) = (ov.x_clamped(self.scale.start()), ov.x_clamped(self.scale.end()));
+            if x < bx0 - 2.0 || x > bx1 + 2.0 {
+                // A click outside the box: the window jumps there, then drags.
+                let t = ov.t(x);
+                let half = (self.scale.span() / 2) as i64;
+                self.scale = self.scale.with_window(t.saturating_sub(half), t.saturating_add(half));
+                self.clamp();
+                self.request_draw();
+            }
+            DragKind::Overview { scale: self.scale }
+        } else {
+            DragKind::Pan { scale: self.scale, scroll: self.scroll }
+        };
+        self.drag = Some(Drag { x, y, kind, moved: false });
         let _ = self.canvas.focus();
         e.prevent_default();
     }
 
     fn on_drag(&mut self, e: &MouseEvent) {
         let (x, y) = self.offset(e);
-        let per_px = (self.t1 - self.t0) / self.plot_w();
+        let g = self.geom();
+        let extent = self.extent;
         let Some(d) = self.drag.as_mut() else { return };
         if (x - d.x).abs() + (y - d.y).abs() > 3.0 {
             d.moved = true;
@@ -513,11 +624,17 @@ impl State {
         if !d.moved {
             return;
         }
-        let dt = (x - d.x) * per_px;
-        let (t0, t1, scroll) = (d.t0 - dt, d.t1 - dt, d.scroll - (y - d.y));
-        self.t0 = t0;
-        self.t1 = t1;
-        self.scroll = scroll;
+        match d.kind {
+            DragKind::Pan { scale, scroll } => {
+                self.scale = scale.pan_px(d.x - x);
+                self.scroll = scroll - (y - d.y);
+            }
+            DragKind::Overview { scale } => {
+                // The overview's pixels are the whole run's.
+                let ov = overview::scale(&g, extent);
+                self.scale = scale.pan_px((x - d.x) * ov.ns_per_px() / scale.ns_per_px());
+            }
+        }
         self.clamp();
         let _ = self.canvas.style().set_property("cursor", "grabbing");
         self.hide_tooltip();
@@ -527,7 +644,7 @@ impl State {
     fn on_up(&mut self, e: &MouseEvent) -> Option<Action> {
         let d = self.drag.take()?;
         let _ = self.canvas.style().remove_property("cursor");
-        if d.moved {
+        if d.moved || matches!(d.kind, DragKind::Overview { .. }) {
             return None;
         }
         let (x, y) = self.offset(e);
@@ -551,35 +668,101 @@ impl State {
         self.update_tooltip(x, y);
     }
 
-    fn on_key(&mut self, e: &KeyboardEvent) {
-        let span = self.t1 - self.t0;
-        let mid = (self.t0 + self.t1) / 2.0;
-        let zoom = |s: &mut State, f: f64| {
-            s.t0 = mid - span * f / 2.0;
-            s.t1 = mid + span * f / 2.0;
+    /// The selected reconcile's bar index, if it is drawn.
+    fn selected_bar(&self) -> Option<usize> {
+        let &bi = self.bar_of.get(self.selected? as usize)?;
+        ((bi as usize) < self.tl.bars.len()).then_some(bi as usize)
+    }
+
+    /// The bar of `row` nearest in time to `t` (absolute ns).
+    fn nearest_on_row(&self, row: usize, t: i64) -> Option<usize> {
+        let r = self.tl.rows.get(row)?;
+        let (s, e) = (r.bar_start as usize, (r.bar_end as usize).min(self.tl.bars.len()));
+        if s >= e {
+            return None;
+        }
+        let bars = &self.tl.bars[s..e];
+        let i = bars.partition_point(|b| b.start_nanos <= t);
+        let dist = |b: &reconscope::layout::Bar| {
+            if t < b.start_nanos {
+                b.start_nanos - t
+            } else if t > b.end_nanos {
+                t - b.end_nanos
+            } else {
+                0
+            }
         };
-        match e.key().as_str() {
-            "ArrowLeft" => {
-                self.t0 -= span * 0.1;
-                self.t1 -= span * 0.1;
+        // Bars of a row are sorted by start; a long earlier bar may hold t.
+        let lo = i.saturating_sub(8);
+        let hi = (i + 2).min(bars.len());
+        (lo..hi).min_by_key(|&k| dist(&bars[k])).map(|k| s + k)
+    }
+
+    /// The bar the keyboard moves to from the selection (or, with none,
+    /// the one nearest the view's middle on the first visible row with bars).
+    fn step_selection(&self, key: &str) -> Option<usize> {
+        let mid = self.scale.start() / 2 + self.scale.end() / 2;
+        let Some(cur) = self.selected_bar() else {
+            let g = self.geom();
+            return (g.first_row..self.tl.rows.len()).find_map(|r| self.nearest_on_row(r, mid));
+        };
+        let b = self.tl.bars[cur];
+        let row = b.row as usize;
+        let at = b.start_nanos / 2 + b.end_nanos / 2;
+        let r = self.tl.rows.get(row)?;
+        match key {
+            "ArrowLeft" => (cur > r.bar_start as usize).then(|| cur - 1),
+            "ArrowRight" => (cur + 1 < r.bar_end as usize).then_some(cur + 1),
+            "ArrowUp" => (0..row).rev().find_map(|r| self.nearest_on_row(r, at)),
+            "ArrowDown" => (row + 1..self.tl.rows.len()).find_map(|r| self.nearest_on_row(r, at)),
+            _ => None,
+        }
+    }
+
+    fn on_key(&mut self, e: &KeyboardEvent) -> Option<Action> {
+        let key = e.key();
+        let plot_h = self.geom().plot_h();
+        let mid_x = self.label_w + self.plot_w() / 2.0;
+        let pan = self.plot_w() * 0.1;
+        let arrow = matches!(key.as_str(), "ArrowLeft" | "ArrowRight" | "ArrowUp" | "ArrowDown");
+        let mut action = None;
+        match key.as_str() {
+            k if arrow && !e.shift_key() && !e.alt_key() && !e.ctrl_key() && !e.meta_key() => {
+                if let Some(bi) = self.step_selection(k) {
+                    let r = self.tl.bars[bi].reconcile;
+                    self.selected = Some(r);
+                    self.reveal(r);
+                    action = Some(Action::Selected(r));
+                }
             }
-            "ArrowRight" => {
-                self.t0 += span * 0.1;
-                self.t1 += span * 0.1;
+            "Enter" | " " => {
+                let r = self.selected.filter(|_| self.selected_bar().is_some());
+                let r = r.or_else(|| self.step_selection("").map(|bi| self.tl.bars[bi].reconcile));
+                match r {
+                    Some(r) => {
+                        self.selected = Some(r);
+                        self.reveal(r);
+                        action = Some(Action::Pick(r));
+                    }
+                    None => return None,
+                }
             }
-            "ArrowUp" => self.scroll -= ROW_H,
-            "ArrowDown" => self.scroll += ROW_H,
-            "PageUp" => self.scroll -= self.plot_h() * 0.8,
-            "PageDown" => self.scroll += self.plot_h() * 0.8,
-            "+" | "=" => zoom(self, 0.7),
-            "-" | "_" => zoom(self, 1.0 / 0.7),
+            "ArrowLeft" | "h" | "H" => self.scale = self.scale.pan_px(-pan),
+            "ArrowRight" | "l" | "L" => self.scale = self.scale.pan_px(pan),
+            "ArrowUp" | "k" | "K" => self.scroll -= ROW_H,
+            "ArrowDown" | "j" | "J" => self.scroll += ROW_H,
+            "PageUp" => self.scroll -= plot_h * 0.8,
+            "PageDown" => self.scroll += plot_h * 0.8,
+            "+" | "=" => self.scale = self.scale.zoom(0.7, mid_x),
+            "-" | "_" | "−" => self.scale = self.scale.zoom(1.0 / 0.7, mid_x),
             "0" | "Home" => self.reset_view(),
-            _ => return,
+            _ => return None,
         }
         e.prevent_default();
         self.clamp();
         self.hide_tooltip();
         self.request_draw();
+        action
     }
 
     // ----- hit testing and tooltip -----
@@ -589,16 +772,15 @@ impl State {
             return None;
         }
         let row = self.row_at(y)?;
-        let slack = 3.0 * (self.t1 - self.t0) / self.plot_w();
-        let t = self.t_at(x) + self.tl.start_nanos as f64;
-        let (lo, hi) = ((t - slack) as i64, (t + slack) as i64);
+        let sc = self.scale;
+        let (lo, hi) = (sc.t(x - 3.0), sc.t(x + 3.0));
         let mut best: Option<(usize, f64)> = None;
         for i in self.candidates(row, lo, hi) {
             let b = &self.tl.bars[i];
             if b.end_nanos < lo || b.start_nanos > hi {
                 continue;
             }
-            let (x0, x1) = (self.x_of(b.start_nanos), self.x_of(b.end_nanos).max(self.x_of(b.start_nanos) + 2.0));
+            let (x0, x1) = (sc.x(b.start_nanos), sc.x(b.end_nanos).max(sc.x(b.start_nanos) + 2.0));
             let dist = if x < x0 {
                 x0 - x
             } else if x > x1 {
@@ -611,6 +793,16 @@ impl State {
             }
         }
         best.map(|(i, _)| i)
+    }
+
+    /// The election band under x (at least [`MIN_BAND_W`] wide).
+    fn band_at(&self, x: f64) -> Option<&reconscope::layout::Band> {
+        let sc = self.scale;
+        self.tl.bands.iter().find(|b| {
+            let x0 = sc.x(b.start_nanos);
+            let x1 = sc.x(b.end_nanos).max(x0 + MIN_BAND_W);
+            x0 - 1.0 <= x && x <= x1 + 1.0
+        })
     }
 
     fn hide_tooltip(&self) {
@@ -636,9 +828,39 @@ impl State {
         let _ = style.set_property("top", &format!("{top}px"));
     }
 
+    fn describe_band(&self, b: &reconscope::layout::Band) -> Option<String> {
+        let a = self.analysis.as_ref()?;
+        let z = self.zone;
+        let leaderless = match b.leaderless_start_nanos {
+            Some(l) => format!("\nleaderless from {}", timefmt::clock(l, z, 3)),
+            None => String::new(),
+        };
+        Some(format!(
+            "{}\nelection {} → {} ({}){leaderless}",
+            b.label,
+            timefmt::clock(b.start_nanos, z, 3),
+            timefmt::clock(b.end_nanos, z, 3),
+            // No finer than the election's own timestamps.
+            match a.elections.get(b.election as usize).and_then(|e| Some((e.start, e.end?))) {
+                Some((s, e)) => honest_duration(s, e),
+                None => human_duration(b.end_nanos - b.start_nanos),
+            }
+        ))
+    }
+
     fn describe(&self, x: f64, y: f64) -> Option<String> {
         let a = self.analysis.as_ref()?;
         let z = self.zone;
+        let g = self.geom();
+        if y >= g.overview_top {
+            return Some("The whole run: drag the box to move the view, click to jump".into());
+        }
+        if y >= g.lane_top && y < g.lane_top + g.lane_h {
+            if x < self.label_w {
+                return Some("etcd leader elections (term, leader, leaderless time)".into());
+            }
+            return self.band_at(x).and_then(|b| self.describe_band(b));
+        }
         if let Some(bi) = self.bar_at(x, y) {
             let b = self.tl.bars[bi];
             let r = a.reconciles.get(b.reconcile as usize)?;
@@ -667,19 +889,21 @@ impl State {
         if x < self.label_w {
             let row = self.tl.rows.get(self.row_at(y)?)?;
             let hint = if row.depth == 0 { "\n(click to fold or unfold)" } else { "" };
+            // The label in full (the column may show it cut).
             return Some(format!("{}{hint}", row.label));
         }
-        if let Some(d) = self.tl.dumps.iter().find(|d| (self.x_of(d.at_nanos) - x).abs() <= 4.0) {
+        let sc = self.scale;
+        if let Some(d) = self.tl.dumps.iter().find(|d| (sc.x(d.at_nanos) - x).abs() <= 4.0) {
             return Some(format!("{}\n{} (see Goroutines below)", d.label, timefmt::full(d.at_nanos, z)));
         }
         let row = self.row_at(y);
         for m in &self.tl.markers {
-            if Some(m.row as usize) == row && (self.x_of(m.at_nanos) - x).abs() <= 5.0 {
+            if Some(m.row as usize) == row && (sc.x(m.at_nanos) - x).abs() <= 5.0 {
                 return Some(format!("{}\n{}", m.label, timefmt::full(m.at_nanos, z)));
             }
         }
-        if y >= AXIS_H {
-            let t = self.t_at(x) as i64 + self.tl.start_nanos;
+        if y >= g.rows_top {
+            let t = sc.t(x);
             let on_row = |rows: &[u32]| rows.is_empty() || row.is_some_and(|r| rows.binary_search(&(r as u32)).is_ok());
             let finding = self
                 .tl
@@ -691,52 +915,14 @@ impl State {
             if let Some(f) = finding {
                 return Some(format!("{}: {}", f.kind.as_str(), f.message));
             }
-            if let Some(b) = self.tl.bands.iter().find(|b| b.start_nanos <= t && t <= b.end_nanos) {
-                let leaderless = match b.leaderless_start_nanos {
-                    Some(l) => format!("\nleaderless from {}", timefmt::clock(l, z, 3)),
-                    None => String::new(),
-                };
-                return Some(format!(
-                    "{}\nelection {} → {} ({}){leaderless}",
-                    b.label,
-                    timefmt::clock(b.start_nanos, z, 3),
-                    timefmt::clock(b.end_nanos, z, 3),
-                    // No finer than the election's own timestamps.
-                    match a.elections.get(b.election as usize).and_then(|e| Some((e.start, e.end?))) {
-                        Some((s, e)) => honest_duration(s, e),
-                        None => human_duration(b.end_nanos - b.start_nanos),
-                    }
-                ));
+            if let Some(b) = self.band_at(x) {
+                return self.describe_band(b);
             }
         }
         None
     }
 
     // ----- drawing -----
-
-    /// Goroutine dumps: a dashed line across every row at the dump's time.
-    fn draw_dumps(&self, ctx: &CanvasRenderingContext2d, p: &Palette, vt0: i64, vt1: i64) {
-        // Where the plot area is (CSS px), for tests and tools that point at a time.
-        let _ = self.canvas.set_attribute("data-plot-left", &format!("{:.1}", self.label_w));
-        let _ = self.canvas.set_attribute("data-plot-width", &format!("{:.1}", self.plot_w()));
-        let dash = js_sys::Array::of2(&4.0.into(), &3.0.into());
-        for d in &self.tl.dumps {
-            if d.at_nanos < vt0 || d.at_nanos > vt1 {
-                continue;
-            }
-            let x = self.x_of(d.at_nanos).round() + 0.5;
-            ctx.set_stroke_style_str(&p.text);
-            ctx.set_line_width(1.5);
-            let _ = ctx.set_line_dash(&dash);
-            ctx.begin_path();
-            ctx.move_to(x, AXIS_H);
-            ctx.line_to(x, self.h);
-            ctx.stroke();
-            let _ = ctx.set_line_dash(&js_sys::Array::new());
-            ctx.set_fill_style_str(&p.text);
-            let _ = ctx.fill_text("goroutine dump", x + 4.0, AXIS_H + 8.0);
-        }
-    }
 
     fn palette(&self) -> Palette {
         let style = web_sys::window().and_then(|w| w.get_computed_style(&self.canvas).ok().flatten());
@@ -748,6 +934,9 @@ impl State {
                 .filter(|v| !v.is_empty())
                 .unwrap_or_else(|| fallback.to_string())
         };
+        let band = get("--band", "rgba(150, 120, 255, 0.14)");
+        let band_leaderless = get("--band-leaderless", "rgba(150, 120, 255, 0.32)");
+        let accent = get("--accent", "#5fb3f9");
         Palette {
             bg: get("--chart-bg", "#111418"),
             grid: get("--chart-grid", "#2a3038"),
@@ -758,16 +947,24 @@ impl State {
             success: get("--bar-success", "#4caf7d"),
             requeue: get("--bar-requeue", "#e0b341"),
             error: get("--bar-error", "#ef5350"),
-            band: get("--band", "rgba(150, 120, 255, 0.14)"),
-            band_leaderless: get("--band-leaderless", "rgba(150, 120, 255, 0.32)"),
+            // The chart's own election colours (www/style.css' chart block), else the page's.
+            band: get("--chart-band", &band),
+            band_leaderless: get("--chart-band-leaderless", &band_leaderless),
+            band_edge: get("--chart-band-edge", "#ab8cff"),
+            band_text: get("--chart-band-text", "#c9b6ff"),
             highlight: get("--highlight", "rgba(255, 138, 128, 0.12)"),
             highlight_stroke: get("--highlight-stroke", "#ff8a80"),
+            focus_rows: get("--chart-focus-rows", "rgba(95, 179, 249, 0.16)"),
             marker: get("--marker", "#5fb3f9"),
             marker_delete: get("--marker-delete", "#ff8a80"),
             selected: get("--selected", "#ffffff"),
+            ring: get("--chart-ring", &accent),
+            overview_window: get("--chart-overview-window", "rgba(95, 179, 249, 0.25)"),
         }
     }
 
+    /// The latent-start hatch of a colour, as the SVG export's: 45°
+    /// stripes 2.5 px wide over a 12 % tint of the colour.
     fn pattern(&mut self, color: &str) -> Option<CanvasPattern> {
         if let Some((_, p)) = self.patterns.iter().find(|(c, _)| c == color) {
             return Some(p.clone());
@@ -777,8 +974,12 @@ impl State {
         tile.set_width(8);
         tile.set_height(8);
         let c: CanvasRenderingContext2d = tile.get_context("2d").ok()??.dyn_into().ok()?;
+        c.set_fill_style_str(color);
+        c.set_global_alpha(0.12);
+        c.fill_rect(0.0, 0.0, 8.0, 8.0);
+        c.set_global_alpha(1.0);
         c.set_stroke_style_str(color);
-        c.set_line_width(2.0);
+        c.set_line_width(2.5);
         c.begin_path();
         // Diagonal lines that join across tiles.
         c.move_to(-2.0, 10.0);
@@ -793,14 +994,38 @@ impl State {
         Some(p)
     }
 
+    /// The parent's own height (`.chart-box` given one by the page's CSS):
+    /// measured with the canvas out of the way, so a parent that only
+    /// wraps the canvas reads 0 and today's rule applies.
+    fn measure_box(&mut self) {
+        let Some(parent) = self.canvas.parent_element() else { return };
+        let style = self.canvas.style();
+        let old = style.get_property_value("height").unwrap_or_default();
+        let _ = style.set_property("height", "0px");
+        let h = parent.client_height() as f64;
+        if old.is_empty() {
+            let _ = style.remove_property("height");
+        } else {
+            let _ = style.set_property("height", &old);
+        }
+        self.box_h = (h > 0.0).then_some(h);
+    }
+
     fn resize(&mut self) {
         let parent_w = self.canvas.parent_element().map(|p| p.client_width() as f64).unwrap_or(800.0);
         let w = parent_w.max(320.0);
         let rows = self.tl.rows.len() as f64;
-        // As tall as its rows need, up to most of the window.
-        let window_h = web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|v| v.as_f64()).unwrap_or(800.0);
-        let max_h = (window_h - 140.0).clamp(MIN_H, MAX_H);
-        let h = (AXIS_H + rows * ROW_H + 6.0).clamp(MIN_H, max_h);
+        let h = match self.box_h {
+            // The parent's height; rows scroll inside.
+            Some(h) => h.max(MIN_H),
+            None => {
+                // As tall as its rows need, up to most of the window.
+                let window_h = web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|v| v.as_f64()).unwrap_or(800.0);
+                let max_h = (window_h - 140.0).clamp(MIN_H, MAX_H);
+                let lane = if self.tl.bands.is_empty() { 0.0 } else { LANE_H };
+                (AXIS_H + lane + rows * ROW_H + OVERVIEW_H + 6.0).clamp(MIN_H, max_h)
+            }
+        };
         let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
         let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
         if self.canvas.width() != pw || self.canvas.height() != ph {
@@ -828,8 +1053,7 @@ impl State {
         ctx.set_font(FONT);
         ctx.set_text_baseline("middle");
 
-        let rows = self.tl.rows.len();
-        if rows == 0 {
+        if self.tl.rows.is_empty() {
             ctx.set_fill_style_str(&p.muted);
             let msg = if self.analysis.as_ref().is_some_and(|a| !a.reconciles.is_empty()) {
                 "The timeline layout is empty."
@@ -839,338 +1063,89 @@ impl State {
             let _ = ctx.fill_text(msg, 16.0, h / 2.0);
             return;
         }
-        let first_row = (self.scroll / ROW_H).floor().max(0.0) as usize;
-        let last_row = (((self.scroll + self.plot_h()) / ROW_H).ceil() as usize).min(rows);
-        let (px0, px1) = (self.label_w, w - RIGHT_PAD);
-        let origin = self.tl.start_nanos;
-        let (vt0, vt1) = (origin + self.t0 as i64, origin + self.t1 as i64);
-        let row_y = |r: usize, scroll: f64| AXIS_H + r as f64 * ROW_H - scroll;
+        let patterns = [p.success.clone(), p.requeue.clone(), p.error.clone()].map(|c| self.pattern(&c));
+        let tl = self.tl.clone();
+        let analysis = self.analysis.clone();
+        let f = Frame {
+            ctx: &ctx,
+            p: &p,
+            g: self.geom(),
+            s: self.scale,
+            tl: &tl,
+            a: analysis.as_deref(),
+            zone: self.zone,
+            focus: self.focus,
+            selected: self.selected,
+            extent: self.extent,
+        };
+        let g = f.g;
 
-        // Row stripes (whole width).
-        for r in first_row..last_row {
-            let y = row_y(r, self.scroll);
-            let row = &self.tl.rows[r];
-            let fill = if row.depth == 0 {
-                Some(&p.group_bg)
-            } else if r % 2 == 1 {
-                Some(&p.row_alt)
-            } else {
-                None
-            };
-            if let Some(f) = fill {
-                ctx.set_fill_style_str(f);
-                ctx.fill_rect(0.0, y, w, ROW_H);
-            }
-        }
+        rows::stripes(&f);
+        highlights::focus_rows(&f);
 
         // The plot area, clipped.
         ctx.save();
         ctx.begin_path();
-        ctx.rect(px0, AXIS_H, px1 - px0, h - AXIS_H);
+        ctx.rect(g.label_w, g.rows_top, g.px1() - g.label_w, g.rows_bottom - g.rows_top);
         ctx.clip();
+        let ticks = axis::ticks(&f);
+        axis::grid(&f, &ticks);
+        bands::paint(&f);
+        highlights::boxes(&f);
+        let drawn = bars::paint(&f, &patterns);
+        markers::paint(&f);
+        markers::dumps(&f);
+        highlights::labels(&f);
+        ctx.restore();
 
-        let ticks = self.ticks();
-        ctx.set_fill_style_str(&p.grid);
-        for &(t, _) in &ticks {
-            let x = self.x_of(t).round() + 0.5;
-            ctx.fill_rect(x - 0.5, AXIS_H, 1.0, h - AXIS_H);
-        }
+        rows::labels(&f);
+        axis::paint(&f, &ticks);
+        etcd::paint(&f);
+        overview::paint(&f);
+        rows::scroll_hint(&f);
 
-        // Election bands, across every row.
-        for b in &self.tl.bands {
-            if b.end_nanos < vt0 || b.start_nanos > vt1 {
-                continue;
-            }
-            let (x0, x1) = (self.x_of(b.start_nanos), self.x_of(b.end_nanos));
-            ctx.set_fill_style_str(&p.band);
-            ctx.fill_rect(x0, AXIS_H, (x1 - x0).max(2.0), h - AXIS_H);
-            if let Some(l) = b.leaderless_start_nanos {
-                let xl = self.x_of(l);
-                ctx.set_fill_style_str(&p.band_leaderless);
-                ctx.fill_rect(xl, AXIS_H, (x1 - xl).max(2.0), h - AXIS_H);
-            }
-        }
-
-        // Finding highlights, over their rows: all in one path (thousands
-        // on a big input), the focused one outlined apart.
-        let mut boxes: Vec<(f64, f64, f64, f64)> = Vec::new();
-        let mut focused_boxes: Vec<(f64, f64, f64, f64)> = Vec::new();
-        for hl in &self.tl.highlights {
-            if hl.end_nanos < vt0 || hl.start_nanos > vt1 {
-                continue;
-            }
-            let (x0, x1) = (self.x_of(hl.start_nanos), self.x_of(hl.end_nanos).max(self.x_of(hl.start_nanos) + 3.0));
-            let out = if self.focus == Some(hl.finding) { &mut focused_boxes } else { &mut boxes };
-            let mut add = |ya: f64, yb: f64| {
-                if yb >= AXIS_H && ya <= h {
-                    push_merged(out, (x0, ya, x1 - x0, yb - ya));
-                }
-            };
-            if hl.rows.is_empty() {
-                add(AXIS_H, h);
-            } else {
-                let mut i = 0;
-                while i < hl.rows.len() {
-                    let mut j = i;
-                    while j + 1 < hl.rows.len() && hl.rows[j + 1] == hl.rows[j] + 1 {
-                        j += 1;
-                    }
-                    add(row_y(hl.rows[i] as usize, self.scroll), row_y(hl.rows[j] as usize, self.scroll) + ROW_H);
-                    i = j + 1;
-                }
-            }
-        }
-        for (list, width, alpha) in [(&boxes, 1.0, 0.55), (&focused_boxes, 2.0, 1.0)] {
-            if list.is_empty() {
-                continue;
-            }
-            ctx.set_fill_style_str(&p.highlight);
-            ctx.begin_path();
-            for &(x, y, bw, bh) in list.iter() {
-                ctx.rect(x, y, bw, bh);
-            }
-            ctx.fill();
-            ctx.set_stroke_style_str(&p.highlight_stroke);
-            ctx.set_line_width(width);
-            ctx.set_global_alpha(alpha);
-            ctx.begin_path();
-            for &(x, y, bw, bh) in list.iter() {
-                ctx.rect(x + 0.5, y + 0.5, bw - 1.0, bh - 1.0);
-            }
-            ctx.stroke();
-            ctx.set_global_alpha(1.0);
-        }
-
-        // Bars, batched by colour: hatched latent parts, then solid parts.
-        let mut solid: [Vec<(f64, f64, f64, f64)>; 3] = Default::default();
-        let mut hatched: [Vec<(f64, f64, f64, f64)>; 3] = Default::default();
-        let mut selected_rect = None;
-        let mut drawn = 0usize;
-        for r in first_row..last_row {
-            let y = row_y(r, self.scroll) + BAR_PAD / 2.0;
-            let bh = ROW_H - BAR_PAD;
-            for i in self.candidates(r, vt0, vt1) {
-                let b = self.tl.bars[i];
-                if b.end_nanos < vt0 {
-                    continue;
-                }
-                drawn += 1;
-                let k = match b.outcome {
-                    Outcome::Success => 0,
-                    Outcome::Requeue => 1,
-                    Outcome::Error => 2,
-                };
-                let xs = self.x_of(b.start_nanos);
-                let xf = self.x_of(b.first_nanos);
-                let xe = self.x_of(b.end_nanos);
-                if b.tick {
-                    push_merged(&mut solid[k], (xs - 1.0, y, 2.0, bh));
-                } else {
-                    if xf > xs {
-                        push_merged(&mut hatched[k], (xs, y, xf - xs, bh));
-                    }
-                    push_merged(&mut solid[k], (xf, y, (xe - xf).max(2.0), bh));
-                }
-                if self.selected == Some(b.reconcile) {
-                    selected_rect = Some((xs, y, (xe - xs).max(2.0), bh));
-                }
-            }
-        }
-        let colors = [p.success.clone(), p.requeue.clone(), p.error.clone()];
-        for k in 0..3 {
-            if !hatched[k].is_empty() {
-                if let Some(pat) = self.pattern(&colors[k]) {
-                    ctx.set_fill_style_canvas_pattern(&pat);
-                    ctx.begin_path();
-                    for &(x, y, bw, bh) in &hatched[k] {
-                        ctx.rect(x, y, bw, bh);
-                    }
-                    ctx.fill();
-                }
-                // An outline keeps the latent part readable as one piece.
-                ctx.set_stroke_style_str(&colors[k]);
-                ctx.set_line_width(1.0);
-                ctx.set_global_alpha(0.6);
-                ctx.begin_path();
-                for &(x, y, bw, bh) in &hatched[k] {
-                    ctx.rect(x + 0.5, y + 0.5, (bw - 1.0).max(0.0), bh - 1.0);
-                }
-                ctx.stroke();
-                ctx.set_global_alpha(1.0);
-            }
-            if !solid[k].is_empty() {
-                ctx.set_fill_style_str(&colors[k]);
-                ctx.begin_path();
-                for &(x, y, bw, bh) in &solid[k] {
-                    ctx.rect(x, y, bw, bh);
-                }
-                ctx.fill();
-            }
-        }
-        if let Some((x, y, bw, bh)) = selected_rect {
-            ctx.set_stroke_style_str(&p.selected);
-            ctx.set_line_width(2.0);
-            ctx.stroke_rect(x - 1.0, y - 1.0, bw + 2.0, bh + 2.0);
-        }
         // What was drawn, for tests and tools: bar count, the view (absolute
-        // ns) and the selected bar's box (CSS px).
-        let _ = self.canvas.set_attribute("data-drawn-bars", &drawn.to_string());
-        let _ = self.canvas.set_attribute("data-view", &format!("{vt0},{vt1}"));
+        // ns), the selected bar's box (CSS px), the focused finding, where
+        // the plot area is.
+        let (vt0, vt1) = (self.scale.start(), self.scale.end());
+        let c = &self.canvas;
+        let _ = c.set_attribute("data-drawn-bars", &drawn.count.to_string());
+        let _ = c.set_attribute("data-view", &format!("{vt0},{vt1}"));
+        let _ = c.set_attribute("data-view-start", &vt0.to_string());
+        let _ = c.set_attribute("data-view-end", &vt1.to_string());
+        let _ = c.set_attribute("data-plot-left", &format!("{:.1}", g.label_w));
+        let _ = c.set_attribute("data-plot-width", &format!("{:.1}", self.plot_w()));
+        let set_or_remove = |name: &str, v: Option<String>| match v {
+            Some(v) => {
+                let _ = c.set_attribute(name, &v);
+            }
+            None => {
+                let _ = c.remove_attribute(name);
+            }
+        };
+        set_or_remove("data-selected-reconcile", self.selected.map(|r| r.to_string()));
+        set_or_remove("data-focus-finding", self.focus.map(|f| f.to_string()));
+        set_or_remove("data-selected-rect", drawn.selected.map(|(x, y, bw, bh)| format!("{x:.1},{y:.1},{bw:.1},{bh:.1}")));
         if self.reported != Some((vt0, vt1)) {
             self.reported = Some((vt0, vt1));
             self.events.view.emit((vt0, vt1));
-        }
-        match selected_rect {
-            Some((x, y, bw, bh)) => {
-                let _ = self.canvas.set_attribute("data-selected-rect", &format!("{x:.1},{y:.1},{bw:.1},{bh:.1}"));
-            }
-            None => {
-                let _ = self.canvas.remove_attribute("data-selected-rect");
-            }
-        }
-
-        // Lifecycle markers.
-        for m in &self.tl.markers {
-            let r = m.row as usize;
-            if r < first_row || r >= last_row || m.at_nanos < vt0 || m.at_nanos > vt1 {
-                continue;
-            }
-            let x = self.x_of(m.at_nanos);
-            let cy = row_y(r, self.scroll) + ROW_H / 2.0;
-            draw_marker(&ctx, m.kind, x, cy, &p);
-        }
-        self.draw_dumps(&ctx, &p, vt0, vt1);
-        ctx.restore();
-
-        // Row labels.
-        ctx.set_fill_style_str(&p.bg);
-        ctx.fill_rect(0.0, AXIS_H, self.label_w, h - AXIS_H);
-        for r in first_row..last_row {
-            let y = row_y(r, self.scroll);
-            let row = &self.tl.rows[r];
-            if row.depth == 0 {
-                ctx.set_fill_style_str(&p.group_bg);
-                ctx.fill_rect(0.0, y, self.label_w, ROW_H);
-            } else if r % 2 == 1 {
-                ctx.set_fill_style_str(&p.row_alt);
-                ctx.fill_rect(0.0, y, self.label_w, ROW_H);
-            }
-            let (indent, font, color) = if row.depth == 0 { (8.0, FONT_BOLD, &p.text) } else { (22.0, FONT, &p.muted) };
-            ctx.set_font(font);
-            ctx.set_fill_style_str(color);
-            let mut label = String::new();
-            if row.depth == 0 {
-                label.push_str(if row.collapsed { "▸ " } else { "▾ " });
-            }
-            label.push_str(&row.label);
-            let max_w = self.label_w - indent - 8.0;
-            let text = fit(&ctx, &label, max_w);
-            let _ = ctx.fill_text(&text, indent, y + ROW_H / 2.0);
-        }
-        ctx.set_fill_style_str(&p.grid);
-        ctx.fill_rect(self.label_w - 1.0, AXIS_H, 1.0, h - AXIS_H);
-
-        // The time axis.
-        ctx.set_fill_style_str(&p.bg);
-        ctx.fill_rect(0.0, 0.0, w, AXIS_H);
-        ctx.set_fill_style_str(&p.grid);
-        ctx.fill_rect(0.0, AXIS_H - 1.0, w, 1.0);
-        ctx.set_font(FONT);
-        ctx.set_fill_style_str(&p.muted);
-        let zone_label = format!("{} {}", timefmt::date(vt0.max(self.tl.start_nanos), self.zone), self.zone.name(vt0));
-        let _ = ctx.fill_text(&fit(&ctx, &zone_label, self.label_w - 12.0), 8.0, AXIS_H / 2.0);
-        // Band marks in the axis, so that elections show even when zoomed out.
-        for b in &self.tl.bands {
-            if b.end_nanos < vt0 || b.start_nanos > vt1 {
-                continue;
-            }
-            let (x0, x1) = (self.x_of(b.start_nanos).max(px0), self.x_of(b.end_nanos).min(px1));
-            ctx.set_fill_style_str(&p.band_leaderless);
-            ctx.fill_rect(x0, AXIS_H - 5.0, (x1 - x0).max(2.0), 4.0);
-        }
-        ctx.set_text_align("center");
-        let mut last_right = f64::NEG_INFINITY;
-        for (t, label) in ticks {
-            let x = self.x_of(t);
-            if x < px0 || x > px1 {
-                continue;
-            }
-            ctx.set_fill_style_str(&p.grid);
-            ctx.fill_rect(x.round(), AXIS_H - 8.0, 1.0, 7.0);
-            let tw = ctx.measure_text(&label).map(|m| m.width()).unwrap_or(40.0);
-            let (l, r) = (x - tw / 2.0, x + tw / 2.0);
-            if l < last_right + 8.0 || l < px0 - 4.0 || r > w - 2.0 {
-                continue;
-            }
-            ctx.set_fill_style_str(&p.text);
-            let _ = ctx.fill_text(&label, x, AXIS_H / 2.0 - 2.0);
-            last_right = r;
-        }
-        ctx.set_text_align("start");
-
-        // A scroll hint when rows are hidden below or above.
-        let total_h = rows as f64 * ROW_H;
-        if total_h > self.plot_h() {
-            let frac = self.plot_h() / total_h;
-            let th = (self.plot_h() * frac).max(16.0);
-            let ty = AXIS_H + (self.plot_h() - th) * (self.scroll / (total_h - self.plot_h()).max(1.0));
-            ctx.set_fill_style_str(&p.muted);
-            ctx.set_global_alpha(0.5);
-            ctx.fill_rect(w - 5.0, ty, 3.0, th);
-            ctx.set_global_alpha(1.0);
         }
         // Keep the tooltip true to what is under the cursor now.
         if let (Some((x, y)), None) = (self.hover, self.drag.as_ref()) {
             self.update_tooltip(x, y);
         }
     }
-
-    /// Tick instants (absolute ns) and their labels for the current view.
-    fn ticks(&self) -> Vec<(i64, String)> {
-        let span = self.t1 - self.t0;
-        let origin = self.tl.start_nanos;
-        let t0 = origin + self.t0 as i64;
-        let t1 = origin + self.t1 as i64;
-        let off = self.zone.offset_secs(t0) * 1_000_000_000;
-        let ctx = &self.ctx;
-        ctx.set_font(FONT);
-        let measure = |s: &str| ctx.measure_text(s).map(|m| m.width()).unwrap_or(60.0);
-        let mut chosen = *STEPS.last().unwrap_or(&1);
-        for &step in STEPS {
-            let sample = label_for(t0, step, self.zone);
-            let px = step as f64 / span * self.plot_w();
-            if px >= measure(&sample) + 18.0 {
-                chosen = step;
-                break;
-            }
-        }
-        let mut out = Vec::new();
-        let mut t = (t0 + off).div_euclid(chosen) * chosen - off;
-        if t < t0 {
-            t += chosen;
-        }
-        while t <= t1 && out.len() < 400 {
-            out.push((t, label_for(t, chosen, self.zone)));
-            t += chosen;
-        }
-        out
-    }
 }
 
-fn label_for(t: i64, step: i64, zone: Zone) -> String {
-    let p = timefmt::parts(t, zone);
-    if step >= 86_400_000_000_000 || (p.hour == 0 && p.minute == 0 && p.second == 0 && p.nanos == 0 && step >= 60_000_000_000) {
-        return format!("{:02}-{:02}", p.month, p.day);
+/// Bar indexes of a row that may overlap `[t0, t1]` (absolute ns).
+fn candidates(tl: &Timeline, row: usize, t0: i64, t1: i64) -> Range<usize> {
+    let vis = tl.visible_bars(row, t0, t1);
+    if vis.is_empty() {
+        return 0..0;
     }
-    if step >= 60_000_000_000 {
-        format!("{:02}:{:02}", p.hour, p.minute)
-    } else if step >= 1_000_000_000 {
-        timefmt::clock(t, zone, 0)
-    } else if step >= 1_000_000 {
-        timefmt::clock(t, zone, 3)
-    } else {
-        timefmt::clock(t, zone, 6)
-    }
+    let size = std::mem::size_of::<reconscope::layout::Bar>().max(1);
+    let start = (vis.as_ptr() as usize - tl.bars.as_ptr() as usize) / size;
+    start..start + vis.len()
 }
 
 fn outcome_word(o: Outcome) -> &'static str {
@@ -1181,7 +1156,7 @@ fn outcome_word(o: Outcome) -> &'static str {
     }
 }
 
-/// The text, cut with an ellipsis to fit `max_w` px.
+/// The text, cut at its end with an ellipsis to fit `max_w` px.
 fn fit(ctx: &CanvasRenderingContext2d, text: &str, max_w: f64) -> String {
     let width = |s: &str| ctx.measure_text(s).map(|m| m.width()).unwrap_or(0.0);
     if width(text) <= max_w {
@@ -1214,37 +1189,14 @@ fn push_merged(out: &mut Vec<(f64, f64, f64, f64)>, b: (f64, f64, f64, f64)) {
     out.push(b);
 }
 
-fn draw_marker(ctx: &CanvasRenderingContext2d, kind: MarkerKind, x: f64, cy: f64, p: &Palette) {
-    ctx.begin_path();
-    match kind {
-        MarkerKind::SpecUpdate => {
-            ctx.set_fill_style_str(&p.marker);
-            let _ = ctx.arc(x, cy, 3.5, 0.0, std::f64::consts::TAU);
-            ctx.fill();
-        }
-        MarkerKind::DeletionRequested => {
-            // A downward triangle.
-            ctx.set_fill_style_str(&p.marker_delete);
-            ctx.move_to(x - 5.0, cy - 6.0);
-            ctx.line_to(x + 5.0, cy - 6.0);
-            ctx.line_to(x, cy + 2.0);
-            ctx.close_path();
-            ctx.fill();
-        }
-        MarkerKind::Deleted => {
-            ctx.set_stroke_style_str(&p.marker_delete);
-            ctx.set_line_width(2.0);
-            ctx.move_to(x - 4.0, cy - 4.0);
-            ctx.line_to(x + 4.0, cy + 4.0);
-            ctx.move_to(x + 4.0, cy - 4.0);
-            ctx.line_to(x - 4.0, cy + 4.0);
-            ctx.stroke();
-        }
-        MarkerKind::FinalizerAtEnd => {
-            // A hollow square: the object is still held.
-            ctx.set_stroke_style_str(&p.marker_delete);
-            ctx.set_line_width(2.0);
-            ctx.stroke_rect(x - 4.0, cy - 4.0, 8.0, 8.0);
-        }
+/// Fills a batch of rectangles in one path.
+fn fill_rects(ctx: &CanvasRenderingContext2d, rects: &[(f64, f64, f64, f64)]) {
+    if rects.is_empty() {
+        return;
     }
+    ctx.begin_path();
+    for &(x, y, w, h) in rects {
+        ctx.rect(x, y, w, h);
+    }
+    ctx.fill();
 }
