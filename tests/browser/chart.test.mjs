@@ -58,10 +58,23 @@ describe('chart', { timeout: 180_000 }, () => {
       await page.keyboard.press('ArrowRight');
       await page.waitForFunction((c) => document.querySelector(c).dataset.selectedReconcile, CANVAS);
       const first = await canvas.getAttribute('data-selected-reconcile');
-      await page.keyboard.press('ArrowRight');
-      await page.waitForFunction((args) => document.querySelector(args[0]).dataset.selectedReconcile !== args[1], [CANVAS, first]);
+      const selected = () => canvas.getAttribute('data-selected-reconcile');
+      // Down: the nearest bar on the next row with bars (the example's first
+      // rows hold one bar each); twenty rows down are rows with many bars.
       await page.keyboard.press('ArrowDown');
+      await page.waitForFunction((args) => document.querySelector(args[0]).dataset.selectedReconcile !== args[1], [CANVAS, first]);
+      for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowDown');
       await page.waitForTimeout(100);
+      const down = await selected();
+      // Right and Left: the next and previous bar of the same row.
+      await page.keyboard.press('ArrowRight');
+      await page.waitForTimeout(100);
+      const right = await selected();
+      await page.keyboard.press('ArrowLeft');
+      await page.waitForTimeout(100);
+      const left = await selected();
+      assert.ok(right !== down || left !== down, `left/right move along the row (${down} ${right} ${left})`);
+      if (right !== down) assert.equal(left, down, 'Left comes back to the bar before');
       const chosen = await canvas.getAttribute('data-selected-reconcile');
       assert.ok(chosen, 'a bar is selected');
       assert.ok(await canvas.getAttribute('data-selected-rect'), 'the selected bar is drawn (in view)');

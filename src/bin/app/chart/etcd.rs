@@ -36,8 +36,8 @@ pub(super) fn paint(f: &Frame) {
     ctx.rect(px0, top, px1 - px0, h);
     ctx.clip();
     ctx.set_font(FONT_SMALL_BOLD);
-    let mut last_right = f64::NEG_INFINITY;
-    for b in f.tl.bands.iter().filter(|b| f.s.overlaps(b.start_nanos, b.end_nanos)) {
+    let visible: Vec<&reconscope::layout::Band> = f.tl.bands.iter().filter(|b| f.s.overlaps(b.start_nanos, b.end_nanos)).collect();
+    for b in &visible {
         let x0 = f.s.x_clamped(b.start_nanos);
         let x1 = f.s.x_clamped(b.end_nanos).max(x0 + MIN_BAND_W);
         ctx.set_fill_style_str(&p.band);
@@ -49,18 +49,27 @@ pub(super) fn paint(f: &Frame) {
         }
         ctx.set_fill_style_str(&p.band_edge);
         ctx.fill_rect(x0, top + 2.0, 1.5, h - 4.0);
-        // The label from the band's start, unless it would cover the one before.
-        let tx = (x0 + 4.0).max(px0 + 2.0);
-        if tx < last_right + 8.0 {
+    }
+    // Labels from each band's start on a backing, each cut short of the
+    // next band's, so that every election keeps its own label.
+    let mut last_right = f64::NEG_INFINITY;
+    for (i, b) in visible.iter().enumerate() {
+        let x0 = f.s.x_clamped(b.start_nanos);
+        let tx = (x0 + 4.0).max(px0 + 2.0).max(last_right + 6.0);
+        let next = visible.get(i + 1).map_or(px1, |n| f.s.x_clamped(n.start_nanos).min(px1));
+        let room = if next > tx + 120.0 { next - tx - 4.0 } else { px1 - tx - 2.0 };
+        let label = fit(ctx, &text(f, b), room.max(0.0));
+        if label == "…" || room <= 0.0 {
             continue;
         }
-        let label = fit(ctx, &text(f, b), (px1 - tx - 2.0).max(0.0));
-        if label == "…" {
-            continue;
-        }
+        let w = f.width(&label);
+        ctx.set_fill_style_str(&p.bg);
+        ctx.set_global_alpha(0.85);
+        ctx.fill_rect(tx - 2.0, top + 3.0, w + 4.0, h - 6.0);
+        ctx.set_global_alpha(1.0);
         ctx.set_fill_style_str(&p.band_text);
         let _ = ctx.fill_text(&label, tx, top + h / 2.0);
-        last_right = tx + f.width(&label);
+        last_right = tx + w;
     }
     ctx.restore();
 }
