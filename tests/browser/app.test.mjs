@@ -280,9 +280,11 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
       const rowCount = async () => Number(await page.getByTestId('timeline').getAttribute('data-row-count'));
       const rowsBefore = await rowCount();
       const box3 = await canvas.boundingBox();
-      await page.mouse.click(box3.x + 20, box3.y + 36 + 10);
+      // The first row's top (under the axis and the etcd lane).
+      const rowsTop = Number(await canvas.getAttribute('data-rows-top'));
+      await page.mouse.click(box3.x + 20, box3.y + rowsTop + 10);
       await page.waitForFunction((n) => Number(document.querySelector('[data-testid=timeline]').dataset.rowCount) < n, rowsBefore);
-      await page.mouse.click(box3.x + 20, box3.y + 36 + 10);
+      await page.mouse.click(box3.x + 20, box3.y + rowsTop + 10);
       await page.waitForFunction((n) => Number(document.querySelector('[data-testid=timeline]').dataset.rowCount) === n, rowsBefore);
 
       await page.getByTestId('zone').click();

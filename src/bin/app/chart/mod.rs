@@ -1115,6 +1115,7 @@ impl State {
         let _ = c.set_attribute("data-view-end", &vt1.to_string());
         let _ = c.set_attribute("data-plot-left", &format!("{:.1}", g.label_w));
         let _ = c.set_attribute("data-plot-width", &format!("{:.1}", self.plot_w()));
+        let _ = c.set_attribute("data-rows-top", &format!("{:.1}", g.rows_top));
         let set_or_remove = |name: &str, v: Option<String>| match v {
             Some(v) => {
                 let _ = c.set_attribute(name, &v);
