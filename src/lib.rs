@@ -22,5 +22,6 @@ pub mod render;
 pub mod report;
 pub mod stats;
 pub mod time;
+pub mod timescale;
 pub mod ui;
 pub mod web;

@@ -1,7 +1,7 @@
 //! Where a timeline becomes a picture, as an SVG document written by hand:
 //! the CLI's `--svg` and `--png` and the app's "Export SVG" / "Export PNG"
 //! all call [`svg`]. It draws what the app's canvas chart draws
-//! (`src/bin/app/chart.rs`), in the app's light colours: bars coloured by
+//! (`src/bin/app/chart/`), through the same `timescale::TimeScale`, in the app's light colours: bars coloured by
 //! outcome, latent starts hatched, single-line reconciles as ticks, election
 //! bands (the leaderless part darker) labelled with their term, lifecycle
 //! markers, finding outlines labelled with kind and duration, goroutine dump
@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 
 use crate::analyze::{Analysis, Outcome};
 use crate::layout::{MarkerKind, Timeline};
-use chrono::{Datelike, FixedOffset, Timelike};
+use chrono::{Datelike, Timelike};
 
 use crate::time::{human_duration, NANOS_PER_SEC};
 
@@ -165,7 +165,13 @@ pub fn text_width(s: &str, size: f64, bold: bool) -> f64 {
 /// its start and a little more of its end (where names differ most:
 /// `tenant-test/kubernetes-…-latest-version`).
 pub fn middle_cut(s: &str, max_w: f64, size: f64, bold: bool) -> String {
-    if text_width(s, size, bold) <= max_w {
+    middle_cut_by(s, max_w, |t| text_width(t, size, bold))
+}
+
+/// [`middle_cut`] with widths measured by `width` (the app's canvas
+/// measures its own text).
+pub fn middle_cut_by(s: &str, max_w: f64, width: impl Fn(&str) -> f64) -> String {
+    if width(s) <= max_w {
         return s.to_string();
     }
     let chars: Vec<char> = s.chars().collect();
@@ -185,7 +191,7 @@ pub fn middle_cut(s: &str, max_w: f64, size: f64, bold: bool) -> String {
     let (mut lo, mut hi) = (0usize, chars.len() - 1);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if text_width(&cut(mid), size, bold) <= max_w {
+        if width(&cut(mid)) <= max_w {
             lo = mid;
         } else {
             hi = mid - 1;
@@ -266,27 +272,7 @@ pub fn artifact_name(names: &[String]) -> Option<String> {
 
 // ----- time -----
 
-/// A tick step (nanos) that puts labels at least `min_px` apart.
-pub fn tick_step(span_nanos: i64, width_px: i32, min_px: i32) -> i64 {
-    const STEPS_MILLIS: [i64; 25] = [
-        1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000,
-        7_200_000, 21_600_000, 86_400_000,
-    ];
-    let per_px = span_nanos.max(1) as f64 / width_px.max(1) as f64;
-    for ms in STEPS_MILLIS {
-        let step = ms * 1_000_000;
-        if step as f64 / per_px >= min_px as f64 {
-            return step;
-        }
-    }
-    86400 * NANOS_PER_SEC * ((span_nanos / (86400 * NANOS_PER_SEC)) / 4).max(1)
-}
-
-/// The zone of a view's offset (chrono's; one a day or more from UTC is
-/// none, and UTC is used).
-fn zone(offset_secs: i32) -> FixedOffset {
-    FixedOffset::east_opt(offset_secs).unwrap_or(FixedOffset::east_opt(0).expect("UTC"))
-}
+use crate::timescale::{tick_label, zone, TimeScale};
 
 /// (year, month, day, seconds of day, nanos) of an instant at an offset.
 fn civil(nanos: i64, offset_secs: i32) -> (i64, u32, u32, i64, i64) {
@@ -305,21 +291,6 @@ fn date(nanos: i64, offset_secs: i32, yearless: bool) -> String {
 
 fn hms(sod: i64) -> String {
     format!("{:02}:{:02}:{:02}", sod / 3600, sod % 3600 / 60, sod % 60)
-}
-
-/// An axis label: `MM-DD` at midnight on day steps, `HH:MM` on minute
-/// steps, `HH:MM:SS` on second steps, `HH:MM:SS.mmm` below.
-fn axis_label(nanos: i64, offset_secs: i32, step: i64) -> String {
-    let (_, m, d, sod, frac) = civil(nanos, offset_secs);
-    if step % (86_400 * NANOS_PER_SEC) == 0 || (sod == 0 && step % (60 * NANOS_PER_SEC) == 0) {
-        format!("{m:02}-{d:02}")
-    } else if step % (60 * NANOS_PER_SEC) == 0 {
-        format!("{:02}:{:02}", sod / 3600, sod % 3600 / 60)
-    } else if step % NANOS_PER_SEC == 0 {
-        hms(sod)
-    } else {
-        format!("{}.{:03}", hms(sod), frac / 1_000_000)
-    }
 }
 
 /// `UTC` or `UTC+02:00`.
@@ -432,36 +403,43 @@ pub fn highlight_label(a: &Analysis, h: &crate::layout::Highlight) -> String {
     }
 }
 
+/// An election band's label: `etcd tenant-root: term 8 · 3s leaderless`
+/// (the app's etcd lane writes the same).
+pub fn election_label(a: &Analysis, b: &crate::layout::Band) -> String {
+    let e = a.elections.get(b.election as usize);
+    let mut text = match e.and_then(|e| e.term) {
+        Some(term) => format!("term {term}"),
+        None => "election".to_string(),
+    };
+    if let Some(l) = b.leaderless_start_nanos {
+        text.push_str(&format!(" · {} leaderless", human_duration(b.end_nanos - l)));
+    }
+    if let Some(e) = e {
+        text = format!("{}: {text}", e.cluster);
+    }
+    text
+}
+
 pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     let p = &LIGHT;
     let (t0, t1) = view.window.unwrap_or((t.start_nanos, t.end_nanos.max(t.start_nanos + NANOS_PER_SEC)));
-    let t1 = t1.max(t0 + 1);
-    let span = t1 - t0;
+    let t1 = t1.max(t0.saturating_add(1));
     let width = (view.width_px as f64).max(600.0).round();
     let off = zone(view.utc_offset_secs).local_minus_utc();
     let label_w = label_column_width(t.rows.iter().map(|r| (r.label.as_str(), r.depth)), width);
     let (px0, px1) = (label_w, width - RIGHT_PAD);
     let plot_w = px1 - px0;
-    let x_of = |n: i64| -> f64 { px0 + (n - t0) as f64 / span as f64 * plot_w };
+    let scale = TimeScale::new(t0, t1, px0, plot_w);
+    let x_of = |n: i64| -> f64 { scale.x(n) };
     let cx = |x: f64| x.clamp(px0, px1);
-    let visible = |s: i64, e: i64| e >= t0 && s <= t1;
+    let visible = |s: i64, e: i64| scale.overlaps(s, e);
 
     // Rows, with the y of each bar and highlight known before the notes.
     let axis_top = TITLE_H;
     let lanes_top = axis_top + AXIS_H;
     let mut notes: Vec<Note> = Vec::new();
     for b in t.bands.iter().filter(|b| visible(b.start_nanos, b.end_nanos)) {
-        let e = a.elections.get(b.election as usize);
-        let mut text = match e.and_then(|e| e.term) {
-            Some(term) => format!("term {term}"),
-            None => "election".to_string(),
-        };
-        if let Some(l) = b.leaderless_start_nanos {
-            text.push_str(&format!(" · {} leaderless", human_duration(b.end_nanos - l)));
-        }
-        if let Some(e) = e {
-            text = format!("{}: {text}", e.cluster);
-        }
+        let text = election_label(a, b);
         notes.push(Note { x: cx(x_of(b.start_nanos)), text, colour: p.band_text, bold: true, to_y: None, priority: 1 });
     }
     for d in t.dumps.iter().filter(|d| visible(d.at_nanos, d.at_nanos)) {
@@ -566,22 +544,17 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     }
 
     // Time axis: grid lines and labels that never collide.
-    let step = tick_step(span, plot_w as i32, 90);
-    let mut tick = (t0 + off as i64 * NANOS_PER_SEC).div_euclid(step) * step - off as i64 * NANOS_PER_SEC;
-    if tick < t0 {
-        tick += step;
-    }
+    let step = scale.tick_step(90.0);
     let mut last_right = f64::NEG_INFINITY;
-    while tick <= t1 {
+    for tick in scale.ticks(step, off) {
         let x = x_of(tick);
-        let label = axis_label(tick, off, step);
+        let label = tick_label(tick, step, off, a.year_unknown);
         let w = text_width(&label, FONT_SMALL, false);
         if x - w / 2.0 >= last_right + 10.0 && x + w / 2.0 <= width - 2.0 {
             d.line(x, axis_top + AXIS_H - 6.0, x, rows_bottom, &format!(r#"stroke="{}""#, p.grid));
             d.text(x, axis_top + AXIS_H / 2.0 - 3.0, FONT_SMALL, &label, &format!(r#"text-anchor="middle" fill="{}""#, p.text));
             last_right = x + w / 2.0;
         }
-        tick += step;
     }
     d.line(0.0, axis_top + AXIS_H - 0.5, width, axis_top + AXIS_H - 0.5, &format!(r#"stroke="{}""#, p.grid));
 
@@ -852,20 +825,6 @@ fn legend_items(_p: &Palette) -> Vec<LegendItem> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tick_steps_keep_labels_apart() {
-        // 40 minutes over 900 px: ticks at least 90 px apart.
-        let step = tick_step(40 * 60 * NANOS_PER_SEC, 900, 90);
-        assert!(step as f64 / (40.0 * 60.0 * 1e9) * 900.0 >= 90.0);
-        assert_eq!(step, 300 * NANOS_PER_SEC);
-        assert_eq!(axis_label(16 * 3600 * NANOS_PER_SEC + 5 * 60 * NANOS_PER_SEC, 0, step), "16:05");
-        assert_eq!(axis_label(5 * NANOS_PER_SEC, 3600, NANOS_PER_SEC), "01:00:05");
-        // Two seconds over 900 px: sub-second steps, with milliseconds.
-        let step = tick_step(2 * NANOS_PER_SEC, 900, 90);
-        assert_eq!(step, 200_000_000);
-        assert_eq!(axis_label(5 * NANOS_PER_SEC + 400_000_000, 0, step), "00:00:05.400");
-    }
 
     #[test]
     fn middle_cut_keeps_both_ends() {

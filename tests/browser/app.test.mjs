@@ -191,7 +191,7 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
       assert.match(await tooltip.innerText(), new RegExp(stalledId));
       assert.match(await tooltip.innerText(), /unable to create the DataStore user/);
 
-      // Wheel zooms in around the cursor, the arrow keys pan, reset shows all.
+      // Wheel zooms in around the cursor, Shift+arrow keys pan, reset shows all.
       const view = async () => (await canvas.getAttribute('data-view')).split(',').map(Number);
       const spanOf = ([a, b]) => b - a;
       await page.getByTestId('reset-zoom').click();
@@ -207,7 +207,8 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
       }, spanOf(full));
       const zoomed = await view();
       await canvas.focus();
-      await page.keyboard.press('ArrowRight');
+      // Shift+arrows pan (plain arrows move the selection from bar to bar).
+      await page.keyboard.press('Shift+ArrowRight');
       await page.waitForFunction((a0) => Number(document.querySelector('[data-testid=timeline] canvas').dataset.view.split(',')[0]) > a0, zoomed[0]);
       await page.getByTestId('reset-zoom').click();
       await page.waitForFunction((s) => {
@@ -227,9 +228,11 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
       const rowCount = async () => Number(await page.getByTestId('timeline').getAttribute('data-row-count'));
       const rowsBefore = await rowCount();
       const box3 = await canvas.boundingBox();
-      await page.mouse.click(box3.x + 20, box3.y + 36 + 10);
+      // The first row's top (under the axis and the etcd lane).
+      const rowsTop = Number(await canvas.getAttribute('data-rows-top'));
+      await page.mouse.click(box3.x + 20, box3.y + rowsTop + 10);
       await page.waitForFunction((n) => Number(document.querySelector('[data-testid=timeline]').dataset.rowCount) < n, rowsBefore);
-      await page.mouse.click(box3.x + 20, box3.y + 36 + 10);
+      await page.mouse.click(box3.x + 20, box3.y + rowsTop + 10);
       await page.waitForFunction((n) => Number(document.querySelector('[data-testid=timeline]').dataset.rowCount) === n, rowsBefore);
 
       await page.getByTestId('zone').click();

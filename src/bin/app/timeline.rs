@@ -40,7 +40,7 @@ pub fn view(s: &AppState, l: &Loaded, d: &Callback<Action>, refs: &Refs, zone: Z
                 <canvas
                     ref={refs.canvas.clone()}
                     tabindex="0"
-                    aria-label="Timeline of reconciles: arrow keys move from bar to bar, Enter inspects the bar; Shift+arrows pan, + and − zoom, 0 resets; wheel zooms, drag pans, click a bar to inspect it"
+                    aria-label="Timeline of reconciles: arrow keys move from bar to bar, Enter or Space opens the selected one; Shift+arrows or h/j/k/l pan and scroll, + and − zoom, 0 resets; wheel zooms, drag pans, click a bar to inspect it"
                 ></canvas>
                 <div class="tooltip hidden" ref={refs.tooltip.clone()} role="tooltip"></div>
             </div>
@@ -59,7 +59,7 @@ pub fn view(s: &AppState, l: &Loaded, d: &Callback<Action>, refs: &Refs, zone: Z
                     <span class="glyph dump">{ "┆" }</span>{ "goroutine dump" }
                 </span>
                 <span class="help muted">
-                    { "Wheel: zoom · drag or Shift+arrows: pan · arrows: bar to bar · Enter: inspect · click a controller: fold it" }
+                    { "Wheel: zoom · drag or Shift+arrows: pan · arrows: bar to bar · Enter: inspect · drag the strip below: move the window · click a controller: fold it" }
                 </span>
             </div>
         </section>

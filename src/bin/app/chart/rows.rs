@@ -1,0 +1,85 @@
+//! Rows: stripes across the whole width, the label column (labels in full
+//! or cut in the middle with "…", as the export does; the tooltip has them
+//! in full) and the scroll hint.
+
+use reconscope::render::middle_cut_by;
+
+use super::{Frame, FONT, FONT_BOLD, ROW_H};
+
+pub(super) fn stripes(f: &Frame) {
+    let (ctx, p, g) = (f.ctx, f.p, &f.g);
+    for r in g.first_row..g.last_row {
+        let row = &f.tl.rows[r];
+        let fill = if row.depth == 0 {
+            Some(&p.group_bg)
+        } else if r % 2 == 1 {
+            Some(&p.row_alt)
+        } else {
+            None
+        };
+        if let Some(c) = fill {
+            ctx.set_fill_style_str(c);
+            ctx.fill_rect(0.0, g.row_y(r), g.w, ROW_H);
+        }
+    }
+}
+
+pub(super) fn labels(f: &Frame) {
+    let (ctx, p, g) = (f.ctx, f.p, &f.g);
+    ctx.save();
+    ctx.begin_path();
+    ctx.rect(0.0, g.rows_top, g.label_w, g.rows_bottom - g.rows_top);
+    ctx.clip();
+    ctx.set_fill_style_str(&p.bg);
+    ctx.fill_rect(0.0, g.rows_top, g.label_w, g.rows_bottom - g.rows_top);
+    let focused: &[u32] = match f.focus {
+        Some(id) => f.tl.highlights.iter().find(|h| h.finding == id).map(|h| h.rows.as_slice()).unwrap_or(&[]),
+        None => &[],
+    };
+    for r in g.first_row..g.last_row {
+        let y = g.row_y(r);
+        let row = &f.tl.rows[r];
+        if row.depth == 0 {
+            ctx.set_fill_style_str(&p.group_bg);
+            ctx.fill_rect(0.0, y, g.label_w, ROW_H);
+        } else if r % 2 == 1 {
+            ctx.set_fill_style_str(&p.row_alt);
+            ctx.fill_rect(0.0, y, g.label_w, ROW_H);
+        }
+        if focused.binary_search(&(r as u32)).is_ok() {
+            // The focused finding's rows: tinted, with a mark at the edge.
+            ctx.set_fill_style_str(&p.focus_rows);
+            ctx.fill_rect(0.0, y, g.label_w, ROW_H);
+            ctx.set_fill_style_str(&p.ring);
+            ctx.fill_rect(0.0, y, 3.0, ROW_H);
+        }
+        let (indent, font, color) = if row.depth == 0 { (8.0, FONT_BOLD, &p.text) } else { (22.0, FONT, &p.muted) };
+        ctx.set_font(font);
+        ctx.set_fill_style_str(color);
+        let mut label = String::new();
+        if row.depth == 0 {
+            label.push_str(if row.collapsed { "▸ " } else { "▾ " });
+        }
+        label.push_str(&row.label);
+        let text = middle_cut_by(&label, g.label_w - indent - 8.0, |s| f.width(s));
+        let _ = ctx.fill_text(&text, indent, y + ROW_H / 2.0);
+    }
+    ctx.restore();
+    ctx.set_fill_style_str(&p.grid);
+    ctx.fill_rect(g.label_w - 1.0, g.rows_top, 1.0, g.rows_bottom - g.rows_top);
+}
+
+/// A scroll hint when rows are hidden below or above.
+pub(super) fn scroll_hint(f: &Frame) {
+    let (ctx, p, g) = (f.ctx, f.p, &f.g);
+    let total_h = f.tl.rows.len() as f64 * ROW_H;
+    let plot_h = g.plot_h();
+    if total_h > plot_h {
+        let th = (plot_h * plot_h / total_h).max(16.0);
+        let ty = g.rows_top + (plot_h - th) * (g.scroll / (total_h - plot_h).max(1.0));
+        ctx.set_fill_style_str(&p.muted);
+        ctx.set_global_alpha(0.5);
+        ctx.fill_rect(g.w - 5.0, ty, 3.0, th);
+        ctx.set_global_alpha(1.0);
+    }
+}

@@ -1,0 +1,150 @@
+// The canvas timeline (src/bin/app/chart/): keyboard selection, filters
+// that never move the window, "Show on timeline", and screenshots in light
+// and dark to look at (etcd lane, bands, finding labels).
+//
+// RECONSCOPE_URL=http://127.0.0.1:PORT/reconscope/ node --test tests/browser/chart.test.mjs
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchChromium, watchedPage } from './chromium.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const SCREENSHOTS = join(HERE, 'screenshots');
+const BASE_URL = process.env.RECONSCOPE_URL;
+const CANVAS = '[data-testid=timeline] canvas';
+
+let browser;
+
+before(async () => {
+  assert.ok(BASE_URL, 'set RECONSCOPE_URL to the served dist/');
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+/** The app with the example loaded, at 1280×800. */
+async function openExample(contextOptions = {}) {
+  const { context, page, seen } = await watchedPage(browser, { viewport: { width: 1280, height: 800 }, ...contextOptions });
+  const response = await page.goto(BASE_URL, { waitUntil: 'load' });
+  assert.equal(response?.status(), 200);
+  await page.waitForSelector('[data-testid=app-ready]', { state: 'attached', timeout: 30_000 });
+  await page.getByTestId('open-example').click();
+  await page.waitForSelector('[data-finding-kind=stalled-worker]', { state: 'attached', timeout: 60_000 });
+  await page.waitForFunction((c) => document.querySelector(c)?.dataset.viewStart, CANVAS);
+  return { context, page, seen };
+}
+
+/** The drawn window, absolute ns (as Numbers: µs precision is plenty here). */
+async function view(page) {
+  return page.evaluate((c) => {
+    const d = document.querySelector(c).dataset;
+    return { start: BigInt(d.viewStart), end: BigInt(d.viewEnd) };
+  }, CANVAS);
+}
+
+describe('chart', { timeout: 180_000 }, () => {
+  test('arrow keys move the selection from bar to bar and Enter opens it', async () => {
+    const { context, page, seen } = await openExample();
+    try {
+      const canvas = page.locator(CANVAS);
+      await canvas.focus();
+      assert.equal(await canvas.getAttribute('data-selected-reconcile'), null);
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction((c) => document.querySelector(c).dataset.selectedReconcile, CANVAS);
+      const first = await canvas.getAttribute('data-selected-reconcile');
+      const selected = () => canvas.getAttribute('data-selected-reconcile');
+      // Down: the nearest bar on the next row with bars (the example's first
+      // rows hold one bar each); twenty rows down are rows with many bars.
+      await page.keyboard.press('ArrowDown');
+      await page.waitForFunction((args) => document.querySelector(args[0]).dataset.selectedReconcile !== args[1], [CANVAS, first]);
+      for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowDown');
+      await page.waitForTimeout(100);
+      const down = await selected();
+      // Right and Left: the next and previous bar of the same row.
+      await page.keyboard.press('ArrowRight');
+      await page.waitForTimeout(100);
+      const right = await selected();
+      await page.keyboard.press('ArrowLeft');
+      await page.waitForTimeout(100);
+      const left = await selected();
+      assert.ok(right !== down || left !== down, `left/right move along the row (${down} ${right} ${left})`);
+      if (right !== down) assert.equal(left, down, 'Left comes back to the bar before');
+      const chosen = await canvas.getAttribute('data-selected-reconcile');
+      assert.ok(chosen, 'a bar is selected');
+      assert.ok(await canvas.getAttribute('data-selected-rect'), 'the selected bar is drawn (in view)');
+      await page.screenshot({ path: join(SCREENSHOTS, 'chart-keyboard.png') });
+      await page.keyboard.press('Enter');
+      const inspector = page.getByTestId('inspector');
+      await inspector.waitFor({ state: 'attached' });
+      assert.match(await inspector.innerText(), /reconcile/i);
+      // Shift+arrows still pan.
+      const before = await view(page);
+      await canvas.focus();
+      await page.keyboard.press('Shift+ArrowRight');
+      await page.waitForFunction((args) => BigInt(document.querySelector(args[0]).dataset.viewStart) > BigInt(args[1]), [CANVAS, String(before.start)]);
+      assert.deepEqual(seen.pageErrors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a filter never moves the window', async () => {
+    const { context, page, seen } = await openExample();
+    try {
+      const canvas = page.locator(CANVAS);
+      // Zoom in a little first, so that the window is not the whole run.
+      await canvas.focus();
+      await page.keyboard.press('+');
+      await page.keyboard.press('+');
+      await page.waitForTimeout(200);
+      const before = await view(page);
+      const bars = Number(await canvas.getAttribute('data-drawn-bars'));
+      await page.getByTestId('filter-message').fill('DataStore user');
+      await page.waitForFunction((args) => Number(document.querySelector(args[0]).dataset.drawnBars) < args[1], [CANVAS, bars]);
+      await page.waitForTimeout(300);
+      assert.deepEqual(await view(page), before, 'the same window after filtering');
+      await page.getByTestId('filter-message').fill('');
+      await page.waitForFunction((args) => Number(document.querySelector(args[0]).dataset.drawnBars) >= args[1], [CANVAS, bars]);
+      await page.waitForTimeout(300);
+      assert.deepEqual(await view(page), before, 'and after clearing the filter');
+      assert.deepEqual(seen.pageErrors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  for (const colorScheme of ['light', 'dark']) {
+    test(`"Show on timeline" zooms onto the finding (${colorScheme})`, async () => {
+      const { context, page, seen } = await openExample({ colorScheme });
+      try {
+        const canvas = page.locator(CANVAS);
+        await page.getByTestId('reset-zoom').click();
+        await page.waitForTimeout(200);
+        const full = await view(page);
+        await canvas.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: join(SCREENSHOTS, `chart-${colorScheme}.png`) });
+        await page.locator('[data-finding-kind=stalled-worker] button[title]').first().click();
+        await page.waitForFunction((c) => document.querySelector(c).dataset.focusFinding !== undefined, CANVAS);
+        await page.waitForFunction((args) => {
+          const d = document.querySelector(args[0]).dataset;
+          return BigInt(d.viewEnd) - BigInt(d.viewStart) < BigInt(args[1]);
+        }, [CANVAS, String(full.end - full.start)]);
+        const zoomed = await view(page);
+        assert.ok(zoomed.end - zoomed.start < full.end - full.start, 'zoomed in');
+        assert.ok(zoomed.start >= full.start - (full.end - full.start) && zoomed.end <= full.end + (full.end - full.start), 'around the run');
+        await canvas.scrollIntoViewIfNeeded();
+        await page.waitForTimeout(200);
+        await canvas.screenshot({ path: join(SCREENSHOTS, `chart-focus-${colorScheme}.png`) });
+        assert.deepEqual(seen.pageErrors, []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
