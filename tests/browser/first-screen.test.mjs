@@ -283,9 +283,12 @@ describe('the inspector', { timeout: 180_000 }, () => {
       await page.waitForFunction(() => /lines copied\./.test(document.querySelector('[data-testid=share-notice]').textContent));
       const all = await page.evaluate(() => navigator.clipboard.readText());
       assert.ok(all.includes(text) && all.split('\n').length > 3);
-      // Its duration as precise as its timestamps: the stall's lines are to
-      // the second at its start, so no sub-second figure.
-      assert.match(await inspector.locator('.meta').innerText(), /\(20m 36s\)|\(20m36s\)/);
+      // Its duration as precise as its timestamps: the stall's lines are
+      // written to the second (16:50:06Z), so no sub-second figure: from
+      // its latent start (16:29:29, when the reconcile before it on the
+      // single worker ended, line 871) to its last line at 16:50:06.
+      const meta = await inspector.locator('.meta').innerText();
+      assert.match(meta, /16:29:29 → 16:50:06 \(20m37s\) · 3 lines/, meta);
       await assertClean(page, seen);
     } finally {
       await context.close();

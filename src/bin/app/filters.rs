@@ -14,8 +14,6 @@ use crate::ui::Refs;
 pub fn view(s: &AppState, l: &Loaded, d: &Callback<Action>) -> Html {
     let a = &l.analysis;
     let f = &s.filters;
-    let total = a.reconciles.len();
-    let shown = s.shown().unwrap_or(total);
     let text = |c: fn(String) -> FilterChange| d.reform(move |e: InputEvent| Action::Filter(c(e.target_unchecked_into::<HtmlInputElement>().value())));
     let on_level = d.reform(|e: Event| Action::Filter(FilterChange::Level(e.target_unchecked_into::<HtmlSelectElement>().value().parse().unwrap_or(0))));
     let on_controller = d.reform(|e: Event| Action::Filter(FilterChange::Controller(e.target_unchecked_into::<HtmlSelectElement>().value())));
@@ -58,9 +56,6 @@ pub fn view(s: &AppState, l: &Loaded, d: &Callback<Action>) -> Html {
                     class={classes!(s.duration_error.is_some().then_some("invalid"))}
                     value={f.longer_than.clone()} oninput={text(FilterChange::LongerThan)} />
             </label>
-            <span class="shown-count muted" data-testid="shown-count" aria-live="polite">
-                { format!("{shown} of {total} reconciles shown") }
-            </span>
             if let Some(e) = &s.filter_error {
                 <p class="filter-error" data-testid="filter-error" role="alert">
                     { format!("Invalid regular expression, nothing is filtered: {e}") }
@@ -98,6 +93,17 @@ pub fn window(s: &AppState, d: &Callback<Action>, refs: &Refs) -> Html {
             if let Some(e) = &s.window_error {
                 <p class="filter-error" data-testid="window-error" role="alert">{ e }</p>
             }
+        </span>
+    }
+}
+
+/// "N of M reconciles shown", announced as filters change it.
+pub fn shown_count(s: &AppState, l: &Loaded) -> Html {
+    let total = l.analysis.reconciles.len();
+    let shown = s.shown().unwrap_or(total);
+    html! {
+        <span class="shown-count muted" data-testid="shown-count" aria-live="polite">
+            { format!("{shown} of {total} reconciles shown") }
         </span>
     }
 }

@@ -33,6 +33,7 @@ pub fn view(s: &AppState, l: &Loaded, d: &Callback<Action>, refs: &Refs, zone: Z
                 <button type="button" data-testid="grouping" onclick={d.reform(|_| Action::ToggleGrouping)}>{ grouping }</button>
                 <button type="button" data-testid="zone" onclick={d.reform(|_| Action::ToggleZone)}>{ zone_label }</button>
                 <button type="button" data-testid="reset-zoom" onclick={d.reform(|_| Action::ResetView)}>{ "Reset zoom" }</button>
+                { crate::filters::shown_count(s, l) }
                 { crate::filters::window(s, d, refs) }
             </div>
             { crate::filters::view(s, l, d) }
