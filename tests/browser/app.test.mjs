@@ -606,7 +606,7 @@ describe('goroutine dumps', { timeout: 180_000 }, () => {
       const stall = cli.findings.find((f) => f.kind === 'stalled-worker');
       assert.equal(stall.blocked_in, 'go.etcd.io/etcd/client/v3.(*authClient).UserGet');
       // The finding's sentence in the page names the call, as the CLI's does.
-      const sentence = await page.locator('[data-finding-kind=stalled-worker] .sentence').innerText();
+      const sentence = await page.locator('[data-finding-kind=stalled-worker] .sentence').textContent();
       assert.match(sentence, /\(\*authClient\)\.UserGet/);
       assert.match(sentence, /16:45:00/);
 
@@ -986,7 +986,8 @@ describe('an undated goroutine dump', { timeout: 180_000 }, () => {
     try {
       await page.locator('input[type=file]').setInputFiles([log, dump]);
       await page.waitForSelector('[data-finding-kind=stalled-worker]', { state: 'attached', timeout: 60_000 });
-      const sentence = () => page.locator('[data-finding-kind=stalled-worker] .sentence').innerText();
+      // (textContent: the sentence is folded under its headline until clicked.)
+      const sentence = () => page.locator('[data-finding-kind=stalled-worker] .sentence').textContent();
       assert.match(await sentence(), /nothing dates it/);
       const panel = page.getByTestId('goroutines');
       assert.match(await panel.getByTestId('dump').innerText(), /time unknown/);
@@ -997,7 +998,7 @@ describe('an undated goroutine dump', { timeout: 180_000 }, () => {
       await panel.getByTestId('dump-time-error').waitFor({ state: 'attached' });
       await panel.getByTestId('dump-time').fill('2026-05-26T16:45:00Z');
       await panel.getByTestId('use-dump-time').click();
-      await page.waitForFunction(() => /UserGet/.test(document.querySelector('[data-finding-kind=stalled-worker] .sentence')?.innerText ?? ''));
+      await page.waitForFunction(() => /UserGet/.test(document.querySelector('[data-finding-kind=stalled-worker] .sentence')?.textContent ?? ''));
       assert.match(await sentence(), /time given by the user/);
       assert.match(await panel.getByTestId('dump').innerText(), /taken .*16:45:00.* \(time given by the user\)/);
       assert.equal(await page.getByTestId('timeline').getAttribute('data-dump-count'), '1');
