@@ -244,6 +244,12 @@ fn corpus_leader_election_lines() {
     let a = run(&[("kcm_leader_election_klog_text_issue108380.log", &corpus("klog/kcm_leader_election_klog_text_issue108380.log"))]);
     assert!(of(&a, FindingKind::LeaseLost).is_empty(), "{:#?}", a.findings);
 
+    // kubewarden: `attempting to acquire leader lease kubewarden/a4ddbf36.kubewarden.io...`,
+    // `successfully acquired lease` 31s later, `Starting EventSource`: a
+    // start-up, no loss, no restart (one log).
+    let a = run(&[("mixed_klog_and_controller_runtime_console_kubewarden.log", &corpus("klog/mixed_klog_and_controller_runtime_console_kubewarden.log"))]);
+    assert!(a.findings.is_empty(), "{:#?}", a.findings);
+
     // Docker json-file: two managers attempting, one acquiring: no loss.
     let a = run(&[("kcm_leader_election_docker_jsonfile_issue89466.log", &corpus("klog/kcm_leader_election_docker_jsonfile_issue89466.log"))]);
     assert!(of(&a, FindingKind::LeaseLost).is_empty(), "{:#?}", a.findings);
