@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::analyze::findings::{clock, human_duration};
-use crate::analyze::{Analysis, Detail, Finding, FindingKind, Outcome, Piece, Throttle};
+use crate::analyze::{Analysis, Detail, Finding, FindingKind, Outcome, Piece, Saturation, Throttle};
 use crate::model::Timestamp;
 
 /// Options for [`markdown`].
@@ -511,8 +511,8 @@ fn base(path: &str) -> &str {
     path.rsplit(['/', '!']).next().unwrap_or(path)
 }
 
-/// The throttling windows and the manager's lease losses and restarts, as
-/// tables; each only when there is one.
+/// The throttling windows, saturated workers and the manager's lease
+/// losses and restarts, as tables; each only when there is one.
 fn write_signals(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
     let throttles: Vec<(&Finding, &Throttle)> = a
         .findings
@@ -546,6 +546,33 @@ fn write_signals(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
         if throttles.len() > 20 {
             writeln!(s)?;
             writeln!(s, "{} more windows are in `analyze --json`.", throttles.len() - 20)?;
+        }
+    }
+    let sats: Vec<(&Finding, &Saturation)> = a
+        .findings
+        .iter()
+        .filter_map(|f| match f.detail.as_deref() {
+            Some(Detail::Saturation(x)) => Some((f, x)),
+            _ => None,
+        })
+        .collect();
+    if !sats.is_empty() {
+        writeln!(s)?;
+        writeln!(s, "### Saturated workers")?;
+        writeln!(s)?;
+        writeln!(s, "| controller | workers | held | window | objects waited | longest estimated wait |")?;
+        writeln!(s, "|---|---|---|---|---|---|")?;
+        for (f, x) in sats.iter().take(20) {
+            writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} |",
+                f.controller.map_or("–".to_string(), |c| escape(&a.controllers[c].name, 80)),
+                x.workers,
+                duration(f.start, f.end),
+                clk.window(f.start, f.end),
+                x.waited.len(),
+                x.waited.iter().map(|w| w.estimated_wait_nanos).max().map_or("–".to_string(), human_duration)
+            )?;
         }
     }
     let mut rows = Vec::new();

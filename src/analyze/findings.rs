@@ -201,11 +201,12 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
     slow_reconciles(a, opts, &mut out);
     hot_loops(a, opts, &mut out);
     error_bursts(a, &failed, &mut out);
+    crate::analyze::saturation::find(a, opts, &mut out);
     // Any other finding whose window overlaps an election gets an
     // election-overlap finding of its own, naming both.
     let mut extra = Vec::new();
     for f in &out {
-        if !f.elections.is_empty() && f.kind == FindingKind::StalledWorker {
+        if !f.elections.is_empty() && matches!(f.kind, FindingKind::StalledWorker | FindingKind::SaturatedWorkers) {
             extra.push(Finding {
                 blocked: None,
                 detail: None,

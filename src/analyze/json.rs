@@ -192,6 +192,12 @@ fn finding(a: &Analysis, f: &Finding) -> Value {
                 "cut_off": d.cut_off,
             })
         }
+        Some(Detail::Saturation(d)) => {
+            v["saturation"] = json!({
+                "workers": d.workers, "normal_nanos": d.normal_nanos, "held": d.held,
+                "waited": d.waited.iter().map(|w| json!({"object": w.object, "reconcile_id": w.reconcile_id, "estimated_wait_nanos": w.estimated_wait_nanos})).collect::<Vec<_>>(),
+            })
+        }
         None => {}
     }
     v

@@ -9,6 +9,7 @@ pub mod json;
 pub mod model;
 pub mod objects;
 pub mod reconciles;
+pub mod saturation;
 pub mod signals;
 
 use std::collections::BTreeMap;

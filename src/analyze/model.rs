@@ -171,10 +171,11 @@ pub enum FindingKind {
     Throttled,
     LeaseLost,
     Restart,
+    SaturatedWorkers,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 10] = [
+    pub const ALL: [FindingKind; 11] = [
         FindingKind::StalledWorker,
         FindingKind::ExpiredContext,
         FindingKind::StuckDeletion,
@@ -185,6 +186,7 @@ impl FindingKind {
         FindingKind::Throttled,
         FindingKind::LeaseLost,
         FindingKind::Restart,
+        FindingKind::SaturatedWorkers,
     ];
 
     /// The kind named `stalled-worker` etc.
@@ -204,6 +206,7 @@ impl FindingKind {
             FindingKind::Throttled => "throttled",
             FindingKind::LeaseLost => "lease-lost",
             FindingKind::Restart => "restart",
+            FindingKind::SaturatedWorkers => "saturated-workers",
         }
     }
 }
@@ -252,6 +255,29 @@ pub enum Detail {
     Throttle(Throttle),
     Lease(LeaseLoss),
     Restart(Restart),
+    Saturation(Saturation),
+}
+
+/// Every worker of a controller instance held by the same reconciles.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Saturation {
+    pub workers: u32,
+    /// How long its reconciles usually take (the median, at least 1s).
+    pub normal_nanos: i64,
+    /// The reconciles that held the workers.
+    pub held: Vec<String>,
+    /// Objects reconciled right after, with the estimated wait of each.
+    pub waited: Vec<Waited>,
+}
+
+/// An object that waited for a worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Waited {
+    pub object: String,
+    pub reconcile_id: String,
+    /// From when it was due (its usual period after its last reconcile, or
+    /// the workers' all being held, whichever is later) to its start.
+    pub estimated_wait_nanos: i64,
 }
 
 /// A window of throttled API requests in one log file (see
