@@ -298,3 +298,24 @@ fn the_markdown_has_tables_for_throttling_and_the_manager() {
     assert!(md.contains("**restart · "), "{md}");
     assert!(md.contains("**throttled · "), "{md}");
 }
+
+#[test]
+fn the_structured_wait_of_newer_client_go_in_klog_and_json() {
+    // client-go 1.32+: `"Waited before sending request" delay=… reason=… verb=… URL=…`
+    // (klog text), and the same through controller-runtime's JSON logger.
+    let klog = "I0526 12:00:01.200000       1 request.go:752] \"Waited before sending request\" delay=\"1.200875613s\" reason=\"client-side throttling, not priority and fairness\" verb=\"POST\" URL=\"https://10.96.0.1:443/api/v1/namespaces/ns/pods/p-1/eviction\"\n\
+2026-05-26T12:00:00Z\tINFO\tsetup\tstarting manager\n";
+    let json = "{\"level\":\"info\",\"ts\":\"2026-05-26T12:00:02.5Z\",\"msg\":\"Waited before sending request\",\"delay\":\"3.5s\",\"reason\":\"client-side throttling, not priority and fairness\",\"verb\":\"GET\",\"URL\":\"https://10.96.0.1:443/apis/apps/v1/namespaces/ns/deployments/d\"}\n";
+    let a = run(&[("kubectl-drain.log", klog), ("operator.log", json)]);
+    let t = of(&a, FindingKind::Throttled);
+    assert_eq!(t.len(), 2, "{:#?}", a.findings);
+    let detail = |f: &Finding| match f.detail.as_deref() {
+        Some(Detail::Throttle(d)) => d.clone(),
+        _ => panic!(),
+    };
+    // By start: the JSON line's wait began at 11:59:59 (12:00:02.5 − 3.5s),
+    // the klog line's at 12:00:00 (12:00:01.2 − 1.2s).
+    let (j, k) = (detail(t[0]), detail(t[1]));
+    assert_eq!((k.source.as_str(), k.longest_wait_nanos, k.resources[0].resource.as_str()), ("kubectl-drain.log", Some(1_200_875_613), "pods/eviction"));
+    assert_eq!((j.source.as_str(), j.longest_wait_nanos, j.resources[0].resource.as_str()), ("operator.log", Some(3_500_000_000), "deployments.apps"));
+}

@@ -298,7 +298,7 @@ impl<'a> Gather<'a> {
                     if etcd::may_matter(raw_msg) {
                         self.etcd.push(rref);
                     }
-                    if signals::may_matter(raw_msg) || (r.level >= Level::Warn && signals::error_may_matter(f, r)) {
+                    if signals::may_matter(raw_msg) || r.level == Level::Fatal || (r.level >= Level::Warn && signals::error_may_matter(f, r)) {
                         self.signals.push(rref);
                     }
                 }

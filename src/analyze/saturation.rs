@@ -1,4 +1,5 @@
-//! `saturated-workers`: a controller instance with N ≥ 2 workers whose N
+//! `saturated-workers`: a controller instance with N ≥ 2 workers (from its
+//! `Starting workers` line or `--workers`, never inferred) whose N
 //! lanes are all held by the same reconciles for far longer than its
 //! reconciles usually take (20 times the median duration, and at least
 //! twice the reconcile timeout), while work waits (at least 3 reconciles
@@ -24,7 +25,9 @@ pub fn find(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
     let mut found = Vec::new();
     for (ci, rs) in by_controller.iter().enumerate() {
         let n = a.controllers[ci].workers as usize;
-        if n < 2 || rs.len() < n + 3 {
+        // An inferred count is the most seen at once: "all of them held"
+        // would then say nothing of the real limit.
+        if n < 2 || rs.len() < n + 3 || a.controllers[ci].workers_source == "inferred" {
             continue;
         }
         let mut durations: Vec<i64> = rs.iter().map(|&i| a.reconciles[i].last.nanos - a.reconciles[i].start().nanos).collect();
