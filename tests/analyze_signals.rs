@@ -319,3 +319,46 @@ fn the_structured_wait_of_newer_client_go_in_klog_and_json() {
     assert_eq!((k.source.as_str(), k.longest_wait_nanos, k.resources[0].resource.as_str()), ("kubectl-drain.log", Some(1_200_875_613), "pods/eviction"));
     assert_eq!((j.source.as_str(), j.longest_wait_nanos, j.resources[0].resource.as_str()), ("operator.log", Some(3_500_000_000), "deployments.apps"));
 }
+
+#[test]
+fn a_429_a_reconcile_returned_is_a_throttled_window_naming_it() {
+    let log = r#"2026-05-26T13:00:00Z	INFO	Reconciling	{"controller": "widget", "controllerGroup": "example.io", "controllerKind": "Widget", "Widget": {"name":"w1","namespace":"ns"}, "namespace": "ns", "name": "w1", "reconcileID": "55555555-0000-4000-8000-000000000001"}
+2026-05-26T13:00:01Z	ERROR	Reconciler error	{"controller": "widget", "controllerGroup": "example.io", "controllerKind": "Widget", "Widget": {"name":"w1","namespace":"ns"}, "namespace": "ns", "name": "w1", "reconcileID": "55555555-0000-4000-8000-000000000001", "error": "failed to get secret: the server has received too many requests and has asked us to try again later (get secrets w1-kubeconfig)"}
+2026-05-26T13:00:30Z	INFO	Reconciling	{"controller": "widget", "controllerGroup": "example.io", "controllerKind": "Widget", "Widget": {"name":"w1","namespace":"ns"}, "namespace": "ns", "name": "w1", "reconcileID": "55555555-0000-4000-8000-000000000002"}
+2026-05-26T13:00:31Z	INFO	Reconcile successful	{"controller": "widget", "controllerGroup": "example.io", "controllerKind": "Widget", "Widget": {"name":"w1","namespace":"ns"}, "namespace": "ns", "name": "w1", "reconcileID": "55555555-0000-4000-8000-000000000002"}
+"#;
+    let a = run(&[("manager.log", log)]);
+    let t = of(&a, FindingKind::Throttled);
+    assert_eq!(t.len(), 1, "{:#?}", a.findings);
+    assert_eq!(
+        t[0].message,
+        "In manager.log, 1 request was answered 429 Too Many Requests by the API server at 13:00:01. 1 reconcile overlaps the window: \
+         55555555-0000-4000-8000-000000000001 of ns/w1."
+    );
+}
+
+#[test]
+fn the_json_gives_the_lease_loss_and_the_restart() {
+    let mut l = Loaded::default();
+    l.add(&format!("{POD}logs-manager-previous.txt"), PREVIOUS.as_bytes().to_vec(), &LoadOptions::default());
+    l.add(&format!("{POD}logs-manager.txt"), CURRENT.as_bytes().to_vec(), &LoadOptions::default());
+    l.finish();
+    let a = analyze(&l.files, &AnalyzeOptions::default()).0;
+    let inputs: Vec<_> = l.files.iter().map(reconscope::stats::FileStats::of).collect();
+    let doc = reconscope::analyze::json::to_json(&inputs, &a);
+    let find = |k: &str| doc["findings"].as_array().unwrap().iter().find(|f| f["kind"] == k).cloned().unwrap();
+    let lost = find("lease-lost");
+    assert_eq!(lost["lease"]["lease"], "ns/widget-lock");
+    assert_eq!(lost["lease"]["lost"], "2026-05-26T11:00:30.400000Z");
+    assert_eq!(lost["lease"]["acquired"], "2026-05-26T11:00:02.200000Z");
+    assert_eq!(lost["lease"]["said"], "failed to renew lease ns/widget-lock: timed out waiting for the condition");
+    assert_eq!(lost["lease"]["renew_failures"], 1);
+    assert_eq!(lost["lease"]["last_reconcile_id"], "22222222-0000-4000-8000-000000000002");
+    let restart = find("restart");
+    assert_eq!(restart["restart"]["previous_exit"], "lease-lost");
+    assert_eq!(restart["restart"]["previous_end"], "2026-05-26T11:00:30.400000Z");
+    assert_eq!(restart["restart"]["started"], "2026-05-26T11:00:41Z");
+    assert_eq!(restart["restart"]["resumed"], "2026-05-26T11:00:59Z");
+    assert_eq!(restart["restart"]["cut_off"], serde_json::json!(["22222222-0000-4000-8000-000000000003"]));
+    assert!(lost.get("restart").is_none() && restart.get("lease").is_none() && lost.get("throttle").is_none());
+}

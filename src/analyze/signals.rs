@@ -265,11 +265,10 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], records: &[RecordRef], opts:
     }
     // A 429 a failed reconcile returned (`Reconciler error` with the
     // server's answer in its error) is one too.
-    for (i, rc) in a.reconciles.iter().enumerate() {
+    for rc in &a.reconciles {
         if rc.outcome != Outcome::Error || !rc.error.as_deref().is_some_and(|e| says_too_many(e.as_bytes())) {
             continue;
         }
-        let _ = i;
         for &rr in a.records_of(rc) {
             let f = &files[rr.file as usize];
             let r = &f.records[rr.record as usize];
@@ -386,7 +385,7 @@ fn throttle_windows(a: &Analysis, f: &ParsedFile, fi: u32, ts: &[Throttled], spa
         s = if overlapping.is_empty() {
             s.text(". No reconcile of this log overlaps the window.")
         } else {
-            s.text(format!(". {} overlap the window: {}.", plural(overlapping.len(), "reconcile", "reconciles"), reconciles_text(a, &overlapping)))
+            s.text(format!(". {} the window: {}.", plural(overlapping.len(), "reconcile overlaps", "reconciles overlap"), reconciles_text(a, &overlapping)))
         };
         let detail = Throttle {
             source: f.path.clone(),
@@ -581,8 +580,7 @@ pub fn pair_of(path: &str) -> Option<(String, PairRole)> {
     let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
     // crust-gather.
-    if let Some((root, rest)) = dir.rsplit_once("previous-logs").filter(|(_, rest)| rest.is_empty()) {
-        let _ = rest;
+    if let Some(root) = dir.strip_suffix("previous-logs").filter(|root| root.is_empty() || root.ends_with('/')) {
         let parts: Vec<&str> = stem.split('_').collect();
         if parts.len() == 3 {
             return Some((format!("cg:{root}namespaces/{}/v1/pod/{}/{}", parts[0], parts[1], parts[2]), PairRole::Previous));
