@@ -280,19 +280,29 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], records: &[RecordRef], opts:
             }
         }
     }
+    let pairs = pairs(files);
+    let losses = life.iter().any(|ev| ev.iter().any(|x| x.life == Life::Lost));
+    if throttled.iter().all(Vec::is_empty) && !losses && pairs.is_empty() {
+        return;
+    }
     // Each reconcile's file (that of its first line) and its span.
     let spans: Vec<(u32, Timestamp, Timestamp)> =
         a.reconciles.iter().map(|r| (a.records_of(r).first().map_or(u32::MAX, |rr| rr.file), r.start(), r.last)).collect();
-    let ended = ended(a, files, &spans);
     let mut out = Vec::new();
-    for (fi, mut ts) in throttled.into_iter().enumerate() {
-        ts.sort_by_key(|t| (t.time, t.rr));
-        throttle_windows(a, &files[fi], fi as u32, &ts, &spans, &mut out);
+    if throttled.iter().any(|t| !t.is_empty()) {
+        let by_start = ByStart::of(&spans);
+        for (fi, mut ts) in throttled.into_iter().enumerate() {
+            ts.sort_by_key(|t| (t.time, t.rr));
+            throttle_windows(a, &files[fi], fi as u32, &ts, &spans, &by_start, &mut out);
+        }
     }
-    for (fi, ev) in life.iter().enumerate() {
-        lease_losses(a, files, fi, ev, &spans, &ended, opts, &mut out);
+    if losses || !pairs.is_empty() {
+        let ended = ended(a, files, &spans);
+        for (fi, ev) in life.iter().enumerate() {
+            lease_losses(a, files, fi, ev, &spans, &ended, opts, &mut out);
+        }
+        restarts(a, files, &pairs, &life, &spans, &ended, opts, &mut out);
     }
-    restarts(a, files, &life, &spans, &ended, opts, &mut out);
     a.findings.extend(out);
 }
 
@@ -340,7 +350,57 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-fn throttle_windows(a: &Analysis, f: &ParsedFile, fi: u32, ts: &[Throttled], spans: &[(u32, Timestamp, Timestamp)], out: &mut Vec<Finding>) {
+/// The reconciles by start, with the latest end among each prefix: the
+/// reconciles overlapping a window are found from the window's end back to
+/// where no earlier one reaches its start (a log may have a million
+/// reconciles and a thousand windows).
+struct ByStart {
+    /// (start, reconcile index), sorted.
+    order: Vec<(Timestamp, usize)>,
+    /// The latest end among `order[..=i]`.
+    reach: Vec<Timestamp>,
+}
+
+impl ByStart {
+    fn of(spans: &[(u32, Timestamp, Timestamp)]) -> ByStart {
+        let mut order: Vec<(Timestamp, usize)> = spans.iter().enumerate().map(|(i, s)| (s.1, i)).collect();
+        order.sort_unstable();
+        let mut reach = Vec::with_capacity(order.len());
+        for &(_, i) in &order {
+            let r = reach.last().map_or(spans[i].2, |&m: &Timestamp| m.max(spans[i].2));
+            reach.push(r);
+        }
+        ByStart { order, reach }
+    }
+
+    /// Reconciles of file `fi` that overlap `start..=end`, in index order.
+    fn overlapping(&self, spans: &[(u32, Timestamp, Timestamp)], fi: u32, start: Timestamp, end: Timestamp) -> Vec<usize> {
+        let mut k = self.order.partition_point(|&(s, _)| s <= end);
+        let mut out = Vec::new();
+        while k > 0 && self.reach[k - 1] >= start {
+            k -= 1;
+            let i = self.order[k].1;
+            if spans[i].0 == fi && spans[i].2 >= start {
+                out.push(i);
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+}
+
+/// At most this many reconciles are named in a throttling finding (all are counted).
+const MAX_NAMED: usize = 50;
+
+fn throttle_windows(
+    a: &Analysis,
+    f: &ParsedFile,
+    fi: u32,
+    ts: &[Throttled],
+    spans: &[(u32, Timestamp, Timestamp)],
+    by_start: &ByStart,
+    out: &mut Vec<Finding>,
+) {
     let mut i = 0;
     while i < ts.len() {
         let mut j = i + 1;
@@ -364,7 +424,7 @@ fn throttle_windows(a: &Analysis, f: &ParsedFile, fi: u32, ts: &[Throttled], spa
         }
         let mut resources: Vec<ResourceCount> = by_res.into_iter().map(|(r, c)| ResourceCount { resource: r.to_string(), count: c }).collect();
         resources.sort_by(|x, y| y.count.cmp(&x.count).then_with(|| x.resource.cmp(&y.resource)));
-        let overlapping: Vec<usize> = spans.iter().enumerate().filter(|(_, s)| s.0 == fi && s.1 <= end && s.2 >= start).map(|(i, _)| i).collect();
+        let overlapping = by_start.overlapping(spans, fi, start, end);
         let when =
             if start == end { format!("at {}", clock(end)) } else { format!("from {} to {} ({})", clock(start), clock(end), honest_duration(start, end)) };
         let mut what = Vec::new();
@@ -395,9 +455,11 @@ fn throttle_windows(a: &Analysis, f: &ParsedFile, fi: u32, ts: &[Throttled], spa
             longest_wait_nanos: longest.and_then(|l| l.wait),
             total_wait_nanos: waits.iter().filter_map(|t| t.wait).sum(),
             resources,
-            reconcile_ids: overlapping.iter().take(50).map(|&i| a.reconciles[i].reconcile_id.clone()).collect(),
+            reconcile_ids: overlapping.iter().take(MAX_NAMED).map(|&i| a.reconciles[i].reconcile_id.clone()).collect(),
             reconciles_overlapping: overlapping.len() as u32,
         };
+        let mut overlapping = overlapping;
+        overlapping.truncate(MAX_NAMED);
         out.push(Finding {
             kind: FindingKind::Throttled,
             severity: Severity::Warning,
@@ -645,16 +707,18 @@ fn pairs(files: &[ParsedFile]) -> Vec<(usize, usize)> {
     out
 }
 
+#[allow(clippy::too_many_arguments)]
 fn restarts(
     a: &Analysis,
     files: &[ParsedFile],
+    pairs: &[(usize, usize)],
     life: &[Vec<Event>],
     spans: &[(u32, Timestamp, Timestamp)],
     ended: &[bool],
     opts: &AnalyzeOptions,
     out: &mut Vec<Finding>,
 ) {
-    for (p, c) in pairs(files) {
+    for &(p, c) in pairs {
         let (pf, cf) = (&files[p], &files[c]);
         let (Some(prev_end), Some(cur_first)) = (pf.last_time(), cf.first_time()) else { continue };
         // The previous process ended before the current one began.
@@ -766,6 +830,30 @@ mod tests {
         assert_eq!(r("https://h/apis/custom.metrics.k8s.io/v1beta1?timeout=32s").as_deref(), Some("discovery"));
         assert_eq!(r("https://h/api?timeout=32s").as_deref(), Some("discovery"));
         assert_eq!(r("https://h/healthz"), None);
+    }
+
+    #[test]
+    fn overlaps_found_from_the_end_back_are_all_of_them() {
+        // A small LCG: starts, lengths (some long), files 0 and 1.
+        let mut x: u64 = 7;
+        let mut next = |m: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let t = |n: u64| Timestamp::new(n as i64 * NANOS_PER_SEC, 0);
+        let spans: Vec<(u32, Timestamp, Timestamp)> = (0..400)
+            .map(|_| {
+                let s = next(1000);
+                let len = if next(10) == 0 { next(500) } else { next(5) };
+                (next(2) as u32, t(s), t(s + len))
+            })
+            .collect();
+        let by = ByStart::of(&spans);
+        for _ in 0..200 {
+            let (s, len, fi) = (next(1100), next(30), next(2) as u32);
+            let brute: Vec<usize> = (0..spans.len()).filter(|&i| spans[i].0 == fi && spans[i].1 <= t(s + len) && spans[i].2 >= t(s)).collect();
+            assert_eq!(by.overlapping(&spans, fi, t(s), t(s + len)), brute);
+        }
     }
 
     #[test]
