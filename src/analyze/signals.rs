@@ -636,28 +636,29 @@ fn lease_losses(
 /// and whether this one is the previous: `kubectl logs --previous` saved
 /// as `<name>-previous.<ext>` (or `previous.log` beside `current.log`),
 /// CRI's `<container>/0.log`, `1.log` (the restart count), crust-gather's
-/// `previous-logs/<ns>_<pod>_<container>.log` beside
-/// `namespaces/<ns>/v1/pod/<pod>/<container>/current.log`.
+/// `namespaces/<ns>/v1/pod/<pod>/<container>/current.log` beside
+/// `previous.log` in its folder or `previous-logs/<ns>_<pod>_<container>.log`
+/// at the snapshot's root.
 pub fn pair_of(path: &str) -> Option<(String, PairRole)> {
     let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
-    // crust-gather.
+    // crust-gather: `…/<container>/previous.log` beside `current.log`, or
+    // (as the cozystack e2e snapshots hold it) `previous-logs/<ns>_<pod>_<container>.log`.
     if let Some(root) = dir.strip_suffix("previous-logs").filter(|root| root.is_empty() || root.ends_with('/')) {
         let parts: Vec<&str> = stem.split('_').collect();
         if parts.len() == 3 {
-            return Some((format!("cg:{root}namespaces/{}/v1/pod/{}/{}", parts[0], parts[1], parts[2]), PairRole::Previous));
-        }
-    }
-    if stem == "current" && dir.contains("/v1/pod/") {
-        if let Some(i) = dir.find("namespaces/") {
-            if dir[..i].is_empty() || dir[..i].ends_with('/') {
-                return Some((format!("cg:{dir}"), PairRole::Current(0)));
-            }
+            return Some((format!("pc:{root}namespaces/{}/v1/pod/{}/{}/.{ext}", parts[0], parts[1], parts[2]), PairRole::Previous));
         }
     }
     if stem == "previous" || stem == "current" {
         let role = if stem == "previous" { PairRole::Previous } else { PairRole::Current(0) };
         return Some((format!("pc:{dir}/.{ext}"), role));
+    }
+    // `tei-previous.log` beside `tei-current.log`.
+    for suffix in ["-current", "_current", ".current"] {
+        if let Some(s) = stem.strip_suffix(suffix) {
+            return Some((format!("kp:{dir}/{s}.{ext}"), PairRole::Current(0)));
+        }
     }
     for suffix in ["-previous", "_previous", ".previous"] {
         if let Some(s) = stem.strip_suffix(suffix) {
@@ -872,6 +873,9 @@ mod tests {
         assert_eq!(p("a/pods/ns/pod/logs-manager-previous.txt"), (p("a/pods/ns/pod/logs-manager.txt").0, PairRole::Previous));
         assert_eq!(p("x/manager/previous.log").0, p("x/manager/current.log").0);
         assert_eq!(p("snap/t/previous-logs/ns_pod-1_manager.log").0, p("snap/t/namespaces/ns/v1/pod/pod-1/manager/current.log").0);
+        assert_eq!(p("snap/t/namespaces/ns/v1/pod/pod-1/manager/previous.log").0, p("snap/t/namespaces/ns/v1/pod/pod-1/manager/current.log").0);
+        assert_eq!(p("ci/logs/pod-1.previous.log"), (p("ci/logs/pod-1.log").0, PairRole::Previous));
+        assert_eq!(p("ws/tei-previous.log").0, p("ws/tei-current.log").0);
         assert_eq!(p("var/log/pods/ns_pod_uid/manager/0.log"), (p("var/log/pods/ns_pod_uid/manager/1.log").0, PairRole::Restart(0)));
         assert_ne!(p("a/one.log").0, p("a/two.log").0);
     }
