@@ -362,3 +362,19 @@ fn the_json_gives_the_lease_loss_and_the_restart() {
     assert_eq!(restart["restart"]["cut_off"], serde_json::json!(["22222222-0000-4000-8000-000000000003"]));
     assert!(lost.get("restart").is_none() && restart.get("lease").is_none() && lost.get("throttle").is_none());
 }
+
+#[test]
+fn a_lost_lease_with_reconciles_after_it_does_not_claim_they_stopped() {
+    // The loss, then a reconcile begins 5s later in the same process.
+    let log = PREVIOUS.lines().filter(|l| !l.contains("Stopping and waiting") && !l.contains("problem running")).map(|l| format!("{l}\n")).collect::<String>()
+        + "2026-05-26T11:00:35Z\tINFO\tReconciling\t{\"controller\": \"widget\", \"controllerGroup\": \"example.io\", \"controllerKind\": \"Widget\", \"Widget\": {\"name\":\"w4\",\"namespace\":\"ns\"}, \"namespace\": \"ns\", \"name\": \"w4\", \"reconcileID\": \"22222222-0000-4000-8000-000000000004\"}\n";
+    let a = run(&[("manager.log", &log)]);
+    let l = of(&a, FindingKind::LeaseLost);
+    assert_eq!(l.len(), 1, "{:#?}", a.findings);
+    assert!(
+        l[0].message
+            .contains("; it did not stop reconciling: 1 reconcile began after it (the first, 22222222-0000-4000-8000-000000000004 of ns/w4, at 11:00:35)."),
+        "{}",
+        l[0].message
+    );
+}

@@ -580,9 +580,18 @@ fn lease_losses(
         if let Some(x) = ev[k + 1..e].iter().rfind(|x| x.life == Life::Lost) {
             s = s.text(format!("; at {} it logged ", clock(x.time))).code(cut_quote(&f.message(rec(x)), 80));
         }
-        s = match stopped {
-            Some(t) => s.text(format!(" and stopped reconciling: it began to stop at {}", clock(t))),
-            None => s.text(" and stopped reconciling"),
+        // Reconciles of this log begun after the loss: then it did not stop.
+        let later = spans.iter().enumerate().filter(|(_, x)| x.0 == fi as u32 && x.1 > lost.time).min_by_key(|(i, x)| (x.1, *i));
+        s = match (stopped, later) {
+            (_, Some((i, x))) => s.text(format!(
+                "; it did not stop reconciling: {} began after it (the first, {} of {}, at {})",
+                plural(spans.iter().filter(|y| y.0 == fi as u32 && y.1 > lost.time).count(), "reconcile", "reconciles"),
+                a.reconciles[i].reconcile_id,
+                a.reconciles[i].object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string()),
+                clock(x.1)
+            )),
+            (Some(t), None) => s.text(format!(" and stopped reconciling: it began to stop at {}", clock(t))),
+            (None, None) => s.text(" and stopped reconciling: no reconcile of this log began after it"),
         };
         s = match last {
             Some(l) => s.text(format!(
@@ -797,7 +806,8 @@ fn restarts(
         };
         out.push(Finding {
             kind: FindingKind::Restart,
-            severity: Severity::Warning,
+            // A clean stop (a rollout, a drain) is a restart worth knowing of.
+            severity: if exit_word == "shutdown" { Severity::Info } else { Severity::Warning },
             controller: resumed.map(|i| a.reconciles[i].controller),
             object: None,
             start: prev_end,
