@@ -600,7 +600,7 @@ fn lease_losses(
                 a.reconciles[l].object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string()),
                 clock(a.reconciles[l].last)
             )),
-            None => s.text(". No reconcile of it is in this log before that"),
+            None => s.text(". This log holds no reconcile before that"),
         };
         if !in_flight.is_empty() {
             s = s.text(format!(
