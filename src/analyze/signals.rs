@@ -27,7 +27,7 @@ use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, LeaseLoss, O
 use crate::analyze::reconciles::time_of;
 use crate::analyze::{AnalyzeOptions, RecordRef};
 use crate::model::{Level, ParsedFile, Record, Timestamp};
-use crate::time::{honest_duration, human_duration, parse_duration_nanos, NANOS_PER_SEC};
+use crate::time::{honest_duration, human_duration, NANOS_PER_SEC};
 
 /// A throttling window ends after this long without a throttled request.
 pub const QUIET_NANOS: i64 = 60 * NANOS_PER_SEC;
@@ -94,6 +94,47 @@ struct Throttled {
     too_many: bool,
 }
 
+/// A Go `time.Duration` as `String()` writes it (`1.09778054s`,
+/// `197.657513ms`, `1m2.5s`, `850µs`, `2h0m0s`), in nanoseconds, its
+/// decimals exact (digits past the nanosecond dropped).
+pub fn go_duration(s: &str) -> Option<i64> {
+    let mut rest = s.trim();
+    if rest.is_empty() {
+        return None;
+    }
+    let mut total: i64 = 0;
+    while !rest.is_empty() {
+        let int_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let int: i64 = if int_end == 0 { 0 } else { rest[..int_end].parse().ok()? };
+        rest = &rest[int_end..];
+        let (mut frac, mut frac_digits) = (0i64, 0u32);
+        if let Some(r) = rest.strip_prefix('.') {
+            let end = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
+            for d in r[..end].bytes().take(18) {
+                frac = frac * 10 + i64::from(d - b'0');
+                frac_digits += 1;
+            }
+            rest = &r[end..];
+        } else if int_end == 0 {
+            return None;
+        }
+        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let unit: i64 = match &rest[..unit_end] {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => return None,
+        };
+        rest = &rest[unit_end..];
+        let frac_nanos = (i128::from(frac) * i128::from(unit) / 10i128.pow(frac_digits)) as i64;
+        total = total.checked_add(int.checked_mul(unit)?)?.checked_add(frac_nanos)?;
+    }
+    Some(total)
+}
+
 /// The resource of an API path: `secrets`, `leases.coordination.k8s.io`,
 /// `pods/status`, `discovery` for `/api`, `/apis/<group>/<version>`.
 pub fn resource_of(url: &str) -> Option<String> {
@@ -138,7 +179,7 @@ fn request_resource(m: &str) -> Option<String> {
 /// `URL`), or a 429 in the message or its `error` field.
 fn throttled_of(f: &ParsedFile, r: &Record, rr: RecordRef, time: Timestamp) -> Option<Throttled> {
     let m = f.message(r);
-    let wait_text = |rest: &str| rest.split([' ', ',']).next().and_then(parse_duration_nanos);
+    let wait_text = |rest: &str| rest.split([' ', ',']).next().and_then(go_duration);
     if let Some(rest) = m.strip_prefix("Waited for ") {
         if m.contains("throttling") {
             return Some(Throttled { rr, time, wait: wait_text(rest), resource: request_resource(&m), too_many: false });
@@ -148,7 +189,7 @@ fn throttled_of(f: &ParsedFile, r: &Record, rr: RecordRef, time: Timestamp) -> O
         return Some(Throttled { rr, time, wait: wait_text(rest), resource: request_resource(&m), too_many: false });
     }
     if m.starts_with("Waited before sending request") {
-        let wait = f.field(r, "delay").and_then(|d| parse_duration_nanos(&d));
+        let wait = f.field(r, "delay").and_then(|d| go_duration(&d));
         let resource = f.field(r, "URL").or_else(|| f.field(r, "url")).and_then(|u| resource_of(&u));
         return Some(Throttled { rr, time, wait, resource, too_many: false });
     }
@@ -865,6 +906,20 @@ mod tests {
             let brute: Vec<usize> = (0..spans.len()).filter(|&i| spans[i].0 == fi && spans[i].1 <= t(s + len) && spans[i].2 >= t(s)).collect();
             assert_eq!(by.overlapping(&spans, fi, t(s), t(s + len)), brute);
         }
+    }
+
+    #[test]
+    fn go_durations_exactly() {
+        assert_eq!(go_duration("1.09778054s"), Some(1_097_780_540));
+        assert_eq!(go_duration("197.657513ms"), Some(197_657_513));
+        assert_eq!(go_duration("1m2.5s"), Some(62_500_000_000));
+        assert_eq!(go_duration("850µs"), Some(850_000));
+        assert_eq!(go_duration("2h0m0s"), Some(7_200_000_000_000));
+        assert_eq!(go_duration("10.0s"), Some(10_000_000_000));
+        assert_eq!(go_duration("1.2345678919s"), Some(1_234_567_891));
+        assert_eq!(go_duration("soon"), None);
+        assert_eq!(go_duration("3"), None);
+        assert_eq!(go_duration(""), None);
     }
 
     #[test]
