@@ -46,7 +46,7 @@ fn main() -> std::io::Result<()> {
         let t0 = Instant::now();
         let built = reconciles::build(files, &opts);
         let t1 = Instant::now();
-        let reconciles::Built { controllers, reconciles, record_refs, deletions, etcd_records } = built;
+        let reconciles::Built { controllers, reconciles, record_refs, deletions, etcd_records, .. } = built;
         let (elections, client_warnings) = etcd::analyze(files, &etcd_records);
         let t2 = Instant::now();
         let objects = objects::build(files, &reconciles, &deletions, &mut diags);

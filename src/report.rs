@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::analyze::findings::{clock, human_duration};
-use crate::analyze::{Analysis, Finding, FindingKind, Outcome, Piece};
+use crate::analyze::{Analysis, Detail, Finding, FindingKind, Outcome, Piece, Saturation, Throttle};
 use crate::model::Timestamp;
 
 /// Options for [`markdown`].
@@ -503,6 +503,111 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
             writeln!(s, "| {} | {} ({}) | {} | {} |", escape(&c.name, 80), c.workers, c.workers_source, c.reconciles, errs)?;
         }
     }
+    write_signals(s, a, clk)
+}
+
+/// `a.log`: a path's last part.
+fn base(path: &str) -> &str {
+    path.rsplit(['/', '!']).next().unwrap_or(path)
+}
+
+/// The throttling windows, saturated workers and the manager's lease
+/// losses and restarts, as tables; each only when there is one.
+fn write_signals(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
+    let throttles: Vec<(&Finding, &Throttle)> = a
+        .findings
+        .iter()
+        .filter_map(|f| match f.detail.as_deref() {
+            Some(Detail::Throttle(t)) => Some((f, t)),
+            _ => None,
+        })
+        .collect();
+    if !throttles.is_empty() {
+        writeln!(s)?;
+        writeln!(s, "### Throttled API requests")?;
+        writeln!(s)?;
+        writeln!(s, "| window | log | waited | 429 | longest wait | resources | reconciles overlapping |")?;
+        writeln!(s, "|---|---|---|---|---|---|---|")?;
+        for (f, t) in throttles.iter().take(20) {
+            let res: Vec<String> = t.resources.iter().take(3).map(|r| format!("{} ({})", escape(&r.resource, 80), r.count)).collect();
+            let more = if t.resources.len() > 3 { format!(" and {} more", t.resources.len() - 3) } else { String::new() };
+            writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {}{more} | {} |",
+                clk.window(f.start, f.end),
+                escape(base(&t.source), 80),
+                t.waits,
+                t.too_many_requests,
+                t.longest_wait_nanos.map_or("–".to_string(), crate::analyze::signals::wait_text),
+                if res.is_empty() { "–".to_string() } else { res.join(", ") },
+                t.reconciles_overlapping
+            )?;
+        }
+        if throttles.len() > 20 {
+            writeln!(s)?;
+            writeln!(s, "{} more windows are in `analyze --json`.", throttles.len() - 20)?;
+        }
+    }
+    let sats: Vec<(&Finding, &Saturation)> = a
+        .findings
+        .iter()
+        .filter_map(|f| match f.detail.as_deref() {
+            Some(Detail::Saturation(x)) => Some((f, x)),
+            _ => None,
+        })
+        .collect();
+    if !sats.is_empty() {
+        writeln!(s)?;
+        writeln!(s, "### Saturated workers")?;
+        writeln!(s)?;
+        writeln!(s, "| controller | workers | held | window | objects waited | longest estimated wait |")?;
+        writeln!(s, "|---|---|---|---|---|---|")?;
+        for (f, x) in sats.iter().take(20) {
+            writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} |",
+                f.controller.map_or("–".to_string(), |c| escape(&a.controllers[c].name, 80)),
+                x.workers,
+                duration(f.start, f.end),
+                clk.window(f.start, f.end),
+                x.waited.len(),
+                x.waited.iter().map(|w| w.estimated_wait_nanos).max().map_or("–".to_string(), human_duration)
+            )?;
+        }
+    }
+    let mut rows = Vec::new();
+    for f in &a.findings {
+        match f.detail.as_deref() {
+            Some(Detail::Lease(l)) => rows.push(format!(
+                "| lease lost | {} | {} | {} {} |",
+                escape(base(&l.source), 80),
+                clk.at(l.lost),
+                code(&l.said, 200, true),
+                l.stopped.map_or(String::new(), |t| format!("(stopping from {})", clk.at(t)))
+            )),
+            Some(Detail::Restart(r)) => rows.push(format!(
+                "| restart | {} → {} | {} → {} | previous ended: {}; reconciling resumed {}; {} cut off |",
+                escape(base(&r.previous), 80),
+                escape(base(&r.current), 80),
+                clk.at(r.previous_end),
+                clk.at(r.started),
+                r.previous_exit,
+                r.resumed.map_or("never".to_string(), |t| format!("at {}", clk.at(t))),
+                r.cut_off.len()
+            )),
+            _ => {}
+        }
+    }
+    if !rows.is_empty() {
+        writeln!(s)?;
+        writeln!(s, "### Manager processes")?;
+        writeln!(s)?;
+        writeln!(s, "| what | log | when | |")?;
+        writeln!(s, "|---|---|---|---|")?;
+        for r in rows.iter().take(20) {
+            writeln!(s, "{r}")?;
+        }
+    }
     Ok(())
 }
 
@@ -632,6 +737,7 @@ mod tests {
             elections: vec![],
             message: message.to_string(),
             blocked: None,
+            detail: None,
             pieces: vec![],
         }
     }

@@ -73,6 +73,7 @@ fn analysis(controllers: Vec<ControllerInstance>, reconciles: Vec<Reconcile>) ->
 fn finding(kind: FindingKind, controller: Option<usize>, object: Option<&str>, start: i64, end: i64, reconciles: Vec<usize>) -> Finding {
     Finding {
         blocked: None,
+        detail: None,
         kind,
         severity: Severity::Warning,
         controller,

@@ -156,6 +156,7 @@ fn hostile(evil: &str) -> Analysis {
         elections: vec![],
         message: plain(&pieces),
         blocked: None,
+        detail: None,
         pieces,
     };
     let text = |s: &str| Piece::Text(s.into());

@@ -191,7 +191,9 @@ impl Index {
 }
 
 pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
-    let mut out = Vec::new();
+    // The findings made before (see [`crate::analyze::signals`]), sorted
+    // in with these.
+    let mut out = std::mem::take(&mut a.findings);
     let Index { by_controller, failed } = Index::of(a);
     stalled_workers(a, by_controller, opts, &mut out);
     expired_contexts(a, &failed, files, opts, &mut out);
@@ -199,13 +201,15 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
     slow_reconciles(a, opts, &mut out);
     hot_loops(a, opts, &mut out);
     error_bursts(a, &failed, &mut out);
+    crate::analyze::saturation::find(a, opts, &mut out);
     // Any other finding whose window overlaps an election gets an
     // election-overlap finding of its own, naming both.
     let mut extra = Vec::new();
     for f in &out {
-        if !f.elections.is_empty() && f.kind == FindingKind::StalledWorker {
+        if !f.elections.is_empty() && matches!(f.kind, FindingKind::StalledWorker | FindingKind::SaturatedWorkers) {
             extra.push(Finding {
                 blocked: None,
+                detail: None,
                 kind: FindingKind::ElectionOverlap,
                 severity: Severity::Info,
                 controller: f.controller,
@@ -313,6 +317,7 @@ fn stalled_workers(a: &Analysis, by_controller: Vec<Vec<Ends>>, opts: &AnalyzeOp
                 .text(format!("{}{}.", waited_clause, election_clause(a, &els)));
                 out.push(Finding {
                     blocked: None,
+                    detail: None,
                     kind: FindingKind::StalledWorker,
                     severity: Severity::Error,
                     controller: Some(ci),
@@ -413,6 +418,7 @@ fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: 
         let end = client.map_or(deadline_at, |w| w.time.max(deadline_at));
         out.push(Finding {
             blocked: None,
+            detail: None,
             kind: FindingKind::ExpiredContext,
             severity: Severity::Error,
             controller: Some(r.controller),
@@ -464,6 +470,7 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
         );
         out.push(Finding {
             blocked: None,
+            detail: None,
             kind: FindingKind::StuckDeletion,
             severity: Severity::Error,
             controller: reconciles.first().map(|&i| a.reconciles[i].controller),
@@ -487,6 +494,7 @@ fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
         let obj = r.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string());
         out.push(Finding {
             blocked: None,
+            detail: None,
             kind: FindingKind::SlowReconcile,
             severity: Severity::Warning,
             controller: Some(r.controller),
@@ -542,6 +550,7 @@ fn hot_loops(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
                 let (s, e) = (rs[j].0, a.reconciles[rs[k].1].last);
                 out.push(Finding {
                     blocked: None,
+                    detail: None,
                     kind: FindingKind::HotLoop,
                     severity: Severity::Warning,
                     controller: Some(ci),
@@ -588,6 +597,7 @@ fn error_bursts(a: &Analysis, failed: &[usize], out: &mut Vec<Finding>) {
                 let (s, e) = (errs[j].0, errs[k].0);
                 out.push(Finding {
                     blocked: None,
+                    detail: None,
                     kind: FindingKind::ErrorBurst,
                     severity: Severity::Warning,
                     controller: Some(ci),

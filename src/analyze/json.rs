@@ -6,7 +6,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::analyze::model::{Analysis, ControllerInstance, Election, Finding, FindingKind, GoroutineDump, GoroutineGroup, ObjectLifecycle, Reconcile};
+use crate::analyze::model::{Analysis, ControllerInstance, Detail, Election, Finding, FindingKind, GoroutineDump, GoroutineGroup, ObjectLifecycle, Reconcile};
 use crate::model::Timestamp;
 use crate::stats::FileStats;
 use crate::time::Gap;
@@ -155,7 +155,7 @@ fn finding(a: &Analysis, f: &Finding) -> Value {
     // An expired context: its start to the DeadlineExceeded line.
     let gap = (f.kind == FindingKind::ExpiredContext).then(|| Gap::between(f.start, f.end));
     let (lo, hi) = gap.map_or((Value::Null, Value::Null), bounds);
-    json!({
+    let mut v = json!({
         "kind": f.kind, "severity": f.severity, "controller": ctrl_id(a, f.controller),
         "object": f.object.as_ref().map(|o| o.to_string()),
         "start": t(Some(f.start)), "end": t(Some(f.end)),
@@ -167,7 +167,40 @@ fn finding(a: &Analysis, f: &Finding) -> Value {
         "blocked_under": f.blocked.as_ref().and_then(|b| b.under.clone()),
         "goroutine": f.blocked.as_ref().map(|b| b.goroutine),
         "gap_nanos": gap.map(|g| g.nanos), "gap_nanos_at_least": lo, "gap_nanos_at_most": hi,
-    })
+    });
+    // Only on findings of those kinds: the others' documents stay as they were.
+    match f.detail.as_deref() {
+        Some(Detail::Throttle(d)) => {
+            v["throttle"] = json!({
+                "source": d.source, "count": d.count, "waits": d.waits, "too_many_requests": d.too_many_requests,
+                "longest_wait_nanos": d.longest_wait_nanos, "total_wait_nanos": d.total_wait_nanos,
+                "resources": d.resources.iter().map(|r| json!({"resource": r.resource, "count": r.count})).collect::<Vec<_>>(),
+                "reconciles_overlapping": d.reconciles_overlapping,
+            })
+        }
+        Some(Detail::Lease(d)) => {
+            v["lease"] = json!({
+                "source": d.source, "lease": d.lease, "acquired": t(d.acquired), "lost": t(Some(d.lost)), "said": d.said,
+                "renew_failures": d.renew_failures, "stopped": t(d.stopped),
+                "last_reconcile_id": d.last_reconcile_id, "last_reconcile_end": t(d.last_reconcile_end),
+            })
+        }
+        Some(Detail::Restart(d)) => {
+            v["restart"] = json!({
+                "previous": d.previous, "current": d.current, "previous_end": t(Some(d.previous_end)),
+                "previous_exit": d.previous_exit, "started": t(Some(d.started)), "resumed": t(d.resumed),
+                "cut_off": d.cut_off,
+            })
+        }
+        Some(Detail::Saturation(d)) => {
+            v["saturation"] = json!({
+                "workers": d.workers, "normal_nanos": d.normal_nanos, "held": d.held,
+                "waited": d.waited.iter().map(|w| json!({"object": w.object, "reconcile_id": w.reconcile_id, "estimated_wait_nanos": w.estimated_wait_nanos})).collect::<Vec<_>>(),
+            })
+        }
+        None => {}
+    }
+    v
 }
 
 fn dump(d: &GoroutineDump) -> Value {

@@ -9,6 +9,8 @@ pub mod json;
 pub mod model;
 pub mod objects;
 pub mod reconciles;
+pub mod saturation;
+pub mod signals;
 
 use std::collections::BTreeMap;
 
@@ -52,7 +54,7 @@ pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Di
     let mut diags = Vec::new();
     // The reconciles' pass over every record also picks out the few that
     // the etcd analysis reads: one pass over a big log instead of two.
-    let reconciles::Built { controllers, reconciles, record_refs, deletions, etcd_records } = reconciles::build(files, opts);
+    let reconciles::Built { controllers, reconciles, record_refs, deletions, etcd_records, signal_records } = reconciles::build(files, opts);
     let (elections, client_warnings) = etcd::analyze(files, &etcd_records);
     let objects = objects::build(files, &reconciles, &deletions, &mut diags);
     let mut a = Analysis {
@@ -69,6 +71,7 @@ pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Di
     };
     unknown_notes(&a, files, &mut diags);
     goroutines::read(&mut a, files, opts);
+    signals::find(&mut a, files, &signal_records, opts);
     findings::find(&mut a, files, opts);
     goroutines::link(&mut a);
     (a, diags)

@@ -168,10 +168,14 @@ pub enum FindingKind {
     HotLoop,
     ErrorBurst,
     ElectionOverlap,
+    Throttled,
+    LeaseLost,
+    Restart,
+    SaturatedWorkers,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 7] = [
+    pub const ALL: [FindingKind; 11] = [
         FindingKind::StalledWorker,
         FindingKind::ExpiredContext,
         FindingKind::StuckDeletion,
@@ -179,6 +183,10 @@ impl FindingKind {
         FindingKind::HotLoop,
         FindingKind::ErrorBurst,
         FindingKind::ElectionOverlap,
+        FindingKind::Throttled,
+        FindingKind::LeaseLost,
+        FindingKind::Restart,
+        FindingKind::SaturatedWorkers,
     ];
 
     /// The kind named `stalled-worker` etc.
@@ -195,6 +203,10 @@ impl FindingKind {
             FindingKind::HotLoop => "hot-loop",
             FindingKind::ErrorBurst => "error-burst",
             FindingKind::ElectionOverlap => "election-overlap",
+            FindingKind::Throttled => "throttled",
+            FindingKind::LeaseLost => "lease-lost",
+            FindingKind::Restart => "restart",
+            FindingKind::SaturatedWorkers => "saturated-workers",
         }
     }
 }
@@ -229,6 +241,110 @@ pub struct Finding {
     /// may hold backticks). Empty in analyses made before it existed.
     #[serde(default)]
     pub pieces: Vec<Piece>,
+    /// What a `throttled`, `lease-lost` or `restart` finding measured
+    /// (none for the other kinds). Names, not indexes, so an evidence slice
+    /// that renumbers reconciles keeps it true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<Box<Detail>>,
+}
+
+/// The figures behind a finding of the newer kinds, for the JSON.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Detail {
+    Throttle(Throttle),
+    Lease(LeaseLoss),
+    Restart(Restart),
+    Saturation(Saturation),
+}
+
+/// Every worker of a controller instance held by the same reconciles.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Saturation {
+    pub workers: u32,
+    /// How long its reconciles usually take (the median, at least 1s).
+    pub normal_nanos: i64,
+    /// The reconciles that held the workers.
+    pub held: Vec<String>,
+    /// Objects reconciled right after, with the estimated wait of each.
+    pub waited: Vec<Waited>,
+}
+
+/// An object that waited for a worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Waited {
+    pub object: String,
+    pub reconcile_id: String,
+    /// From when it was due (its usual period after its last reconcile, or
+    /// the workers' all being held, whichever is later) to its start.
+    pub estimated_wait_nanos: i64,
+}
+
+/// A window of throttled API requests in one log file (see
+/// [`crate::analyze::signals`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Throttle {
+    /// The log file the lines are in (one process's client).
+    pub source: String,
+    /// Lines in the window: client-side waits plus 429 answers.
+    pub count: u32,
+    /// `Waited for …` (client-go's rate limiter, or a server-side retry).
+    pub waits: u32,
+    /// API-server 429 (`Too Many Requests`) answers.
+    pub too_many_requests: u32,
+    /// The longest wait one line states.
+    pub longest_wait_nanos: Option<i64>,
+    /// The waits added up.
+    pub total_wait_nanos: i64,
+    /// Requests by resource (`secrets`, `tenantcontrolplanes.kamaji.clastix.io`), most first.
+    pub resources: Vec<ResourceCount>,
+    /// The reconcileIDs whose time overlaps the window (at most 50).
+    pub reconcile_ids: Vec<String>,
+    /// Reconciles overlapping, all of them.
+    pub reconciles_overlapping: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourceCount {
+    pub resource: String,
+    pub count: u32,
+}
+
+/// A manager that lost its leader lease.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LeaseLoss {
+    pub source: String,
+    /// The lease (`cnpg-system/db9c8771.cnpg.io`), when a line names it.
+    pub lease: Option<String>,
+    /// When it acquired it, when the log shows that.
+    pub acquired: Option<Timestamp>,
+    pub lost: Timestamp,
+    /// What the log said when it lost it.
+    pub said: String,
+    /// Renewals that failed before (`error retrieving resource lock`, `Failed to update lock`).
+    pub renew_failures: u32,
+    /// When the process stopped or exited after it, when the log shows that.
+    pub stopped: Option<Timestamp>,
+    /// The last reconcile of this log that ended before the loss.
+    pub last_reconcile_id: Option<String>,
+    pub last_reconcile_end: Option<Timestamp>,
+}
+
+/// A new process of the same container, its previous one's log beside it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Restart {
+    pub previous: String,
+    pub current: String,
+    /// The previous process's last line.
+    pub previous_end: Timestamp,
+    /// How it ended: `lease-lost`, `panic`, `fatal`, `error`, `shutdown` or `unknown` (the log just stops).
+    pub previous_exit: String,
+    /// When the new process started (its first line, or its `starting manager`).
+    pub started: Timestamp,
+    /// Its first reconcile line.
+    pub resumed: Option<Timestamp>,
+    /// Reconciles of the previous process that were in flight when it ended.
+    pub cut_off: Vec<String>,
 }
 
 impl Finding {

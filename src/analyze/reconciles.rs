@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::analyze::model::{ControllerInstance, ObjectRef, Outcome, Reconcile, RecordRef};
-use crate::analyze::{etcd, AnalyzeOptions};
+use crate::analyze::{etcd, signals, AnalyzeOptions};
 use crate::model::{Field, Level, ParsedFile, Record, Timestamp};
 
 /// controller-runtime's own messages: they occur in every controller's
@@ -75,6 +75,8 @@ struct Raw {
     word: u32,
     /// The etcd analysis reads it (see [`etcd::may_matter`]).
     etcd: bool,
+    /// [`signals`] reads it (see [`signals::may_matter`]).
+    signal: bool,
 }
 
 /// A log line that marks a step of an object's deletion.
@@ -126,7 +128,7 @@ impl<'a> Vocab<'a> {
         }
         let norm = normalise(&f.message(r), name);
         let requeue = norm.contains("requeue") || norm.contains("enqueuing back");
-        let w = Raw { word: self.add(norm, requeue), etcd: etcd::may_matter(raw) };
+        let w = Raw { word: self.add(norm, requeue), etcd: etcd::may_matter(raw), signal: signals::may_matter(raw) };
         self.raw.insert(Bytes(raw), w);
         w
     }
@@ -224,6 +226,8 @@ struct Gather<'a> {
     lines: Vec<(u32, RecordRef, u32)>,
     /// The records the etcd analysis reads, in file order.
     etcd: Vec<RecordRef>,
+    /// The records [`signals`] reads (throttling, the manager's life).
+    signals: Vec<RecordRef>,
 }
 
 impl<'a> Gather<'a> {
@@ -243,6 +247,7 @@ impl<'a> Gather<'a> {
             deletions: Vec::new(),
             lines: Vec::new(),
             etcd: Vec::new(),
+            signals: Vec::new(),
         }
     }
 
@@ -289,8 +294,13 @@ impl<'a> Gather<'a> {
                         }
                     }
                 }
-                if time_of(r).is_some() && etcd::may_matter(raw_msg) {
-                    self.etcd.push(rref);
+                if time_of(r).is_some() {
+                    if etcd::may_matter(raw_msg) {
+                        self.etcd.push(rref);
+                    }
+                    if signals::may_matter(raw_msg) || r.level == Level::Fatal || (r.level >= Level::Warn && signals::error_may_matter(f, r)) {
+                        self.signals.push(rref);
+                    }
                 }
                 continue;
             };
@@ -311,10 +321,13 @@ impl<'a> Gather<'a> {
             if rref.record == cover.0 || rref.record == cover.1 {
                 rec.truncated = true;
             }
-            let Raw { word: w, etcd } = known.unwrap_or_else(|| self.vocab.word(f, r, raw_msg, rec.object.as_ref().map(|o| o.name.as_str())));
+            let Raw { word: w, etcd, signal } = known.unwrap_or_else(|| self.vocab.word(f, r, raw_msg, rec.object.as_ref().map(|o| o.name.as_str())));
             self.lines.push((idx as u32, rref, w));
             if etcd {
                 self.etcd.push(rref);
+            }
+            if signal {
+                self.signals.push(rref);
             }
             if (r.level >= Level::Error || raw_msg == b"Reconciler error") && rec.error.is_none() {
                 let msg = f.message(r);
@@ -482,7 +495,7 @@ pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> Built {
     // The list grew by doubling: the analysis is kept as long as its
     // inputs are, so the room it will not use is given back.
     g.reconciles.shrink_to_fit();
-    let Gather { mut reconciles, drafts, vocab, starting: start_lines, deletions, lines, strings, etcd, .. } = g;
+    let Gather { mut reconciles, drafts, vocab, starting: start_lines, deletions, lines, strings, etcd, signals, .. } = g;
     let mut starting: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for (c, n) in start_lines {
         starting.entry(c).or_default().push(n);
@@ -501,7 +514,7 @@ pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> Built {
     }
     assign_workers(&mut controllers, &runs, &starting, opts);
     lay_out_lanes(&controllers, runs, &mut reconciles, &lines, &drafts);
-    Built { controllers, reconciles, record_refs: lines.refs, deletions, etcd_records: etcd }
+    Built { controllers, reconciles, record_refs: lines.refs, deletions, etcd_records: etcd, signal_records: signals }
 }
 
 /// What [`build`] makes.
@@ -514,6 +527,10 @@ pub struct Built {
     /// The records [`etcd::analyze`] reads (see [`etcd::may_matter`]),
     /// picked out in the same pass.
     pub etcd_records: Vec<RecordRef>,
+    /// The records [`signals`] reads (see [`signals::may_matter`]), in
+    /// file order: throttled requests, the manager's start-ups, leader
+    /// lease and exits.
+    pub signal_records: Vec<RecordRef>,
 }
 
 /// Reconcile lines grouped by reconcile: each reconcile's records (in file

@@ -1,0 +1,134 @@
+//! `saturated-workers`: a 4-worker controller whose dependency hangs for
+//! ten minutes, holding all 4 workers while the objects it reconciled every
+//! 20 seconds wait. Generated in zap console lines as controller-runtime
+//! writes them; expectations worked out from the schedule below.
+
+use reconscope::analyze::{analyze, Analysis, AnalyzeOptions, Detail, FindingKind};
+use reconscope::pipeline::{LoadOptions, Loaded};
+
+fn line(secs: u32, level: &str, msg: &str, obj: &str, rid: &str, error: Option<&str>) -> (u32, String) {
+    let ts = format!("2026-05-26T10:{:02}:{:02}Z", secs / 60, secs % 60);
+    let err = error.map_or(String::new(), |e| format!(", \"error\": \"{e}\""));
+    (
+        secs,
+        format!(
+            "{ts}\t{level}\t{msg}\t{{\"controller\": \"widget\", \"controllerGroup\": \"example.io\", \"controllerKind\": \"Widget\", \"Widget\": {{\"name\":\"{obj}\",\"namespace\":\"ns\"}}, \"namespace\": \"ns\", \"name\": \"{obj}\", \"reconcileID\": \"{rid}\"{err}}}\n"
+        ),
+    )
+}
+
+/// Objects w0..w7 reconciled every 20s from 10:00:00 (w_k at +2k s, one
+/// second each) until the round of 10:04:40; db0..db3 start at 10:05:00,
+/// :01, :02, :03 and hang on their datastore until 10:15:00..:03 (their
+/// deadline); then w0..w7 at 10:15:00 + k s.
+fn log() -> String {
+    let mut lines = vec![(0, "2026-05-26T10:00:00Z\tINFO\tStarting workers\t{\"controller\": \"widget\", \"controllerGroup\": \"example.io\", \"controllerKind\": \"Widget\", \"worker count\": 4}\n".to_string())];
+    let mut n = 0;
+    let mut id = || {
+        n += 1;
+        format!("44444444-0000-4000-8000-{n:012}")
+    };
+    for round in 0..15u32 {
+        for k in 0..8u32 {
+            let (t, rid, o) = (20 * round + 2 * k, id(), format!("w{k}"));
+            lines.push(line(t, "INFO", "Reconciling", &o, &rid, None));
+            lines.push(line(t + 1, "INFO", "Reconcile successful", &o, &rid, None));
+        }
+    }
+    for k in 0..4u32 {
+        let (rid, o) = (id(), format!("db{k}"));
+        lines.push(line(300 + k, "INFO", "Reconciling", &o, &rid, None));
+        lines.push(line(300 + k, "INFO", "connecting to the datastore", &o, &rid, None));
+        lines.push(line(900 + k, "ERROR", "Reconciler error", &o, &rid, Some("unable to check the datastore: context deadline exceeded")));
+    }
+    for k in 0..8u32 {
+        let (rid, o) = (id(), format!("w{k}"));
+        lines.push(line(900 + k, "INFO", "Reconciling", &o, &rid, None));
+        lines.push(line(901 + k, "INFO", "Reconcile successful", &o, &rid, None));
+    }
+    lines.sort_by_key(|(t, _)| *t);
+    lines.into_iter().map(|(_, l)| l).collect()
+}
+
+fn run() -> Analysis {
+    let mut l = Loaded::default();
+    l.add("widget-manager.log", log().into_bytes(), &LoadOptions::default());
+    l.finish();
+    analyze(&l.files, &AnalyzeOptions::default()).0
+}
+
+#[test]
+fn four_workers_held_by_a_hanging_dependency() {
+    let a = run();
+    assert_eq!(a.controllers.len(), 1);
+    assert_eq!(a.controllers[0].workers, 4);
+    let sat: Vec<_> = a.findings.iter().filter(|f| f.kind == FindingKind::SaturatedWorkers).collect();
+    assert_eq!(sat.len(), 1, "{:#?}", a.findings);
+    let f = sat[0];
+    // From the fourth holder's start to the first holder's end.
+    assert_eq!((f.start.to_string().as_str(), f.end.to_string().as_str()), ("2026-05-26T10:05:03Z", "2026-05-26T10:15:00Z"));
+    // w_k was last started at 10:04:40 + 2k, every 20s: due at 10:05:00 + 2k
+    // (10:05:03 at the earliest, when all 4 were held), started 10:15:00 + k.
+    let db = |k: u32| format!("44444444-0000-4000-8000-{:012}", 121 + k);
+    assert_eq!(
+        f.message,
+        format!(
+            "All 4 workers of widget were held by the same reconciles for 9m57s (10:05:03 → 10:15:00; its reconciles usually take 1s): \
+             {} of ns/db0 (from 10:05:00), {} of ns/db1 (from 10:05:01), {} of ns/db2 (from 10:05:02), {} of ns/db3 (from 10:05:03); \
+             8 objects waited and were reconciled right after (ns/w0 ~9m57s, ns/w1 ~9m58s, ns/w2 ~9m58s, ns/w3 ~9m57s, ns/w4 ~9m56s and 3 more), \
+             the longest an estimated 9m58s.",
+            db(0),
+            db(1),
+            db(2),
+            db(3)
+        )
+    );
+    let Some(Detail::Saturation(d)) = f.detail.as_deref() else { panic!() };
+    assert_eq!(d.workers, 4);
+    assert_eq!(d.held, [db(0), db(1), db(2), db(3)]);
+    let waits: Vec<(&str, i64)> = d.waited.iter().map(|w| (w.object.as_str(), w.estimated_wait_nanos / 1_000_000_000)).collect();
+    assert_eq!(waits, [("ns/w0", 597), ("ns/w1", 598), ("ns/w2", 598), ("ns/w3", 597), ("ns/w4", 596), ("ns/w5", 595), ("ns/w6", 594), ("ns/w7", 593)]);
+    // Each holder ran ten minutes and then hit its deadline: slow, not an
+    // expired context; the lane stalls are this finding's, not their own.
+    let kinds = |k: FindingKind| a.findings.iter().filter(|f| f.kind == k).count();
+    assert_eq!(kinds(FindingKind::ExpiredContext), 0, "{:#?}", a.findings);
+    assert_eq!(kinds(FindingKind::SlowReconcile), 4, "{:#?}", a.findings);
+    assert_eq!(kinds(FindingKind::StalledWorker), 0, "{:#?}", a.findings);
+    assert_eq!(a.findings.len(), 5, "{:#?}", a.findings);
+}
+
+#[test]
+fn the_json_gives_the_saturation() {
+    let mut l = Loaded::default();
+    l.add("widget-manager.log", log().into_bytes(), &LoadOptions::default());
+    l.finish();
+    let a = analyze(&l.files, &AnalyzeOptions::default()).0;
+    let inputs: Vec<_> = l.files.iter().map(reconscope::stats::FileStats::of).collect();
+    let doc = reconscope::analyze::json::to_json(&inputs, &a);
+    let f = doc["findings"].as_array().unwrap().iter().find(|f| f["kind"] == "saturated-workers").unwrap();
+    assert_eq!(f["saturation"]["workers"], 4);
+    assert_eq!(f["saturation"]["normal_nanos"], 1_000_000_000i64);
+    assert_eq!(f["saturation"]["held"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        f["saturation"]["waited"][1],
+        serde_json::json!({"object": "ns/w1", "reconcile_id": "44444444-0000-4000-8000-000000000126", "estimated_wait_nanos": 598_000_000_000i64})
+    );
+}
+
+#[test]
+fn a_busy_but_flowing_controller_is_not_saturated() {
+    // The same schedule without the hang: never all 4 held for long.
+    let text: String = log().lines().filter(|l| !l.contains("\"db")).map(|l| format!("{l}\n")).collect();
+    let mut l = Loaded::default();
+    l.add("widget-manager.log", text.into_bytes(), &LoadOptions::default());
+    l.finish();
+    let a = analyze(&l.files, &AnalyzeOptions::default()).0;
+    assert!(a.findings.iter().all(|f| f.kind != FindingKind::SaturatedWorkers), "{:#?}", a.findings);
+}
+
+#[test]
+fn the_markdown_has_a_table_of_saturated_workers() {
+    let md = reconscope::report::markdown(&run(), &reconscope::report::ReportOptions::default());
+    assert!(md.contains("**saturated-workers · widget · 9m57s, 10:05:03–10:15:00**"), "{md}");
+    assert!(md.contains("| widget | 4 | 9m57s | 10:05:03–10:15:00 | 8 | 9m58s |"), "{md}");
+}
