@@ -35,7 +35,8 @@ COMMANDS:
     analyze   Reconciles, controller instances, worker lanes, etcd elections,
               object lifecycles and findings (stalled-worker, expired-context,
               stuck-deletion, slow-reconcile, hot-loop, error-burst,
-              election-overlap). --json prints schema reconscope.analysis/v1.
+              election-overlap, saturated-workers, throttled, lease-lost,
+              restart). --json prints schema reconscope.analysis/v1.
     share     Print an evidence link for one finding: the app at --app-url
               with the finding's slice of the logs in the URL fragment (at
               most 32 KiB; the fragment never reaches a server), so whoever
@@ -59,7 +60,8 @@ OPTIONS:
                             <exe dir>/../share/reconscope/dist, else --app-url).
     --fail-on KIND,...      Exit 1 when a finding of one of these kinds is found
                             (stalled-worker, expired-context, stuck-deletion,
-                            slow-reconcile, hot-loop, error-burst, election-overlap).
+                            slow-reconcile, hot-loop, error-burst, election-overlap,
+                            saturated-workers, throttled, lease-lost, restart).
     --app-url URL           Where the app is served: each finding in the Markdown
                             (and findings[].link in --json) links to its evidence there;
                             and --html fetches the app from it when there is no
