@@ -68,6 +68,7 @@ impl Loader {
                     <span class="drop-hint">
                         { "Drop log files, folders or CI artifacts (.zip, .tar.gz) here, or click to choose files." }
                     </span>
+                    <span class="drop-hint-short">{ "Drop more files here, or click to choose" }</span>
                     <input id="file-input" type="file" multiple=true onchange={on_change} />
                 </label>
                 <div class="loader-actions">
