@@ -96,7 +96,7 @@ impl Serialize for Doc<'_> {
             m.serialize_entry("notes", notes)?;
         }
         m.serialize_entry("objects", &Seq(|| a.objects.iter().map(object)))?;
-        m.serialize_entry("reconciles", &Seq(|| a.reconciles.iter().map(|r| reconcile(a, r))))?;
+        m.serialize_entry("reconciles", &SeqOf(|| a.reconciles.iter().map(|r| reconcile_doc(a, r))))?;
         m.serialize_entry("schema", SCHEMA)?;
         // false: the logs gave no year; times are `--MM-DDThh:mm:ssZ`.
         m.serialize_entry("year_known", &!a.year_unknown)?;
@@ -117,18 +117,73 @@ fn controller(c: &ControllerInstance) -> Value {
     })
 }
 
-fn reconcile(a: &Analysis, r: &Reconcile) -> Value {
+/// A timestamp written as its text without a `String` of its own.
+struct Ts(Timestamp);
+
+impl Serialize for Ts {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+/// A reconcile as the document writes it: fields in key order (the order
+/// serde_json's maps give the other elements), borrowed, so the longest
+/// list of the document is written without a map per element.
+#[derive(Serialize)]
+struct ReconcileDoc<'a> {
+    controller: Option<&'a str>,
+    controller_instance: &'a str,
+    duration_nanos: Option<i64>,
+    duration_nanos_at_least: Option<i64>,
+    duration_nanos_at_most: Option<i64>,
+    error: &'a Option<String>,
+    first: Ts,
+    lane: u32,
+    last: Ts,
+    latent_start: Option<Ts>,
+    lines: u32,
+    object: Option<String>,
+    outcome: crate::analyze::model::Outcome,
+    reconcile_id: &'a str,
+    truncated: bool,
+}
+
+fn reconcile_doc<'a>(a: &'a Analysis, r: &'a Reconcile) -> ReconcileDoc<'a> {
     // first → last; none for one line.
     let g = (!r.is_one_line()).then(|| Gap::between(r.first, r.last));
-    let (lo, hi) = g.map_or((Value::Null, Value::Null), bounds);
-    json!({
-        "reconcile_id": r.reconcile_id,
-        "controller": ctrl_id(a, Some(r.controller)), "controller_instance": a.controllers[r.controller].id,
-        "object": r.object.as_ref().map(|o| o.to_string()),
-        "first": t(Some(r.first)), "last": t(Some(r.last)), "latent_start": t(r.latent_start),
-        "lines": r.lines, "outcome": r.outcome, "error": r.error, "truncated": r.truncated, "lane": r.lane,
-        "duration_nanos": g.map(|g| g.nanos), "duration_nanos_at_least": lo, "duration_nanos_at_most": hi,
-    })
+    let (lo, hi) = g.filter(|g| !g.is_exact()).map_or((None, None), |g| (Some(g.at_least), Some(g.at_most)));
+    let c = &a.controllers[r.controller];
+    ReconcileDoc {
+        controller: c.is_named().then_some(c.id.as_str()),
+        controller_instance: &c.id,
+        duration_nanos: g.map(|g| g.nanos),
+        duration_nanos_at_least: lo,
+        duration_nanos_at_most: hi,
+        error: &r.error,
+        first: Ts(r.first),
+        lane: r.lane,
+        last: Ts(r.last),
+        latent_start: r.latent_start.map(Ts),
+        lines: r.lines,
+        object: r.object.as_ref().map(|o| o.to_string()),
+        outcome: r.outcome,
+        reconcile_id: &r.reconcile_id,
+        truncated: r.truncated,
+    }
+}
+
+/// A list serialised as its items are made (items of any type).
+struct SeqOf<F>(F);
+
+impl<F, I, T> Serialize for SeqOf<F>
+where
+    F: Fn() -> I,
+    I: Iterator<Item = T>,
+    T: Serialize,
+{
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((self.0)())
+    }
 }
 
 fn election(e: &Election) -> Value {
@@ -251,5 +306,25 @@ mod tests {
         }
         doc["notes"] = json!(notes);
         assert_eq!(String::from_utf8(streamed).unwrap(), serde_json::to_string_pretty(&doc).unwrap());
+        // The reconciles, written from a struct, are what a map per
+        // element gives.
+        let by_map: Vec<Value> = a
+            .reconciles
+            .iter()
+            .map(|r| {
+                let g = (!r.is_one_line()).then(|| Gap::between(r.first, r.last));
+                let (lo, hi) = g.map_or((Value::Null, Value::Null), bounds);
+                json!({
+                    "reconcile_id": r.reconcile_id,
+                    "controller": ctrl_id(&a, Some(r.controller)), "controller_instance": a.controllers[r.controller].id,
+                    "object": r.object.as_ref().map(|o| o.to_string()),
+                    "first": t(Some(r.first)), "last": t(Some(r.last)), "latent_start": t(r.latent_start),
+                    "lines": r.lines, "outcome": r.outcome, "error": r.error, "truncated": r.truncated, "lane": r.lane,
+                    "duration_nanos": g.map(|g| g.nanos), "duration_nanos_at_least": lo, "duration_nanos_at_most": hi,
+                })
+            })
+            .collect();
+        assert!(a.reconciles.iter().any(|r| r.latent_start.is_some()) && a.reconciles.iter().any(|r| r.error.is_some()));
+        assert_eq!(serde_json::to_string_pretty(&doc["reconciles"]).unwrap(), serde_json::to_string_pretty(&by_map).unwrap());
     }
 }
