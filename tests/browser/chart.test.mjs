@@ -1,5 +1,6 @@
 // The canvas timeline (src/bin/app/chart/): keyboard selection, filters
-// that never move the window, "Show on timeline", and screenshots in light
+// that never move the window, "Show on timeline", the overview strip, row
+// labels cut in the middle with their tooltip, and screenshots in light
 // and dark to look at (etcd lane, bands, finding labels).
 //
 // RECONSCOPE_URL=http://127.0.0.1:PORT/reconscope/ node --test tests/browser/chart.test.mjs
@@ -147,4 +148,72 @@ describe('chart', { timeout: 180_000 }, () => {
       }
     });
   }
+
+  test('the overview strip moves the window: dragging its box, clicking elsewhere', async () => {
+    const { context, page, seen } = await openExample();
+    try {
+      const canvas = page.locator(CANVAS);
+      // The whole run first (the strip maps it onto the plot's width), then
+      // the stall's window, a box on the strip.
+      await page.getByTestId('reset-zoom').click();
+      await page.waitForTimeout(200);
+      const whole = await view(page);
+      await page.locator('[data-finding-kind=stalled-worker] [data-testid=show-on-timeline]').click();
+      await page.waitForTimeout(300);
+      const zoomed = await view(page);
+      const span = zoomed.end - zoomed.start;
+      await canvas.scrollIntoViewIfNeeded();
+      const box = await canvas.boundingBox();
+      const left = Number(await canvas.getAttribute('data-plot-left'));
+      const width = Number(await canvas.getAttribute('data-plot-width'));
+      const y = box.y + box.height - 9; // the strip: the canvas's last 18 px
+      const frac = (t) => Number(t - whole.start) / Number(whole.end - whole.start);
+      const mid = box.x + left + width * frac((zoomed.start + zoomed.end) / 2n);
+      await page.mouse.move(mid, y);
+      await page.mouse.down();
+      await page.mouse.move(mid + 50, y, { steps: 5 });
+      await page.mouse.move(mid + 100, y, { steps: 5 });
+      await page.mouse.up();
+      await page.waitForTimeout(200);
+      const dragged = await view(page);
+      assert.ok(dragged.start > zoomed.start, `dragged later: ${zoomed.start} → ${dragged.start}`);
+      const moved = dragged.end - dragged.start;
+      assert.ok(moved * 100n > span * 99n && moved * 100n < span * 101n, 'the same span');
+      // A click on the strip near the run's start jumps there.
+      await page.mouse.click(box.x + left + 3, y);
+      await page.waitForTimeout(200);
+      const jumped = await view(page);
+      assert.ok(jumped.start < dragged.start, 'jumped earlier');
+      assert.ok(frac(jumped.start) < 0.2, `near the run's start: ${frac(jumped.start)}`);
+      assert.deepEqual(seen.pageErrors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a label too long is cut in the middle, and the tooltip says it in full', async () => {
+    const { context, page, seen } = await openExample();
+    try {
+      const canvas = page.locator(CANVAS);
+      await canvas.scrollIntoViewIfNeeded();
+      const box = await canvas.boundingBox();
+      const rowsTop = Number(await canvas.getAttribute('data-rows-top'));
+      // The secret controller's objects (certificate secrets with long
+      // names) are drawn cut; hover each row's label until the tooltip
+      // names one in full.
+      let full = null;
+      for (let row = 0; row < 40 && !full; row++) {
+        await page.mouse.move(box.x + 60, box.y + rowsTop + 10 + row * 20);
+        await page.waitForTimeout(30);
+        const t = await page.locator('[data-testid=timeline] .tooltip').evaluate((el) => (el.classList.contains('hidden') ? '' : el.textContent));
+        if (/-certificate/.test(t)) full = t;
+      }
+      assert.ok(full, 'a tooltip named a certificate secret in full');
+      assert.match(full, /tenant-[a-z]+\/kubernetes-[a-z-]+-certificate/);
+      assert.ok(!full.includes('…'), full);
+      assert.deepEqual(seen.pageErrors, []);
+    } finally {
+      await context.close();
+    }
+  });
 });
