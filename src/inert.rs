@@ -4,7 +4,8 @@
 //! XML 1.0 forbids, or bidirectional overrides that reverse what follows.
 //! Each function gives the text back unchanged (borrowed) when it holds
 //! none, and otherwise shows each such character visibly (`\x1b`,
-//! `\u{202e}`), so that nothing is hidden and nothing is obeyed.
+//! `\u{202e}`), so that nothing is hidden and nothing is obeyed. (The SVG
+//! has its own rule, `render::clean`: U+FFFD for what XML 1.0 forbids.)
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -38,14 +39,6 @@ pub fn terminal(s: &str) -> Cow<'_, str> {
     escape_if(s, |c| c.is_control() || is_bidi_control(c))
 }
 
-/// For XML 1.0 text and attributes (the SVG): the characters it forbids
-/// (C0 controls but TAB, LF and CR; U+FFFE and U+FFFF) are shown as
-/// `\x00`, and bidirectional controls too, so that labels read as
-/// written.
-pub fn xml(s: &str) -> Cow<'_, str> {
-    escape_if(s, |c| (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}') || is_bidi_control(c))
-}
-
 /// For labels on the page (the DOM shows control characters as nothing
 /// and obeys bidirectional overrides): both shown as `\u{202e}`.
 pub fn label(s: &str) -> Cow<'_, str> {
@@ -59,30 +52,28 @@ mod tests {
     /// Each hostile string through each function: what it shows.
     #[test]
     fn hostile_strings_are_shown_not_obeyed() {
-        let table: &[(&str, &str, &str, &str)] = &[
-            // input, terminal, xml, label
-            ("plain tenant-root/tcp-1", "plain tenant-root/tcp-1", "plain tenant-root/tcp-1", "plain tenant-root/tcp-1"),
-            ("\x1b]0;pwned\x07title", "\\x1b]0;pwned\\x07title", "\\x1b]0;pwned\\x07title", "\\x1b]0;pwned\\x07title"),
-            ("clear\x1b[2J\x1b[H", "clear\\x1b[2J\\x1b[H", "clear\\x1b[2J\\x1b[H", "clear\\x1b[2J\\x1b[H"),
+        let table: &[(&str, &str, &str)] = &[
+            // input, terminal, label
+            ("plain tenant-root/tcp-1", "plain tenant-root/tcp-1", "plain tenant-root/tcp-1"),
+            ("\x1b]0;pwned\x07title", "\\x1b]0;pwned\\x07title", "\\x1b]0;pwned\\x07title"),
+            ("clear\x1b[2J\x1b[H", "clear\\x1b[2J\\x1b[H", "clear\\x1b[2J\\x1b[H"),
             (
                 "\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\",
                 "\\x1b]8;;https://evil.example\\x1b\\link\\x1b]8;;\\x1b\\",
                 "\\x1b]8;;https://evil.example\\x1b\\link\\x1b]8;;\\x1b\\",
-                "\\x1b]8;;https://evil.example\\x1b\\link\\x1b]8;;\\x1b\\",
             ),
-            ("nul\0byte", "nul\\x00byte", "nul\\x00byte", "nul\\x00byte"),
-            ("csi\u{9b}31m", "csi\\u{9b}31m", "csi\u{9b}31m", "csi\\u{9b}31m"),
-            ("evil\u{202e}txt.exe", "evil\\u{202e}txt.exe", "evil\\u{202e}txt.exe", "evil\\u{202e}txt.exe"),
-            ("iso\u{2067}late", "iso\\u{2067}late", "iso\\u{2067}late", "iso\\u{2067}late"),
-            ("two\nlines\r\n", "two\\x0alines\\x0d\\x0a", "two\nlines\r\n", "two\\x0alines\\x0d\\x0a"),
-            ("tab\there", "tab\\x09here", "tab\there", "tab\there"),
-            ("del\x7f", "del\\x7f", "del\x7f", "del\\x7f"),
-            ("bad\u{fffe}xml", "bad\u{fffe}xml", "bad\\u{fffe}xml", "bad\u{fffe}xml"),
-            ("ünïcödé 日本 ok", "ünïcödé 日本 ok", "ünïcödé 日本 ok", "ünïcödé 日本 ok"),
+            ("nul\0byte", "nul\\x00byte", "nul\\x00byte"),
+            ("csi\u{9b}31m", "csi\\u{9b}31m", "csi\\u{9b}31m"),
+            ("evil\u{202e}txt.exe", "evil\\u{202e}txt.exe", "evil\\u{202e}txt.exe"),
+            ("iso\u{2067}late", "iso\\u{2067}late", "iso\\u{2067}late"),
+            ("two\nlines\r\n", "two\\x0alines\\x0d\\x0a", "two\\x0alines\\x0d\\x0a"),
+            ("tab\there", "tab\\x09here", "tab\there"),
+            ("del\x7f", "del\\x7f", "del\\x7f"),
+            ("bad\u{fffe}xml", "bad\u{fffe}xml", "bad\u{fffe}xml"),
+            ("ünïcödé 日本 ok", "ünïcödé 日本 ok", "ünïcödé 日本 ok"),
         ];
-        for (input, t, x, l) in table {
+        for (input, t, l) in table {
             assert_eq!(terminal(input), *t, "terminal {input:?}");
-            assert_eq!(xml(input), *x, "xml {input:?}");
             assert_eq!(label(input), *l, "label {input:?}");
         }
         assert!(matches!(terminal("fine"), Cow::Borrowed(_)));
