@@ -383,6 +383,12 @@ pub enum YearSource {
     Unknown,
 }
 
+/// A path's file name, without its folders or the archives around it
+/// (`a.zip!/b.tgz!/kamaji/a.log` → `a.log`).
+pub fn file_name(path: &str) -> &str {
+    path.rsplit(['/', '!']).next().unwrap_or(path)
+}
+
 /// Everything parsed from one input file.
 #[derive(Clone, Debug, Default)]
 pub struct ParsedFile {

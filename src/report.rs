@@ -506,11 +506,6 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
     write_signals(s, a, clk)
 }
 
-/// `a.log`: a path's last part.
-fn base(path: &str) -> &str {
-    path.rsplit(['/', '!']).next().unwrap_or(path)
-}
-
 /// The throttling windows, saturated workers and the manager's lease
 /// losses and restarts, as tables; each only when there is one.
 fn write_signals(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
@@ -535,7 +530,7 @@ fn write_signals(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
                 s,
                 "| {} | {} | {} | {} | {} | {}{more} | {} |",
                 clk.window(f.start, f.end),
-                escape(base(&t.source), 80),
+                escape(crate::model::file_name(&t.source), 80),
                 t.waits,
                 t.too_many_requests,
                 t.longest_wait_nanos.map_or("–".to_string(), crate::analyze::signals::wait_text),
@@ -580,15 +575,15 @@ fn write_signals(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
         match f.detail.as_deref() {
             Some(Detail::Lease(l)) => rows.push(format!(
                 "| lease lost | {} | {} | {} {} |",
-                escape(base(&l.source), 80),
+                escape(crate::model::file_name(&l.source), 80),
                 clk.at(l.lost),
                 code(&l.said, 200, true),
                 l.stopped.map_or(String::new(), |t| format!("(stopping from {})", clk.at(t)))
             )),
             Some(Detail::Restart(r)) => rows.push(format!(
                 "| restart | {} → {} | {} → {} | previous ended: {}; reconciling resumed {}; {} cut off |",
-                escape(base(&r.previous), 80),
-                escape(base(&r.current), 80),
+                escape(crate::model::file_name(&r.previous), 80),
+                escape(crate::model::file_name(&r.current), 80),
                 clk.at(r.previous_end),
                 clk.at(r.started),
                 r.previous_exit,

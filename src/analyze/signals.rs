@@ -347,11 +347,6 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], records: &[RecordRef], opts:
     a.findings.extend(out);
 }
 
-/// File name without folders (archives' `!/` included).
-fn base(path: &str) -> &str {
-    path.rsplit(['/', '!']).next().unwrap_or(path)
-}
-
 /// A wait as client-go writes it, to the millisecond: `197ms`, `1.09s`,
 /// `22.824s`; a minute or more as [`human_duration`].
 pub fn wait_text(nanos: i64) -> String {
@@ -475,7 +470,7 @@ fn throttle_windows(
         if too_many > 0 {
             what.push(format!("{} answered 429 Too Many Requests by the API server", plural(too_many, "request was", "requests were")));
         }
-        let mut s = Sentence::default().text(format!("In {}, {} {when}", base(&f.path), what.join(" and ")));
+        let mut s = Sentence::default().text(format!("In {}, {} {when}", crate::model::file_name(&f.path), what.join(" and ")));
         if let Some(l) = longest {
             let rec = &f.records[l.rr.record as usize];
             s = s.text(format!("; the longest wait was {} (", wait_text(l.wait.unwrap_or(0)))).code(cut_quote(&f.message(rec), 200)).text(")");
@@ -607,7 +602,7 @@ fn lease_losses(
             ev[k + 1..].iter().find(|x| matches!(x.life, Life::Stopping | Life::Exit(_)) || (x.life == Life::Lost && x.time > lost.time)).map(|x| x.time);
         let said = f.message(rec(lost)).into_owned();
         let (last, in_flight) = around(spans, ended, fi as u32, lost.time, opts.reconcile_timeout_nanos);
-        let mut s = Sentence::default().text(format!("The manager in {} lost its leader lease", base(&f.path)));
+        let mut s = Sentence::default().text(format!("The manager in {} lost its leader lease", crate::model::file_name(&f.path)));
         if let Some(l) = &lease {
             s = s.text(format!(" {l}"));
         }
@@ -798,8 +793,8 @@ fn restarts(
         let resumed = spans.iter().enumerate().filter(|(_, s)| s.0 == c as u32).min_by_key(|(i, s)| (s.1, *i)).map(|(i, _)| i);
         let mut s = Sentence::default().text(format!(
             "{} is a new process of the container whose previous process logged {}: that one's last line is at {}",
-            base(&cf.path),
-            base(&pf.path),
+            crate::model::file_name(&cf.path),
+            crate::model::file_name(&pf.path),
             clock(prev_end)
         ));
         if let Some(x) = exit {

@@ -13,10 +13,6 @@ use yew::prelude::*;
 
 use crate::timefmt::{self, Zone};
 
-pub fn basename(path: &str) -> &str {
-    path.rsplit(['/', '!']).next().unwrap_or(path)
-}
-
 fn outcome(o: Outcome) -> &'static str {
     match o {
         Outcome::Success => "success",
@@ -104,7 +100,7 @@ pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &N
         None => html! { <p class="muted">{ "Reading its lines…" }</p> },
         Some(lines) => {
             let blocks = lines.blocks.iter().enumerate().map(|(bi, b)| {
-                let base = basename(&b.path).to_string();
+                let base = reconscope::model::file_name(&b.path).to_string();
                 let mut prev_line: Option<u32> = None;
                 let rows = b.lines.iter().enumerate().map(|(li, line)| {
                     let gap = match prev_line {

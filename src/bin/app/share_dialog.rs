@@ -7,8 +7,6 @@ use web_sys::{Event, HtmlInputElement};
 use yew::prelude::*;
 use yew::TargetCast;
 
-use crate::inspector::basename;
-
 pub fn view(s: &AppState, st: &ShareState, d: &Callback<Action>, r: &NodeRef) -> Html {
     let on_mask = d.reform(|e: Event| Action::ShareMaskHosts(e.target_unchecked_into::<HtmlInputElement>().checked()));
     let body = match &st.result {
@@ -48,7 +46,7 @@ pub fn view(s: &AppState, st: &ShareState, d: &Callback<Action>, r: &NodeRef) ->
                             <div class="lines">
                                 { for shared.redacted_lines.iter().map(|l| html! {
                                     <div class="line own">
-                                        <span class="loc">{ format!("{}:{}", basename(&l.path), l.line) }</span>
+                                        <span class="loc">{ format!("{}:{}", reconscope::model::file_name(&l.path), l.line) }</span>
                                         <span class="text">{ reconscope::inert::label(&l.text).into_owned() }</span>
                                     </div>
                                 }) }
