@@ -87,6 +87,11 @@ impl Loaded {
         parse::resolve_years(&mut self.files);
         parse::align_clocks(&mut self.files);
         for f in &self.files {
+            if f.bytes.is_empty() {
+                // (A browser shows a pipe or a device in a folder as an
+                // empty file.)
+                self.notes.push(Diagnostic { path: f.path.clone(), line: None, message: "the file is empty: nothing to read".into() });
+            }
             self.notes.extend(f.diagnostics.iter().cloned());
         }
     }
@@ -98,4 +103,32 @@ impl Loaded {
 /// [`Loaded::add`].
 pub fn streamable(name: &str, head: &[u8]) -> bool {
     ingest::is_plain_text(name, head)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An input that yields nothing says so, whatever carried it: a plain
+    /// empty file, or an empty member of a tar.
+    #[test]
+    fn empty_inputs_are_noted() {
+        let mut tar = vec![0u8; 512];
+        tar[..9].copy_from_slice(b"empty.log");
+        tar[100..107].copy_from_slice(b"0000644");
+        tar[124..135].copy_from_slice(b"00000000000");
+        tar[156] = b'0';
+        tar[257..262].copy_from_slice(b"ustar");
+        tar[148..156].copy_from_slice(b"        ");
+        let sum: u32 = tar.iter().map(|&b| b as u32).sum();
+        tar[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
+        tar.extend_from_slice(&[0; 1024]);
+        let mut l = Loaded::default();
+        l.add("a.log", Vec::new(), &LoadOptions::default());
+        l.add("b.tar", tar, &LoadOptions::default());
+        l.add("c.log", b"line\n".to_vec(), &LoadOptions::default());
+        l.finish();
+        let notes: Vec<(&str, &str)> = l.notes.iter().map(|n| (n.path.as_str(), n.message.as_str())).collect();
+        assert_eq!(notes, [("a.log", "the file is empty: nothing to read"), ("b.tar!/empty.log", "the file is empty: nothing to read")]);
+    }
 }

@@ -632,8 +632,9 @@ fn text_from_logs_is_printed_inert() {
 }
 
 /// `--max-total-bytes` caps the run, not each input: three copies of a log
-/// under a cap of one and a half of them read one, and the notes name the
-/// two left out.
+/// under a cap of one and a half of them read the first whole, the second
+/// up to the cap (to its last whole line, as the app does), the third not
+/// at all; the notes say so. The cap may be written as a size.
 #[test]
 fn the_byte_cap_holds_over_the_whole_run() {
     let dir = scratch("cap");
@@ -641,16 +642,24 @@ fn the_byte_cap_holds_over_the_whole_run() {
     for n in ["a.log", "b.log", "c.log"] {
         std::fs::write(dir.join(n), &log).unwrap();
     }
-    let cap = (log.len() * 3 / 2).to_string();
-    let out = reconscope(&["stats", "--json", "--max-total-bytes", &cap, dir.to_str().unwrap()]);
+    let cap = log.len() * 3 / 2;
+    let out = reconscope(&["stats", "--json", "--max-total-bytes", &cap.to_string(), dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let inputs: Vec<&str> = doc["inputs"].as_array().unwrap().iter().map(|i| i["path"].as_str().unwrap()).collect();
-    assert_eq!(inputs, [dir.join("a.log").display().to_string()]);
+    let inputs: Vec<(&str, u64)> = doc["inputs"].as_array().unwrap().iter().map(|i| (i["path"].as_str().unwrap(), i["bytes"].as_u64().unwrap())).collect();
+    let kept = log[..cap - log.len()].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    let (a, b) = (dir.join("a.log").display().to_string(), dir.join("b.log").display().to_string());
+    assert_eq!(inputs, [(a.as_str(), log.len() as u64), (b.as_str(), kept as u64)]);
     let notes: Vec<&str> = doc["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
-    for n in ["b.log", "c.log"] {
-        let path = dir.join(n).display().to_string();
-        assert!(notes.iter().any(|t| t.starts_with(&path) && t.contains("left out") && t.contains("total cap")), "{n}: {notes:?}");
-    }
+    assert!(notes.iter().any(|t| t.starts_with(&format!("{b}: read only in part: its first ")) && t.contains("total cap")), "{notes:?}");
+    let c = dir.join("c.log").display().to_string();
+    assert!(notes.iter().any(|t| t.starts_with(&c) && t.contains("left out") && t.contains("total cap")), "{notes:?}");
+    // A size a person writes; and one that is not.
+    let out = reconscope(&["stats", "--json", "--max-total-bytes", "1GB", dir.to_str().unwrap()]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["inputs"].as_array().unwrap().len(), 3);
+    let out = reconscope(&["stats", "--max-total-bytes", "3 parsecs", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-total-bytes: `3 parsecs`: `parsecs` is not a unit"), "{}", String::from_utf8_lossy(&out.stderr));
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -80,7 +80,8 @@ OPTIONS:
                             around it).
     --utc-offset OFFSET     Offset from UTC of times written without a zone: hours
                             (2, -5.5) or +HH:MM (default 0 = UTC).
-    --max-total-bytes N     Cap on decompressed bytes over all input (default 8 GiB).
+    --max-total-bytes N     Cap on decompressed bytes over all input (default 8 GiB);
+                            a number of bytes or a size: 3GB, 500MiB (binary units).
     --max-ratio N           Cap on any member's compression ratio (default 200).
     -h, --help              Show this help.
 
@@ -245,7 +246,7 @@ fn parse_options(args: &[String]) -> Result<Options> {
             }
             "--max-total-bytes" => {
                 let v = value(a)?;
-                o.load.ingest.max_total_bytes = v.parse().map_err(|_| ExitTwo(format!("--max-total-bytes: `{v}` is not a number")))?;
+                o.load.ingest.max_total_bytes = reconscope::ingest::parse_bytes(&v).map_err(|e| ExitTwo(format!("--max-total-bytes: {e}")))?;
             }
             "--max-ratio" => {
                 let v = value(a)?;
@@ -400,6 +401,29 @@ impl Walk {
     }
 }
 
+/// Reads the file at `path` (named `name`); a plain log bigger than `room`
+/// only up to it, cut at its last whole line, with its whole size (an
+/// archive is read whole: `ingest` caps what its members produce).
+fn read_capped(path: &Path, name: &str, room: u64) -> std::io::Result<(Vec<u8>, Option<u64>)> {
+    use std::io::{Read, Seek};
+    let size = std::fs::metadata(path)?.len();
+    if size <= room {
+        return Ok((std::fs::read(path)?, None));
+    }
+    let mut f = std::fs::File::open(path)?;
+    let mut head = Vec::new();
+    (&mut f).take(64 << 10).read_to_end(&mut head)?;
+    if !reconscope::pipeline::streamable(name, &head) {
+        return Ok((std::fs::read(path)?, None));
+    }
+    f.rewind()?;
+    let mut bytes = Vec::new();
+    f.take(room).read_to_end(&mut bytes)?;
+    bytes.truncate(memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1));
+    bytes.shrink_to_fit();
+    Ok((bytes, Some(size)))
+}
+
 /// Walks every input (see [`Walk`]).
 fn walk(inputs: &[PathBuf]) -> Result<Walk> {
     let mut w = Walk::default();
@@ -419,10 +443,12 @@ fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
     let progress = std::io::stderr().is_terminal();
     let total = files.len();
     let mut done_bytes = 0u64;
+    // A plain log was cut at the cap: what follows is not read.
+    let mut spent = false;
     for (i, (path, name)) in files.into_iter().enumerate() {
         // The run's cap is spent: the rest is left out unread, each named.
         let cap = opts.load.ingest.max_total_bytes;
-        if loaded.total_bytes >= cap {
+        if spent || loaded.total_bytes >= cap {
             let text = reconscope::ingest::IngestError::TotalCap { path: name.clone(), cap }.to_string();
             let message = text.strip_prefix(&format!("{name}: ")).unwrap_or(&text).to_string();
             loaded.notes.push(Diagnostic { path: name, line: None, message });
@@ -430,8 +456,29 @@ fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
         }
         // A file named on the command line must be read; one found in a
         // folder that cannot be is noted, and the others are read.
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
+        let bytes = match read_capped(&path, &name, cap - loaded.total_bytes) {
+            Ok((b, None)) => b,
+            Ok((b, Some(size))) => {
+                // A plain log over what is left of the cap: read up to it.
+                spent = true;
+                let h = reconscope::ingest::human_bytes;
+                let message = if b.is_empty() {
+                    format!("left out: the run's input is over the {} total cap (--max-total-bytes counts the decompressed bytes of all inputs together) before its first whole line", h(cap))
+                } else {
+                    format!(
+                        "read only in part: its first {} of {} (to the last whole line); the last {} were left out: the run's input is over the {} total cap (--max-total-bytes counts the decompressed bytes of all inputs together)",
+                        h(b.len() as u64),
+                        h(size),
+                        h(size - b.len() as u64),
+                        h(cap)
+                    )
+                };
+                loaded.notes.push(Diagnostic { path: name.clone(), line: None, message });
+                if b.is_empty() {
+                    continue;
+                }
+                b
+            }
             Err(e) if !named.contains(path.as_path()) => {
                 loaded.notes.push(Diagnostic { path: name, line: None, message: format!("cannot read: {e}") });
                 continue;

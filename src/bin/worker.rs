@@ -21,7 +21,7 @@ mod imp {
 
     use js_sys::{Array, Object, Reflect, Uint8Array};
     use reconscope::parse::Piece;
-    use reconscope::web::{decode, encode, FromWorker, Matched, PartJob, Phase, Progress, Received, Session, ToWorker};
+    use reconscope::web::{decode, encode, FromWorker, Matched, PartJob, Phase, Progress, ReadLimits, Received, Session, ToWorker};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -215,8 +215,9 @@ mod imp {
             None => return post(&FromWorker::Failed { message: "message without `msg`".into() }),
         };
         match msg {
-            ToWorker::Begin { files, total_bytes } => {
-                SESSION.with(|s| *s.borrow_mut() = Some(Session::new(files, total_bytes)));
+            ToWorker::Begin { files, total_bytes, max_total_bytes } => {
+                let limits = ReadLimits { max_total_bytes, ..ReadLimits::default() };
+                SESSION.with(|s| *s.borrow_mut() = Some(Session::with_limits(files, total_bytes, limits)));
             }
             ToWorker::FileSlice { name, offset, size, last } => {
                 let helping = PART.with(|p| p.borrow().is_some());

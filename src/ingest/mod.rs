@@ -564,7 +564,8 @@ fn is_zip_like(bytes: &[u8]) -> bool {
 }
 
 /// Formats a byte count for messages: `8 GiB`, `1.5 MiB`, `512 bytes`.
-pub(crate) fn human_bytes(n: u64) -> String {
+/// `n` bytes for a person: "1.5 GiB", "512 KiB", "17 bytes".
+pub fn human_bytes(n: u64) -> String {
     const UNITS: [(&str, u64); 4] = [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
     for (unit, size) in UNITS {
         if n >= size {
@@ -580,9 +581,56 @@ pub(crate) fn human_bytes(n: u64) -> String {
     format!("{n} bytes")
 }
 
+/// A byte count a person wrote: a number with an optional unit, `2GB`,
+/// `1.5 GiB`, `500M`, `64k`, `1000000`. Units are binary (`K`, `M`, `G`,
+/// `T`, with or without `B`/`iB`: 1 GB is 1 GiB here, as in
+/// [`human_bytes`]); `B` or none: bytes. A figure that is not a whole
+/// number of bytes is rounded down.
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.parse().map_err(|_| format!("`{text}` is not a size (for example 2GB, 500MiB, 1000000)"))?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" | "bytes" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        other => return Err(format!("`{text}`: `{other}` is not a unit (use K, M, G or T)")),
+    };
+    let bytes = value * (1u64 << shift) as f64;
+    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+        return Err(format!("`{text}` is too big"));
+    }
+    Ok(bytes as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_a_person_writes() {
+        let check = |text: &str, want: Result<u64, &str>| match (parse_bytes(text), want) {
+            (Ok(got), Ok(w)) => assert_eq!(got, w, "{text}"),
+            (Err(e), Err(w)) => assert!(e.contains(w), "{text}: {e}"),
+            (got, w) => panic!("{text}: {got:?}, want {w:?}"),
+        };
+        check("1000000", Ok(1_000_000));
+        check("2GB", Ok(2 << 30));
+        check(" 1.5 GiB ", Ok(3 << 29));
+        check("500M", Ok(500 << 20));
+        check("64k", Ok(64 << 10));
+        check("7 bytes", Ok(7));
+        check("0", Ok(0));
+        check("", Err("is not a size"));
+        check("GB", Err("is not a size"));
+        check("1.2.3G", Err("is not a size"));
+        check("3 parsecs", Err("is not a unit"));
+        check("-1G", Err("is not a size"));
+        check("99999999999T", Err("too big"));
+    }
 
     #[test]
     fn human_bytes_formats() {

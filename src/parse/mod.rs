@@ -331,6 +331,30 @@ impl StreamParser {
         }
     }
 
+    /// Drops what arrived after the last line end: a file read only in
+    /// part (a cap) ends inside a line, and half a line is not what the
+    /// log wrote. Call once every byte that is to be read arrived, before
+    /// [`StreamParser::finish`]; a split file's tail then ends there too.
+    pub fn cut_to_last_line(&mut self) {
+        let end = match self.tail {
+            Some(t) if self.head_len == t.from => t.at,
+            Some(_) => self.head_len,
+            None => self.bytes.len(),
+        };
+        let n = memchr::memrchr(b'\n', &self.bytes[..end]).map_or(0, |i| i + 1);
+        self.bytes.truncate(n);
+        self.bytes.shrink_to_fit();
+        match &mut self.tail {
+            Some(t) if n >= t.from => t.at = n,
+            _ => {
+                self.tail = None;
+                self.head_len = self.head_len.min(n);
+            }
+        }
+        // (What was parsed ends at the start of a line, so at or before it.)
+        debug_assert!(self.parsed_to <= n);
+    }
+
     /// Parses the rest: the whole file.
     pub fn finish(self) -> ParsedFile {
         self.finish_with(None)

@@ -14,7 +14,9 @@ use crate::analyze::Analysis;
 use crate::evidence::EvidenceMeta;
 use crate::layout::{layout, Grouping, LayoutOptions, Timeline};
 use crate::redact::RedactOptions;
-use crate::web::{FileSummary, FromWorker, LoadResult, MessageFilter, Note, Phase, Progress, ReconcileLines, ShareRequest, SharedEvidence, ToWorker};
+use crate::web::{
+    FileSummary, FromWorker, LeftOut, LeftOutReason, LoadResult, MessageFilter, Note, Phase, Progress, ReconcileLines, ShareRequest, SharedEvidence, ToWorker,
+};
 
 use super::fragment::{self, Fragment};
 
@@ -112,6 +114,9 @@ pub enum Action {
     CopyLines,
     /// The inspector panel's width was dragged to this (CSS px).
     ResizeInspector(f64),
+    /// "Read at most", as typed (`2GB`, `500MiB`; empty: what the tab
+    /// holds): the cap on the next load.
+    ReadAtMost(String),
 }
 
 /// A change to one filter.
@@ -243,6 +248,8 @@ pub struct Loaded {
     pub notes: Vec<Note>,
     pub input_bytes: u64,
     pub millis: f64,
+    /// Inputs read in part or not at all (a cap): the banner.
+    pub left_out: Vec<LeftOut>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -362,6 +369,9 @@ pub struct AppState {
     pub duration_error: Option<String>,
     pub window_error: Option<String>,
     filter_seq: u32,
+    /// "Read at most", as typed, and why it is not a size.
+    pub read_at_most: String,
+    pub read_at_most_error: Option<String>,
 }
 
 impl AppState {
@@ -406,6 +416,8 @@ impl AppState {
             duration_error: None,
             window_error: None,
             filter_seq: 0,
+            read_at_most: String::new(),
+            read_at_most_error: None,
         };
         let mut up = s.reduce(Action::SpawnSpare, now_ms);
         if let Some(ev) = s.pending.as_ref().and_then(|f| f.ev.clone()) {
@@ -485,6 +497,10 @@ impl AppState {
                 fx.push(Effect::Send(id, ToWorker::WarmUp));
             }
             Action::Chosen(inputs) => self.start_load(inputs, now_ms, fx),
+            Action::ReadAtMost(text) => {
+                self.read_at_most = text;
+                self.read_at_most_error = self.read_cap().err();
+            }
             Action::Failed(e) => self.status = Some(e),
             Action::DragOver => {
                 if self.dragging {
@@ -608,6 +624,7 @@ impl AppState {
                         files,
                         current: String::new(),
                         slices: 0,
+                        cut_at: None,
                     },
                 });
             }
@@ -827,6 +844,40 @@ impl AppState {
         self.window_error = None;
     }
 
+    /// The cap "Read at most" sets (`None`: empty, what the tab holds).
+    pub fn read_cap(&self) -> Result<Option<u64>, String> {
+        match self.read_at_most.trim() {
+            "" => Ok(None),
+            t => match crate::ingest::parse_bytes(t) {
+                Ok(0) => Err("must be more than 0 bytes".into()),
+                Ok(n) => Ok(Some(n)),
+                Err(e) => Err(e),
+            },
+        }
+    }
+
+    /// The banner over what was loaded when a cap left inputs out: how
+    /// much was read of how much, and that the CLI reads all of it.
+    pub fn left_out_banner(&self) -> Option<String> {
+        let l = self.loaded.as_ref().filter(|l| !l.left_out.is_empty())?;
+        let (kept, size): (u64, u64) = l.left_out.iter().fold((0, 0), |(k, s), x| (k + x.kept_bytes, s + x.size_bytes));
+        let whole: u64 = l.input_bytes.saturating_sub(size);
+        let names: Vec<String> = l.left_out.iter().take(3).map(|x| crate::inert::label(crate::model::file_name(&x.path)).into_owned()).collect();
+        let more = if l.left_out.len() > 3 { format!(" and {} more", l.left_out.len() - 3) } else { String::new() };
+        let why = match l.left_out[0].reason {
+            LeftOutReason::Tab { bytes } => format!("the tab holds at most {} of logs", crate::ingest::human_bytes(bytes)),
+            LeftOutReason::Cap { bytes } => format!("\"Read at most\" is {}", crate::ingest::human_bytes(bytes)),
+        };
+        Some(format!(
+            "Read {} of {}: the last {} of {}{more} were left out ({why}). What is shown ends there; the CLI reads all of it: reconscope analyze {}",
+            crate::ingest::human_bytes(whole + kept),
+            crate::ingest::human_bytes(l.input_bytes),
+            crate::ingest::human_bytes(size - kept),
+            names.join(", "),
+            names.first().map_or("FILE", |n| n.as_str()),
+        ))
+    }
+
     fn start_load(&mut self, inputs: Vec<InputInfo>, now_ms: f64, fx: &mut Vec<Effect>) {
         // The artifact dropped onto the evidence of a link: the link's view
         // applies to the whole data.
@@ -835,6 +886,13 @@ impl AppState {
             f.ev = None;
             self.pending = Some(f);
         }
+        let max_total_bytes = match self.read_cap() {
+            Ok(c) => c,
+            Err(e) => {
+                self.status = Some(format!("Nothing was loaded: \"Read at most\" {e}."));
+                return;
+            }
+        };
         self.reset(fx);
         self.names = inputs.iter().map(|i| i.name.clone()).collect();
         let Some(first) = inputs.first() else { return };
@@ -850,11 +908,20 @@ impl AppState {
         self.workers.spare_warm = false;
         let total: u64 = inputs.iter().map(|i| i.size).sum();
         let files = inputs.len() as u32;
-        fx.push(Effect::Send(id, ToWorker::Begin { files, total_bytes: total }));
+        fx.push(Effect::Send(id, ToWorker::Begin { files, total_bytes: total, max_total_bytes }));
         self.loading = Some(Loading {
             started_ms: now_ms,
             drawn_ms: 0.0,
-            progress: Progress { phase: Phase::Reading, done_bytes: 0, total_bytes: total, files_done: 0, files, current: first.name.clone(), slices: 0 },
+            progress: Progress {
+                phase: Phase::Reading,
+                done_bytes: 0,
+                total_bytes: total,
+                files_done: 0,
+                files,
+                current: first.name.clone(),
+                slices: 0,
+                cut_at: None,
+            },
         });
         // The worker lays out the first view too, with the grouping and
         // folds of the fragment the page was opened with.
@@ -871,7 +938,7 @@ impl AppState {
 
     fn on_loaded(&mut self, r: LoadResult, now_ms: f64, fx: &mut Vec<Effect>) {
         let started = self.loading.take().map_or(now_ms, |l| l.started_ms);
-        let LoadResult { analysis: a, files, notes, input_bytes, timeline, layout: laid_out, evidence, .. } = r;
+        let LoadResult { analysis: a, files, notes, input_bytes, timeline, layout: laid_out, evidence, left_out, .. } = r;
         if self.from_link && evidence.is_none() {
             // A link whose evidence could not be read: say why, and stay on
             // the landing page.
@@ -890,7 +957,7 @@ impl AppState {
         }
         self.evidence = evidence;
         fx.push(Effect::Chart(ChartCmd::SetZone));
-        self.loaded = Some(Loaded { analysis: Rc::new(a), files, notes, input_bytes, millis: now_ms - started });
+        self.loaded = Some(Loaded { analysis: Rc::new(a), files, notes, input_bytes, millis: now_ms - started, left_out });
         if let Some(f) = self.pending.take() {
             self.apply_fragment(f, fx);
         }

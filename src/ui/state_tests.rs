@@ -94,7 +94,7 @@ fn chosen_inputs_load_in_the_spare_or_a_new_worker() {
     let mut s = page("");
     let up = s.reduce(Action::Chosen(vec![InputInfo { name: "a.log".into(), size: 5 }, InputInfo { name: "b.zip".into(), size: 7 }]), 2.0);
     assert_eq!(s.workers.load, Some(WorkerId(0)));
-    assert_eq!(up.effects[0], Effect::Send(WorkerId(0), ToWorker::Begin { files: 2, total_bytes: 12 }));
+    assert_eq!(up.effects[0], Effect::Send(WorkerId(0), ToWorker::Begin { files: 2, total_bytes: 12, max_total_bytes: None }));
     assert!(matches!(up.effects[1], Effect::SendInputs { worker: WorkerId(0), .. }));
     assert_eq!(s.names, ["a.log", "b.zip"]);
     let p = &s.loading.as_ref().unwrap().progress;
@@ -142,7 +142,16 @@ fn progress_is_drawn_at_most_every_150_ms_within_a_phase() {
     let p = |done: u64, phase: Phase| {
         Action::Worker(
             WorkerId(0),
-            FromWorker::Progress(Progress { phase, done_bytes: done, total_bytes: 100, files_done: 0, files: 1, current: "a.log".into(), slices: 1 }),
+            FromWorker::Progress(Progress {
+                phase,
+                done_bytes: done,
+                total_bytes: 100,
+                files_done: 0,
+                files: 1,
+                current: "a.log".into(),
+                slices: 1,
+                cut_at: None,
+            }),
         )
     };
     assert!(s.reduce(p(10, Phase::Reading), 200.0).render);
@@ -533,4 +542,56 @@ fn inspector_wrap_fields_and_copies() {
     assert_eq!(up.effects, vec![Effect::Copy { what: Copy::Lines, text: "==> a.log <==\none\ntwo\n==> b.log <==\nthree\n".into() }]);
     s.reduce(Action::Copied { what: Copy::Lines, ok: true, text: "one\ntwo\nthree\n".into() }, 6.0);
     assert_eq!(s.notice.as_deref(), Some("3 lines copied."));
+}
+
+/// "Read at most": a size caps the next load (sent with `Begin`); a bad
+/// one says why under the field and keeps the load from starting.
+#[test]
+fn read_at_most_caps_the_next_load() {
+    let mut s = page("");
+    let chosen = || Action::Chosen(vec![InputInfo { name: "a.log".into(), size: 5 }]);
+    s.reduce(Action::ReadAtMost("2 GB".into()), 1.0);
+    assert_eq!((s.read_cap(), s.read_at_most_error.as_deref()), (Ok(Some(2 << 30)), None));
+    let up = s.reduce(chosen(), 2.0);
+    assert_eq!(up.effects[0], Effect::Send(WorkerId(0), ToWorker::Begin { files: 1, total_bytes: 5, max_total_bytes: Some(2 << 30) }));
+    for (bad, why) in [("2 parsecs", "`parsecs` is not a unit"), ("lots", "is not a size"), ("0", "more than 0 bytes")] {
+        s.reduce(Action::ReadAtMost(bad.into()), 3.0);
+        assert!(s.read_at_most_error.as_deref().is_some_and(|e| e.contains(why)), "{bad}: {:?}", s.read_at_most_error);
+        let load = s.workers.load;
+        let up = s.reduce(chosen(), 4.0);
+        assert!(sends(&up).is_empty(), "{bad}: nothing loads");
+        assert_eq!(s.workers.load, load);
+        assert!(s.status.as_deref().is_some_and(|t| t.starts_with("Nothing was loaded: \"Read at most\"") && t.contains(why)), "{:?}", s.status);
+    }
+    // Empty: what the tab holds.
+    s.reduce(Action::ReadAtMost(" ".into()), 5.0);
+    assert_eq!((s.read_cap(), s.read_at_most_error.as_deref()), (Ok(None), None));
+    let up = s.reduce(chosen(), 6.0);
+    assert!(sends(&up).contains(&&ToWorker::Begin { files: 1, total_bytes: 5, max_total_bytes: None }));
+}
+
+/// A load a cap cut short says so over the summary: how much was read
+/// of how much, what was left out of which files, and that the CLI
+/// reads it all; a whole load has no banner.
+#[test]
+fn a_load_cut_short_has_a_banner() {
+    let s = loaded("");
+    assert_eq!(s.left_out_banner(), None);
+    let mut s = page("");
+    s.reduce(Action::Chosen(vec![InputInfo { name: "big.log".into(), size: 3 << 30 }, InputInfo { name: "more.log".into(), size: 1 << 30 }]), 1.0);
+    let mut r = incident();
+    r.input_bytes = (3 << 30) + (1 << 30) + (1 << 20);
+    let tab = crate::web::LeftOutReason::Tab { bytes: 1536 << 20 };
+    r.left_out = vec![
+        crate::web::LeftOut { path: "logs/big.log".into(), size_bytes: 3 << 30, kept_bytes: 1536 << 20, reason: tab },
+        crate::web::LeftOut { path: "more.log".into(), size_bytes: 1 << 30, kept_bytes: 0, reason: tab },
+    ];
+    s.reduce(Action::Worker(WorkerId(0), FromWorker::Loaded(Box::new(r))), 2.0);
+    assert_eq!(
+        s.left_out_banner().as_deref(),
+        Some(
+            "Read 1.5 GiB of 4.0 GiB: the last 2.5 GiB of big.log, more.log were left out (the tab holds at most 1.5 GiB of logs). \
+             What is shown ends there; the CLI reads all of it: reconscope analyze big.log"
+        )
+    );
 }

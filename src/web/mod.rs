@@ -29,8 +29,9 @@ mod warmup;
 pub use filters::{matching_reconciles, reconciles_longer_than, MessageFilter};
 pub use lines::{reconcile_lines, Line, LineBlock, ReconcileLines, MAX_CONTEXT_LINES};
 pub use protocol::{
-    decode, encode, Beside, FileSummary, FromWorker, LoadResult, Matched, Note, Phase, Progress, ShareRequest, SharedEvidence, ToWorker, MARKDOWN_LINKS,
+    decode, encode, Beside, FileSummary, FromWorker, LeftOut, LeftOutReason, LoadResult, Matched, Note, Phase, Progress, ShareRequest, SharedEvidence,
+    ToWorker, MARKDOWN_LINKS,
 };
-pub use session::{is_evidence_name, Received, Session};
+pub use session::{is_evidence_name, ReadLimits, Received, Session, TAB_LOG_BYTES};
 pub use split::PartJob;
 pub use warmup::warm_up;

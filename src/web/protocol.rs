@@ -14,8 +14,16 @@ use crate::redact::RedactOptions;
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum ToWorker {
     /// A new load begins (anything loaded before is dropped): `files`
-    /// inputs of `total_bytes` bytes in all will follow.
-    Begin { files: u32, total_bytes: u64 },
+    /// inputs of `total_bytes` bytes in all will follow. `max_total_bytes`:
+    /// the person's cap on what is read over the whole load (the CLI's
+    /// `--max-total-bytes`); the tab's own limit
+    /// ([`TAB_LOG_BYTES`](super::TAB_LOG_BYTES)) holds either way.
+    Begin {
+        files: u32,
+        total_bytes: u64,
+        #[serde(default)]
+        max_total_bytes: Option<u64>,
+    },
     /// `size` bytes of one input, read by the page, starting at `offset`
     /// (slices of a file come in order, the first at offset 0). The bytes
     /// travel beside this message as a transferred `ArrayBuffer`. `last`:
@@ -197,6 +205,11 @@ pub struct Progress {
     /// page's backpressure counts these).
     #[serde(default)]
     pub slices: u64,
+    /// The input being read is read only up to here (a cap was reached):
+    /// the page may skip to its end ([`ToWorker::FileSlice`] at `offset`
+    /// = its size, `last`, no bytes).
+    #[serde(default)]
+    pub cut_at: Option<u64>,
 }
 
 /// The result of a load.
@@ -233,6 +246,56 @@ pub struct LoadResult {
     /// `.reconscope` file): what it is, for the banner.
     #[serde(default)]
     pub evidence: Option<EvidenceMeta>,
+    /// Inputs read only in part, or not at all, because of a cap (the
+    /// banner says so; the notes too).
+    #[serde(default)]
+    pub left_out: Vec<LeftOut>,
+}
+
+/// An input the load did not read whole because a cap was reached.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftOut {
+    pub path: String,
+    /// Its size as sent.
+    pub size_bytes: u64,
+    /// The bytes read from its start (up to the last whole line); 0: none.
+    pub kept_bytes: u64,
+    pub reason: LeftOutReason,
+}
+
+/// Which cap left an input out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "cap", rename_all = "kebab-case")]
+pub enum LeftOutReason {
+    /// What the tab holds of logs in all ([`TAB_LOG_BYTES`](super::TAB_LOG_BYTES)), or less
+    /// when the browser gave the worker less memory than that.
+    Tab { bytes: u64 },
+    /// The person's cap on the load ([`ToWorker::Begin`]'s `max_total_bytes`).
+    Cap { bytes: u64 },
+}
+
+impl LeftOut {
+    /// What the note says: how much was read, why, and that the CLI
+    /// reads all of it.
+    pub fn message(&self) -> String {
+        use crate::ingest::human_bytes;
+        let why = match self.reason {
+            LeftOutReason::Tab { bytes } => format!("the tab holds at most {} of logs", human_bytes(bytes)),
+            LeftOutReason::Cap { bytes } => format!("the load's cap is {} (\"Read at most\")", human_bytes(bytes)),
+        };
+        if self.kept_bytes == 0 {
+            return format!(
+                "not read ({}): {why}, and the inputs before it took all of that. The CLI (reconscope analyze) reads all of it.",
+                human_bytes(self.size_bytes)
+            );
+        }
+        format!(
+            "read only in part: its first {} of {} (to the last whole line); the last {} were left out: {why}. The CLI (reconscope analyze) reads all of it.",
+            human_bytes(self.kept_bytes),
+            human_bytes(self.size_bytes),
+            human_bytes(self.size_bytes - self.kept_bytes)
+        )
+    }
 }
 
 /// The parts of a [`LoadResult`] that travel beside its JSON, each a
@@ -345,7 +408,7 @@ mod tests {
     #[test]
     fn messages_round_trip() {
         for m in [
-            ToWorker::Begin { files: 2, total_bytes: 10 },
+            ToWorker::Begin { files: 2, total_bytes: 10, max_total_bytes: Some(1 << 30) },
             ToWorker::Finish { layout: None },
             ToWorker::Finish { layout: Some(LayoutOptions::default()) },
             ToWorker::Reanalyze { dump_time_nanos: Some(5), layout: None },

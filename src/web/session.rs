@@ -9,11 +9,44 @@ use crate::pipeline::{LoadOptions, Loaded};
 use crate::redact::RedactOptions;
 use crate::stats::FileStats;
 
-use super::split::{reserve, Body, Incoming, SplitTail};
+use super::split::{reserve, room_for, Body, Incoming, SplitTail};
 use super::{
-    matching_reconciles, reconcile_lines, Beside, LoadResult, MessageFilter, Phase, Progress, ReconcileLines, ShareRequest, SharedEvidence, MARKDOWN_LINKS,
-    MAX_CONTEXT_LINES,
+    matching_reconciles, reconcile_lines, Beside, LeftOut, LeftOutReason, LoadResult, MessageFilter, Phase, Progress, ReconcileLines, ShareRequest,
+    SharedEvidence, MARKDOWN_LINKS, MAX_CONTEXT_LINES,
 };
+
+/// What a tab keeps of the logs of one load, in all: the worker's wasm
+/// memory is 4 GiB at most, and a plain log takes about 1.6 times its size
+/// there once parsed (its bytes, kept for the inspector, and its records),
+/// with the analysis and the first view on top. Measured with
+/// `scripts/browser-big.sh` (README, "Big inputs in the browser").
+pub const TAB_LOG_BYTES: u64 = 1536 << 20;
+
+/// The caps on what one load reads ([`Session::with_limits`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadLimits {
+    /// The person's cap over all inputs ("Read at most"; the CLI's
+    /// `--max-total-bytes`).
+    pub max_total_bytes: Option<u64>,
+    /// What the tab holds ([`TAB_LOG_BYTES`]; less in tests).
+    pub tab_bytes: u64,
+}
+
+impl Default for ReadLimits {
+    fn default() -> ReadLimits {
+        ReadLimits { max_total_bytes: None, tab_bytes: TAB_LOG_BYTES }
+    }
+}
+
+impl ReadLimits {
+    /// The cap in force and why: the smaller of the two.
+    fn cap(&self) -> (u64, LeftOutReason) {
+        match self.max_total_bytes {
+            Some(c) if c < self.tab_bytes => (c, LeftOutReason::Cap { bytes: c }),
+            _ => (self.tab_bytes, LeftOutReason::Tab { bytes: self.tab_bytes }),
+        }
+    }
+}
 
 /// Whether an input named `name` is an evidence file.
 pub fn is_evidence_name(name: &str) -> bool {
@@ -53,6 +86,9 @@ pub struct Session {
     split: Option<(String, u64, u64)>,
     /// [`ToWorker::FileSlice`](super::ToWorker::FileSlice)s taken in.
     slices: u64,
+    limits: ReadLimits,
+    /// Inputs read in part or not at all because of a cap.
+    left_out: Vec<LeftOut>,
 }
 
 /// What [`Session::receive`] did with a slice.
@@ -74,6 +110,39 @@ impl Session {
         Session { files, total_bytes, ..Session::default() }
     }
 
+    /// [`Session::new`] under caps: plain logs past the cap are read up to
+    /// it (to their last whole line), archives' members count their
+    /// decompressed bytes against it, and what is left out is noted and
+    /// listed in [`LoadResult::left_out`].
+    pub fn with_limits(files: u32, total_bytes: u64, limits: ReadLimits) -> Session {
+        let mut s = Session { files, total_bytes, limits, ..Session::default() };
+        s.load.ingest.max_total_bytes = s.load.ingest.max_total_bytes.min(limits.cap().0);
+        s
+    }
+
+    /// How much of a plain log of `size` bytes arriving now is read: what
+    /// is left of the cap, no more than [`crate::parse::MAX_FILE_BYTES`], and
+    /// no more than the worker can reserve room for (the browser may give
+    /// it less than the cap). `None`: all of it.
+    fn keep_of(&mut self, name: &str, size: u64) -> Option<u64> {
+        let (cap, reason) = self.limits.cap();
+        // Once a file was cut, the cap is spent: the inputs after it are
+        // not read (not even the line or two its last whole line left).
+        let spent = !self.left_out.is_empty();
+        let mut keep = if spent { 0 } else { size.min(cap.saturating_sub(self.loaded.total_bytes)) };
+        // Room for the bytes and their records (about as much again).
+        let mut reason = reason;
+        while keep > 0 && !room_for(keep.saturating_mul(2)) {
+            keep -= keep / 4 + 1;
+            reason = LeftOutReason::Tab { bytes: keep };
+        }
+        if keep >= size {
+            return None;
+        }
+        self.left_out.push(LeftOut { path: name.to_string(), size_bytes: size, kept_bytes: keep, reason });
+        Some(keep)
+    }
+
     /// How far the load is.
     pub fn progress(&self, phase: Phase) -> Progress {
         Progress {
@@ -84,6 +153,7 @@ impl Session {
             files: self.files.max(self.files_done),
             current: self.current.clone(),
             slices: self.slices,
+            cut_at: None,
         }
     }
 
@@ -162,13 +232,27 @@ impl Session {
                 }
             }
             let tail_from = self.split.take().filter(|(n, s, _)| n == name && *s == size).map(|(_, _, from)| from);
+            let mut keep = None;
             let body = if !is_evidence_name(name) && crate::pipeline::streamable(name, head.unwrap_or_default()) {
+                keep = self.keep_of(name, size);
                 let opts = Default::default();
+                // A file read in part is parsed as a file of what is read
+                // (split only if its tail begins inside that).
+                let len = keep.unwrap_or(size);
                 let parser = match tail_from {
-                    Some(from) => StreamParser::split(name, size as usize, from as usize, &opts),
-                    None => None,
+                    Some(from) if from < len => StreamParser::split(name, len as usize, from as usize, &opts),
+                    _ => None,
                 };
-                Body::Stream(Box::new(parser.unwrap_or_else(|| StreamParser::new(name, size as usize, &opts))))
+                match keep {
+                    Some(0) => {
+                        let left = self.left_out.last().map(LeftOut::message).unwrap_or_default();
+                        self.loaded.notes.push(crate::model::Diagnostic { path: name.to_string(), line: None, message: left });
+                        self.files_done += 1;
+                        self.done_bytes += size;
+                        Body::Failed
+                    }
+                    _ => Body::Stream(Box::new(parser.unwrap_or_else(|| StreamParser::new(name, len as usize, &opts)))),
+                }
             } else {
                 // A split archive (which the page does not send) is written
                 // in place, like a split log.
@@ -181,7 +265,7 @@ impl Session {
                 }
             };
             let tail = tail_from.map(|from| SplitTail { from, at: from, piece: None });
-            self.incoming = Some(Incoming { name: name.to_string(), size, at: 0, tail, body });
+            self.incoming = Some(Incoming { name: name.to_string(), size, at: 0, tail, body, keep });
         }
         self.current = name.to_string();
         let in_order = self.incoming.as_ref().is_some_and(|i| {
@@ -190,7 +274,8 @@ impl Session {
                 && i.size == size
                 && match &i.tail {
                     Some(t) => (offset == i.at && end <= t.from) || (offset == t.at && end <= size),
-                    None => offset == i.at,
+                    // Past a cut, the page may skip ahead.
+                    None => offset == i.at || (i.keep.is_some_and(|k| offset >= k.max(i.at)) && end <= size),
                 }
         });
         if !in_order {
@@ -203,7 +288,7 @@ impl Session {
                     }
                 }
                 self.note_unreadable(name, size, "its parts arrived out of order");
-                self.incoming = Some(Incoming { name: name.to_string(), size, at: offset, tail: None, body: Body::Failed });
+                self.incoming = Some(Incoming { name: name.to_string(), size, at: offset, tail: None, body: Body::Failed, keep: None });
             }
             if last {
                 self.incoming = None;
@@ -215,8 +300,11 @@ impl Session {
         // or a split file's tail. (Where the head ends and the tail
         // begins, bytes are the tail's: the head is whole then.)
         let to_tail = inc.tail.as_ref().is_some_and(|t| offset == t.at);
+        // Past a cap, bytes are counted, not taken.
+        let take = inc.keep.map_or(len, |k| len.min(k.saturating_sub(offset) as usize));
         let failed = match &mut inc.body {
-            Body::Stream(p) => match p.room(offset as usize, len) {
+            Body::Stream(_) if take == 0 => false,
+            Body::Stream(p) => match p.room(offset as usize, take) {
                 Ok(room) => {
                     let n = room.len();
                     fill(room);
@@ -248,7 +336,8 @@ impl Session {
         };
         match (&mut inc.tail, to_tail) {
             (Some(t), true) => t.at += len as u64,
-            _ => inc.at += len as u64,
+            (Some(_), false) => inc.at += len as u64,
+            (None, _) => inc.at = offset + len as u64,
         }
         if failed {
             inc.body = Body::Failed;
@@ -291,7 +380,27 @@ impl Session {
         let piece = inc.tail.as_mut().and_then(|t| t.piece.take()).flatten();
         let received = inc.received();
         match inc.body {
-            Body::Stream(p) => self.add_parsed(&inc.name, inc.size, p.finish_with(piece.as_deref())),
+            Body::Stream(mut p) => {
+                if inc.keep.is_some() {
+                    p.cut_to_last_line();
+                    if let Some(l) = self.left_out.iter_mut().rev().find(|l| l.path == inc.name) {
+                        l.kept_bytes = p.bytes().len() as u64;
+                        let message = l.message();
+                        self.loaded.notes.push(crate::model::Diagnostic { path: inc.name.clone(), line: None, message });
+                    }
+                    if p.bytes().is_empty() {
+                        // Not one whole line was read: no file.
+                        self.files_done += 1;
+                        self.done_bytes += inc.size;
+                    } else {
+                        self.add_parsed(&inc.name, inc.size, p.finish_with(piece.as_deref()));
+                    }
+                    // The cap is spent: archives after it read nothing.
+                    self.load.ingest.max_total_bytes = self.loaded.total_bytes;
+                    return;
+                }
+                self.add_parsed(&inc.name, inc.size, p.finish_with(piece.as_deref()))
+            }
             Body::Whole(w) => {
                 self.add(&inc.name, w);
                 // `add` counted the bytes received; count the file's size.
@@ -308,6 +417,10 @@ impl Session {
         if let Some(i) = &self.incoming {
             if !matches!(i.body, Body::Failed) {
                 p.done_bytes = (self.done_bytes + i.received()).min(p.total_bytes);
+                // (A split file's two streams go on to their ends.)
+                p.cut_at = i.keep.filter(|_| i.tail.is_none());
+            } else if i.keep == Some(0) {
+                p.cut_at = Some(0);
             }
         }
         p
@@ -372,6 +485,7 @@ impl Session {
             notes,
             input_bytes: self.done_bytes,
             evidence: self.evidence.as_ref().map(|(m, _)| m.clone()),
+            left_out: self.left_out.clone(),
         }
     }
 

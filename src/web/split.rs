@@ -17,6 +17,9 @@ pub(super) struct Incoming {
     /// helper's piece once it came (`Some(None)`: the helper failed).
     pub(super) tail: Option<SplitTail>,
     pub(super) body: Body,
+    /// A cap reached: only `..keep` of its bytes are taken (the rest of
+    /// its slices are counted and dropped).
+    pub(super) keep: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -58,6 +61,26 @@ impl std::fmt::Debug for Body {
             Body::Failed => f.write_str("Failed"),
         }
     }
+}
+
+/// Whether `bytes` more could be allocated now: a probe, reserved and
+/// freed at once, in blocks of at most 1 GiB (one allocation in wasm32 is
+/// under 2 GiB). The wasm memory it grew stays the worker's, for what
+/// follows.
+pub(super) fn room_for(bytes: u64) -> bool {
+    const BLOCK: u64 = 1 << 30;
+    let mut held: Vec<Vec<u8>> = Vec::new();
+    let mut left = bytes;
+    while left > 0 {
+        let n = left.min(BLOCK);
+        let mut v = Vec::new();
+        if v.try_reserve_exact(n as usize).is_err() {
+            return false;
+        }
+        held.push(v);
+        left -= n;
+    }
+    true
 }
 
 /// Room for a file of `size` bytes, or `None` if the tab has no memory
@@ -123,6 +146,7 @@ impl PartJob {
             files: 1,
             current: self.name.clone(),
             slices: self.slices,
+            cut_at: None,
         }
     }
 
@@ -136,7 +160,7 @@ impl PartJob {
 mod tests {
     use super::*;
     use crate::web::testutil::{log_and_zip, send, summary};
-    use crate::web::{Received, Session};
+    use crate::web::{LeftOut, LeftOutReason, Phase, ReadLimits, Received, Session};
 
     /// Sends `bytes` split at `tail_from` the way the page does with two
     /// workers: head and tail slices side by side to the session, the
@@ -250,5 +274,132 @@ mod tests {
         assert_eq!(job.receive("a.log", 1000, &log[1000..1100]), Ok(false));
         assert!(job.receive("a.log", 1100, &log[1100..]).unwrap());
         assert!(job.receive("a.log", size, b"x").is_err());
+    }
+
+    /// A log of `n` lines of 100 bytes each (so a cut falls at a
+    /// computable line), reconcile `{tag}{i/2}` on each pair.
+    fn hundred_byte_lines(n: usize, tag: char) -> Vec<u8> {
+        let mut log = Vec::new();
+        for i in 0..n {
+            let head = format!("2026-05-26T16:21:{:02}.{:06}Z\tINFO\tctrl\tReconciling\t{{\"reconcileID\": \"{tag}{:08}\", \"pad\": \"", i % 60, i, i / 2);
+            let line = format!("{head}{}\"}}\n", "x".repeat(100 - head.len() - 3));
+            assert_eq!(line.len(), 100);
+            log.extend_from_slice(line.as_bytes());
+        }
+        log
+    }
+
+    /// A person's cap over three inputs: the first read whole, the second
+    /// up to the cap (at its last whole line), the third not at all;
+    /// each named in a note and in `left_out`, and nothing else lost.
+    #[test]
+    fn a_cap_over_three_inputs_reads_up_to_it() {
+        let limits = ReadLimits { max_total_bytes: Some(60_050), tab_bytes: 1 << 30 };
+        let mut s = Session::with_limits(3, 120_000, limits);
+        for (name, slice) in [("a.log", 7000), ("b.log", 3333), ("c.log", 40_000)] {
+            let log = hundred_byte_lines(400, name.chars().next().unwrap());
+            assert_eq!(log.len(), 40_000, "lines of 100 bytes");
+            let r = send(&mut s, name, &log, slice);
+            // (c.log is not read at all: its slices are dropped.)
+            assert_eq!(r.last(), Some(if name == "c.log" { &Received::Dropped } else { &Received::Complete }), "{name}");
+        }
+        let p = s.progress(Phase::Reading);
+        assert_eq!((p.files_done, p.done_bytes), (3, 120_000), "every input counted as read");
+        let r = s.finish();
+        // a.log's 400 lines; b.log's first 200 (20_050 bytes left of the
+        // cap: 200 whole lines and half a line, which is dropped).
+        assert_eq!(summary(&r), vec![("a.log".to_string(), 400), ("b.log".to_string(), 200)]);
+        let cap = LeftOutReason::Cap { bytes: 60_050 };
+        assert_eq!(
+            r.left_out,
+            vec![
+                LeftOut { path: "b.log".into(), size_bytes: 40_000, kept_bytes: 20_000, reason: cap },
+                LeftOut { path: "c.log".into(), size_bytes: 40_000, kept_bytes: 0, reason: cap }
+            ]
+        );
+        let notes: Vec<(&str, &str)> = r.notes.iter().map(|n| (n.path.as_str(), n.message.as_str())).take(2).collect();
+        assert_eq!(
+            notes,
+            vec![
+                (
+                    "b.log",
+                    "read only in part: its first 19.5 KiB of 39.1 KiB (to the last whole line); the last 19.5 KiB were left out: \
+                     the load's cap is 58.6 KiB (\"Read at most\"). The CLI (reconscope analyze) reads all of it."
+                ),
+                (
+                    "c.log",
+                    "not read (39.1 KiB): the load's cap is 58.6 KiB (\"Read at most\"), and the inputs before it took all of that. \
+                     The CLI (reconscope analyze) reads all of it."
+                )
+            ]
+        );
+        // b.log's reconciles are those of its first 200 lines, whole.
+        let b: Vec<&str> = r.analysis.reconciles.iter().map(|x| x.reconcile_id.as_str()).filter(|id| id.starts_with('b')).collect();
+        assert_eq!((b.len(), b.iter().max().copied()), (100, Some("b00000099")));
+        assert!(!r.analysis.reconciles.iter().any(|x| x.reconcile_id.starts_with('c')));
+    }
+
+    /// The tab's own limit on a file sent split between two workers,
+    /// whether its tail begins inside what is read or past it: what is
+    /// read is what a whole load of those bytes gives.
+    #[test]
+    fn the_tab_limit_reads_a_split_file_up_to_it() {
+        let log = hundred_byte_lines(3000, 'r');
+        let tab = 100_050;
+        let kept = &log[..100_000];
+        let mut whole = Session::new(1, kept.len() as u64);
+        whole.add("a.log", kept.to_vec());
+        let whole = whole.finish();
+        for (tail_from, helper_fails) in [(150_000, false), (60_000, false), (60_000, true), (100_000, false), (99_990, false)] {
+            let limits = ReadLimits { max_total_bytes: None, tab_bytes: tab };
+            let mut s = Session::with_limits(1, log.len() as u64, limits);
+            let r = send_split(&mut s, "a.log", &log, tail_from, 4096, helper_fails);
+            assert_eq!(r.last(), Some(&Received::Complete), "{tail_from}");
+            let r = s.finish();
+            assert_eq!(summary(&r), summary(&whole), "{tail_from}");
+            assert_eq!(r.analysis.reconciles, whole.analysis.reconciles, "{tail_from}");
+            assert_eq!(r.left_out.len(), 1);
+            assert_eq!((r.left_out[0].kept_bytes, r.left_out[0].reason), (100_000, LeftOutReason::Tab { bytes: tab }));
+            assert!(r.notes[0].message.contains("the tab holds at most 97.7 KiB of logs"), "{}", r.notes[0].message);
+        }
+    }
+
+    /// Archives count their members' bytes against the same cap, after
+    /// the plain logs before them.
+    #[test]
+    fn archives_count_against_the_cap_after_plain_logs() {
+        let log = hundred_byte_lines(400, 'a');
+        let zip = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("www/example/cozyreport.zip")).unwrap();
+        let limits = ReadLimits { max_total_bytes: Some(40_000 + 1000), tab_bytes: 1 << 30 };
+        let mut s = Session::with_limits(2, (log.len() + zip.len()) as u64, limits);
+        send(&mut s, "a.log", &log, 5000);
+        send(&mut s, "c.zip", &zip, 5000);
+        let r = s.finish();
+        assert_eq!(summary(&r)[0], ("a.log".to_string(), 400));
+        assert!(r.left_out.is_empty(), "the plain log fit");
+        assert!(r.notes.iter().any(|n| n.message.contains("left out: the run's input is over the 40.0 KiB total cap")), "{:?}", r.notes);
+    }
+
+    /// Once a file is cut, the page may skip to its end: one empty last
+    /// slice at its size. What is read is the same as when every slice
+    /// is sent; before the cut, slices must still come in order.
+    #[test]
+    fn past_a_cut_the_page_skips_to_the_end() {
+        let log = hundred_byte_lines(400, 'b');
+        let limits = ReadLimits { max_total_bytes: Some(20_050), tab_bytes: 1 << 30 };
+        let mut s = Session::with_limits(1, 40_000, limits);
+        assert_eq!(s.receive("b.log", 0, 40_000, &log[..10_000], false), Received::More);
+        assert_eq!(s.receiving().cut_at, Some(20_050));
+        // Not yet past the cut: no skipping.
+        assert_eq!(s.receive("b.log", 15_000, 40_000, &log[15_000..16_000], false), Received::Dropped);
+        let mut s = Session::with_limits(1, 40_000, limits);
+        assert_eq!(s.receive("b.log", 0, 40_000, &log[..10_000], false), Received::More);
+        assert_eq!(s.receive("b.log", 10_000, 40_000, &log[10_000..21_000], false), Received::More);
+        assert_eq!(s.receive("b.log", 40_000, 40_000, &[], true), Received::Complete);
+        s.complete();
+        assert_eq!(s.receiving().done_bytes, 40_000);
+        let r = s.finish();
+        assert_eq!(summary(&r), vec![("b.log".to_string(), 200)]);
+        assert_eq!(r.left_out[0].kept_bytes, 20_000);
     }
 }

@@ -131,6 +131,9 @@ pub struct WorkerClient {
     ack_waiters: Rc<RefCell<Vec<js_sys::Function>>>,
     /// False once dropped: the read loop and a finished load's decoding stop.
     alive: Rc<Cell<bool>>,
+    /// The input being read is read only up to here (a cap): the read
+    /// loop skips the rest ([`Progress::cut_at`](reconscope::web::Progress::cut_at)).
+    cut: Rc<RefCell<Option<(String, u64)>>>,
     _onmessage: Closure<dyn FnMut(MessageEvent)>,
     _onerror: Closure<dyn FnMut(Event)>,
 }
@@ -153,7 +156,9 @@ impl WorkerClient {
         let alive = Rc::new(Cell::new(true));
         let gave_up = Rc::new(Cell::new(false));
         let parts: Rc<RefCell<Vec<(String, Uint8Array)>>> = Rc::default();
+        let cut: Rc<RefCell<Option<(String, u64)>>> = Rc::default();
         let onmessage = {
+            let cut = cut.clone();
             let (worker, ready, queue) = (worker.clone(), ready.clone(), queue.clone());
             let (acked, ack_waiters, alive) = (acked.clone(), ack_waiters.clone(), alive.clone());
             let (gave_up, parts) = (gave_up.clone(), parts.clone());
@@ -182,6 +187,7 @@ impl WorkerClient {
                             keep_spare(spent.buffer());
                         }
                         acked.set(acked.get().max(p.slices));
+                        *cut.borrow_mut() = p.cut_at.map(|c| (p.current.clone(), c));
                         wake(&ack_waiters);
                         on_message.emit(FromWorker::Progress(p));
                     }
@@ -247,7 +253,20 @@ impl WorkerClient {
         };
         worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
         worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
-        Ok(WorkerClient { worker, ready, queue, posted: Cell::new(0), acked, gave_up, parts, ack_waiters, alive, _onmessage: onmessage, _onerror: onerror })
+        Ok(WorkerClient {
+            worker,
+            ready,
+            queue,
+            posted: Cell::new(0),
+            acked,
+            gave_up,
+            parts,
+            ack_waiters,
+            alive,
+            cut,
+            _onmessage: onmessage,
+            _onerror: onerror,
+        })
     }
 
     /// Reads the inputs in slices on this (mostly idle) thread and sends
@@ -443,7 +462,9 @@ struct ReadTimes {
 /// there on), if it is a plain log big enough to be worth it. `first` is
 /// its first slice.
 fn split_point(file: &FileToSend, first: &ArrayBuffer) -> Option<u64> {
-    if file.size < SPLIT_MIN_BYTES || file.size > reconscope::parse::MAX_FILE_BYTES as f64 {
+    // (A file bigger than the tab holds is read up to what it holds, by
+    // the main worker alone.)
+    if file.size < SPLIT_MIN_BYTES || file.size > reconscope::web::TAB_LOG_BYTES as f64 {
         return None;
     }
     let head = Uint8Array::new(first).to_vec();
@@ -532,6 +553,14 @@ async fn send_range(me: Weak<WorkerClient>, helper: Option<Rc<WorkerClient>>, fi
         };
         let tr = js_sys::Date::now();
         times.wait_ms.set(times.wait_ms.get() + tr - tw);
+        if helper.is_none() && reader.past_cut(&me, &file.name) {
+            // The worker reads no more of this file: one empty last slice.
+            let Some(client) = me.upgrade().filter(|c| c.alive.get()) else { return false };
+            let size = file.size as u64;
+            client.post_slice(&ToWorker::FileSlice { name: file.name.clone(), offset: size, size, last: true }, &ArrayBuffer::new(0));
+            debug(&format!("{}: read up to {} of {} bytes (a cap); the rest skipped", file.name, reader.at, size));
+            return true;
+        }
         let Some((at, end, read)) = reader.next().await else { return true };
         times.read_ms.set(times.read_ms.get() + js_sys::Date::now() - tr);
         let Some(client) = me.upgrade().filter(|c| c.alive.get()) else { return false };
@@ -587,6 +616,20 @@ impl SliceReader {
     fn new(blob: &Blob, from: f64, to: f64, times: Rc<ReadTimes>) -> SliceReader {
         let byob = blob.slice_with_f64_and_f64(from, to).ok().and_then(|part| ReadableStreamByobReader::new(&part.stream()).ok());
         SliceReader { blob: blob.clone(), at: from, to, byob, times }
+    }
+
+    /// Whether the worker said it reads `name` only up to a point this
+    /// reader has passed (the rest is then not read: the stream is
+    /// cancelled).
+    fn past_cut(&mut self, me: &Weak<WorkerClient>, name: &str) -> bool {
+        let Some(client) = me.upgrade() else { return false };
+        let past = client.cut.borrow().as_ref().is_some_and(|(n, c)| n == name && self.at >= *c as f64 && self.at < self.to);
+        if past {
+            if let Some(r) = self.byob.take() {
+                let _ = r.cancel();
+            }
+        }
+        past
     }
 
     /// The next slice and where it starts and ends; `None` past the end.

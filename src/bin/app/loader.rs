@@ -4,7 +4,7 @@
 
 use reconscope::ui::{Action, AppState};
 use reconscope::web::Phase;
-use web_sys::{DragEvent, Event, HtmlInputElement};
+use web_sys::{DragEvent, Event, HtmlInputElement, InputEvent};
 use yew::prelude::*;
 use yew::TargetCast;
 
@@ -56,6 +56,12 @@ impl Loader {
                 });
             })
         };
+        let on_read_at_most = d.reform(|e: InputEvent| Action::ReadAtMost(e.target_unchecked_into::<HtmlInputElement>().value()));
+        let tab_bytes = reconscope::ingest::human_bytes(reconscope::web::TAB_LOG_BYTES);
+        let read_title = format!(
+            "The most the next load reads, over all its inputs (for example 2GB or 500MiB): a plain log past it is read up to it, and what is left out is noted. \
+             Empty: what the tab holds, {tab_bytes}. The CLI's --max-total-bytes."
+        );
         let compact = s.loaded.is_some() || s.loading.is_some();
         let drop_class = classes!("drop-zone", s.dragging.then_some("dragging"), compact.then_some("compact"));
         let folder = self.on_pick_folder.reform(|_: MouseEvent| ());
@@ -75,6 +81,15 @@ impl Loader {
                     <button type="button" data-testid="pick-folder" onclick={folder}>{ "Choose a folder…" }</button>
                     <button type="button" data-testid="open-example" onclick={example}>{ "Open example" }</button>
                     <span class="muted example-blurb">{ "the example is a CI artifact of a kamaji incident: a worker stalled for 20 minutes" }</span>
+                    <label class="read-at-most" title={read_title}>
+                        { "Read at most " }
+                        <input type="text" size="8" data-testid="read-at-most" placeholder={tab_bytes.clone()}
+                            value={s.read_at_most.clone()} oninput={on_read_at_most}
+                            aria-invalid={s.read_at_most_error.is_some().to_string()} />
+                    </label>
+                    if let Some(e) = &s.read_at_most_error {
+                        <span class="field-error" data-testid="read-at-most-error">{ e.clone() }</span>
+                    }
                 </div>
                 if !s.names.is_empty() {
                     <ul class="file-list" data-testid="file-list">

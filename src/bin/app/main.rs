@@ -426,6 +426,9 @@ mod ui {
                         if let Some(m) = &s.evidence {
                             { crate::summary::evidence_banner(m, zone) }
                         }
+                        if let Some(text) = s.left_out_banner() {
+                            <p class="left-out-banner" data-testid="left-out-banner" role="alert">{ text }</p>
+                        }
                         { crate::summary::summary(s, l, d, zone) }
                         <crate::findings::Findings analysis={crate::findings::Shared(l.analysis.clone())} focus={s.focus} {zone}
                             dispatch={d.clone()} />

@@ -112,18 +112,9 @@ pub fn full(nanos: i64, zone: Zone) -> String {
     format!("{} {}", date(nanos, zone), clock_auto(nanos, zone))
 }
 
-/// Bytes as `12.3 MB`.
+/// Bytes as `12.3 MiB`.
 pub fn bytes(n: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
-    let mut v = n;
-    let mut u = 0;
-    while v >= 1000.0 && u < UNITS.len() - 1 {
-        v /= 1000.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{} B", n as u64)
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
+    // The units of every other size the app and the CLI write (notes,
+    // the banner): binary, "1.5 GiB".
+    reconscope::ingest::human_bytes(n.max(0.0) as u64)
 }
