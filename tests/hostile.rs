@@ -14,7 +14,8 @@
 //! - SVG: parses as XML (roxmltree), no control or bidirectional
 //!   character in its text;
 //! - HTML report: log text only as base64;
-//! - the app: every label of the timeline, and `inert::label`, hold no
+//! - the app: every label of the timeline, the status, notices and
+//!   progress line the state core keeps, and `inert::label`, hold no
 //!   control (tab aside) or bidirectional character.
 
 use std::ffi::OsStr;
@@ -26,6 +27,8 @@ use reconscope::analyze::{analyze, AnalyzeOptions};
 use reconscope::inert;
 use reconscope::layout::{layout, LayoutOptions};
 use reconscope::parse::{parse_file, resolve_years, ParseOptions};
+use reconscope::ui::{Action, AppState, InputInfo};
+use reconscope::web::{FromWorker, Phase, Progress};
 
 #[path = "support/gfm.rs"]
 mod gfm;
@@ -457,5 +460,21 @@ fn check_labels(name: &str, bytes: &[u8]) {
             assert_no_raw(name, "a timeline label", l);
         }
         assert!(t.rows.iter().any(|r| r.label.contains(&label.as_ref()[..label.len().min(200)])), "{name}: a row names the object visibly");
+
+        // The page's status, notices and progress line, as the state core
+        // keeps them for the page to show as they are.
+        let (mut s, _) = AppState::new("https://app.example/", "", 0.0);
+        s.reduce(Action::Chosen(vec![InputInfo { name: text.clone(), size: 5 }]), 1.0);
+        assert_eq!(s.loading.as_ref().unwrap().progress.current, label, "{name}: the progress line's file");
+        let worker = s.workers.load.unwrap();
+        let progress = Progress { phase: Phase::Parsing, done_bytes: 5, total_bytes: 5, files_done: 0, files: 1, current: text.clone(), slices: 1 };
+        s.reduce(Action::Worker(worker, FromWorker::Progress(progress)), 2.0);
+        assert_eq!(s.loading.as_ref().unwrap().progress.current, label, "{name}: the worker's progress");
+        s.reduce(Action::Notice(format!("Saving {text} failed")), 3.0);
+        assert_eq!(s.notice, Some(format!("Saving {label} failed")), "{name}: a notice");
+        s.reduce(Action::Worker(worker, FromWorker::Failed { message: text.clone() }), 4.0);
+        assert_eq!(s.status.as_deref(), Some(label.as_ref()), "{name}: the worker's failure");
+        s.reduce(Action::Failed(text.clone()), 5.0);
+        assert_eq!(s.status.as_deref(), Some(label.as_ref()), "{name}: a failure");
     }
 }
