@@ -165,6 +165,26 @@ fn json_log(evil: &[u8]) -> Vec<u8> {
     log
 }
 
+/// A goroutine dump (as a SIGQUIT prints it) whose frames and creator
+/// name a package and a file after `evil`, less what would end a line,
+/// and with `_` for spaces (a Go symbol has none).
+fn dump(evil: &[u8]) -> Vec<u8> {
+    let name = go_name(evil);
+    let mut out = b"goroutine 7 [select, 12 minutes]:\nexample.com/".to_vec();
+    for part in [&b".(*R).Reconcile(0xc000123456)\n\t/src/"[..], b"/r.go:12 +0x1d\ncreated by example.com/", b".Start in goroutine 1\n\t/src/"] {
+        out.extend_from_slice(&name);
+        out.extend_from_slice(part);
+    }
+    out.extend_from_slice(&name);
+    out.extend_from_slice(b"/s.go:3 +0x2a\n");
+    out
+}
+
+/// `evil` as the dump's package name.
+fn go_name(evil: &[u8]) -> Vec<u8> {
+    evil.iter().filter(|c| !matches!(c, b'\t' | b'\n' | b'\r' | 0)).map(|&c| if c == b' ' { b'_' } else { c }).collect()
+}
+
 /// A tar holding the JSON log under a pax name with `evil` in it.
 fn archive(evil: &[u8]) -> Vec<u8> {
     let mut path = b"member-".to_vec();
@@ -226,6 +246,9 @@ impl Case {
         let file = [b"pod-", &fs_name(&evil)[..], b".log"].concat();
         std::fs::write(logs.join(OsStr::from_bytes(&file)), console_log(&evil)).unwrap();
         std::fs::write(logs.join("logs.tar"), archive(&evil)).unwrap();
+        // Dated by its name.
+        let dump_file = [b"goroutines-20260526T100030Z-", &fs_name(&evil)[..], b".txt"].concat();
+        std::fs::write(logs.join(OsStr::from_bytes(&dump_file)), dump(&evil)).unwrap();
         Case { name, evil, text, root, logs }
     }
 
@@ -320,6 +343,16 @@ fn check_json(case: &Case) {
     assert!(paths.iter().any(|p| p.ends_with(&member)), "{}: {member:.300} in {paths:.500?}", case.name);
     let file = format!("pod-{}.log", String::from_utf8_lossy(&fs_name(&case.evil)));
     assert!(paths.iter().any(|p| p.ends_with(&file)), "{}: {file:.300} in {paths:.500?}", case.name);
+    let errors: Vec<&str> = reconciles.iter().filter_map(|r| r["error"].as_str()).collect();
+    for want in [format!("Reconciler error: {}", case.text), format!("Reconciler error: context deadline exceeded: {}", case.text)] {
+        assert!(errors.contains(&want.as_str()), "{}: the error {want:.300?} in {errors:.500?}", case.name);
+    }
+    let dump = format!("goroutines-20260526T100030Z-{}.txt", String::from_utf8_lossy(&fs_name(&case.evil)));
+    let dumps: Vec<&str> = doc["dumps"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert!(dumps.len() == 1 && dumps[0].ends_with(&dump), "{}: {dump:.300} in {dumps:.500?}", case.name);
+    let func = format!("example.com/{}.(*R).Reconcile", String::from_utf8_lossy(&go_name(&case.evil)));
+    let groups = doc["goroutines"].as_array().unwrap();
+    assert!(groups.iter().any(|g| g["frames"][0]["func"] == func.as_str()), "{}: {func:.300?} in {groups:.800?}", case.name);
     let kinds: Vec<&str> = doc["findings"].as_array().unwrap().iter().map(|f| f["kind"].as_str().unwrap()).collect();
     assert!(kinds.contains(&"slow-reconcile") && kinds.contains(&"expired-context"), "{}: {kinds:?}", case.name);
 }
@@ -402,7 +435,28 @@ fn check_html(case: &Case) {
         assert!(!outside.contains(bad), "{}: {bad} in the report's page: {outside:.2000}", case.name);
     }
     assert_eq!(report.matches("<script").count(), report.matches("</script>").count(), "{}", case.name);
-    assert_eq!(names.len(), 2, "{}: the two inputs inlined: {names:?}", case.name);
+    // Each input's name, base64 too, reads back as the file's.
+    let mut names: Vec<String> = names.iter().map(|n| String::from_utf8(base64_decode(n)).unwrap()).collect();
+    names.sort();
+    let fs = String::from_utf8_lossy(&fs_name(&case.evil)).into_owned();
+    let want = [format!("logs/goroutines-20260526T100030Z-{fs}.txt"), "logs/logs.tar".to_string(), format!("logs/pod-{fs}.log")];
+    assert_eq!(names, want, "{}: the inputs inlined", case.name);
+}
+
+/// Standard base64 (with padding) back to bytes.
+fn base64_decode(s: &str) -> Vec<u8> {
+    const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in s.bytes().take_while(|&c| c != b'=') {
+        acc = acc << 6 | ABC.iter().position(|&a| a == c).expect("a base64 character") as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
 }
 
 /// `share --file`: the evidence slice holds the names as the log had them,
@@ -432,7 +486,7 @@ fn hostile_strings_are_inert_in_the_apps_labels() {
 
 fn check_labels(name: &str, bytes: &[u8]) {
     {
-        let evil = [b"x", &bytes[..], b"y"].concat();
+        let evil = [b"x", bytes, b"y"].concat();
         let text = String::from_utf8_lossy(&evil).into_owned();
         let label = inert::label(&text);
         assert_no_raw(name, "inert::label", &label);
@@ -441,14 +495,18 @@ fn check_labels(name: &str, bytes: &[u8]) {
         assert_eq!(label, shown, "{name}");
 
         let mut files = vec![
-            parse_file(&format!("pod-{text}.log"), console_log(&evil), &ParseOptions::default()),
-            parse_file(&format!("logs.tar!/member-{text}.log"), json_log(&evil), &ParseOptions::default()),
+            parse_file(format!("pod-{text}.log"), console_log(&evil), &ParseOptions::default()),
+            parse_file(format!("logs.tar!/member-{text}.log"), json_log(&evil), &ParseOptions::default()),
+            // Its date is in its file's name, the last part of the path
+            // (after a `/` or, as in a zip made on Windows, a `\`).
+            parse_file(format!("goroutines-20260526T100030Z-{}.txt", text.replace(['/', '\\'], "_")), dump(&evil), &ParseOptions::default()),
         ];
         resolve_years(&mut files);
         let (a, _) = analyze(&files, &AnalyzeOptions::default());
         assert_eq!(a.reconciles.len(), 3, "{name}");
         let t = layout(&a, &LayoutOptions::default());
         assert!(!t.rows.is_empty(), "{name}");
+        assert_eq!(t.dumps.len(), 1, "{name}: the dump, dated by its file's name");
         let labels = t
             .rows
             .iter()
