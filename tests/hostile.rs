@@ -114,7 +114,7 @@ fn console_log(evil: &[u8]) -> Vec<u8> {
     let j = json_str(evil);
     // The message column ends at a tab or newline, and a NUL makes the
     // file binary (skipped): those are left out of it.
-    let msg: Vec<u8> = evil.iter().copied().filter(|c| !matches!(c, b'\t' | b'\n' | b'\r' | 0)).collect();
+    let msg: Vec<u8> = evil.iter().copied().filter(|c| !matches!(c, b'\t' | b'\n' | 0)).collect();
     let mut log = Vec::new();
     let line = |log: &mut Vec<u8>, ts: &str, level: &str, msg: &[u8], id: &str, extra: &[u8]| {
         log.extend_from_slice(format!("2026-05-26T10:{ts}Z\t{level}\t").as_bytes());
@@ -322,6 +322,8 @@ fn check_text(case: &Case) {
         if args[0] == "analyze" {
             assert!(text.contains(&format!("  controller {shown} (")), "{}: the controller shown visibly: {shown:.300}\n{text:.3000}", case.name);
             assert!(text.contains("slow-reconcile ") && text.contains("expired-context "), "{}: the findings: {text:.3000}", case.name);
+            // The sentences name the object, shown as it is.
+            assert!(text.contains(&format!("Reconcile deadline-1 of {shown}/{shown} ")), "{}: the sentence: {text:.3000}", case.name);
         } else {
             assert!(text.contains(&format!("!/member-{shown}.log\n")), "{}: the member's name shown visibly: {shown:.300}\n{text:.3000}", case.name);
         }
@@ -353,6 +355,15 @@ fn check_json(case: &Case) {
     let func = format!("example.com/{}.(*R).Reconcile", String::from_utf8_lossy(&go_name(&case.evil)));
     let groups = doc["goroutines"].as_array().unwrap();
     assert!(groups.iter().any(|g| g["frames"][0]["func"] == func.as_str()), "{}: {func:.300?} in {groups:.800?}", case.name);
+    // The expired context's sentence quotes the reconcile's first message
+    // (quotes of up to 80 characters are whole).
+    let first = format!("Reconciling {}", String::from_utf8_lossy(&case.evil).replace(['\t', '\n', '\0'], ""));
+    if first.chars().count() <= 80 {
+        let expired = doc["findings"].as_array().unwrap().iter().find(|f| f["kind"] == "expired-context").unwrap();
+        let code: Vec<&str> = expired["pieces"].as_array().unwrap().iter().filter(|p| p["kind"] == "code").map(|p| p["text"].as_str().unwrap()).collect();
+        assert!(code.contains(&first.as_str()), "{}: {first:?} quoted in {code:?}", case.name);
+        assert!(expired["message"].as_str().unwrap().contains(&format!("`{first}`")), "{}: {first:?} in {expired}", case.name);
+    }
     let kinds: Vec<&str> = doc["findings"].as_array().unwrap().iter().map(|f| f["kind"].as_str().unwrap()).collect();
     assert!(kinds.contains(&"slow-reconcile") && kinds.contains(&"expired-context"), "{}: {kinds:?}", case.name);
 }
@@ -387,6 +398,13 @@ fn check_markdown(case: &Case) {
     gfm::assert_tables_square(&html);
     gfm::details(&html);
     assert!(md.contains("slow-reconcile") && md.contains("expired-context"), "{}: {md:.3000}", case.name);
+    // A mention would notify someone: in code, or kept apart from its
+    // word by a zero-width space.
+    for (i, _) in html.match_indices("@mention") {
+        let before = &html[..i];
+        let in_code = before.matches("<code>").count() > before.matches("</code>").count();
+        assert!(in_code || before.ends_with('\u{200b}'), "{}: a live mention: {:.200}", case.name, &html[i.saturating_sub(100)..]);
+    }
 }
 
 fn check_svg(case: &Case) {
