@@ -366,6 +366,11 @@ fn check_json(case: &Case) {
     }
     let kinds: Vec<&str> = doc["findings"].as_array().unwrap().iter().map(|f| f["kind"].as_str().unwrap()).collect();
     assert!(kinds.contains(&"slow-reconcile") && kinds.contains(&"expired-context"), "{}: {kinds:?}", case.name);
+
+    let out = case.run(&["stats", "--json"]);
+    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{}: stats --json: {e}", case.name));
+    let stats_paths: Vec<&str> = stats["inputs"].as_array().unwrap().iter().map(|i| i["path"].as_str().unwrap()).collect();
+    assert_eq!(stats_paths, paths, "{}: stats names the same inputs", case.name);
 }
 
 /// One run writing the Markdown, the SVG and the HTML report; the
