@@ -141,6 +141,8 @@ fn console_log(evil: &[u8]) -> Vec<u8> {
     line(&mut log, "00:45", "ERROR", b"Reconciler error", "slow-1", &error);
     line(&mut log, "01:00", "INFO", &reconciling, "deadline-1", b"");
     line(&mut log, "01:01", "ERROR", b"Reconciler error", "deadline-1", &deadline);
+    // A day that does not exist: a note naming the file.
+    log.extend_from_slice(b"2026-02-30T10:03:00Z\tINFO\tlate\n");
     log
 }
 
@@ -322,6 +324,14 @@ fn check_text(case: &Case) {
         if args[0] == "analyze" {
             assert!(text.contains(&format!("  controller {shown} (")), "{}: the controller shown visibly: {shown:.300}\n{text:.3000}", case.name);
             assert!(text.contains("slow-reconcile ") && text.contains("expired-context "), "{}: the findings: {text:.3000}", case.name);
+            // A note names the file, shown as it is.
+            let file = format!("pod-{}.log", String::from_utf8_lossy(&fs_name(&case.evil)));
+            let file_shown: String = file.chars().map(|c| if bad_for_terminal(c) { visible(c) } else { c.to_string() }).collect();
+            assert!(
+                text.lines().any(|l| l.starts_with("note: ") && l.contains(&file_shown) && l.contains("timestamp is impossible")),
+                "{}: the note: {text:.3000}",
+                case.name
+            );
             // The sentences name the object, shown as it is.
             assert!(text.contains(&format!("Reconcile deadline-1 of {shown}/{shown} ")), "{}: the sentence: {text:.3000}", case.name);
         } else {
@@ -364,6 +374,8 @@ fn check_json(case: &Case) {
         assert!(code.contains(&first.as_str()), "{}: {first:?} quoted in {code:?}", case.name);
         assert!(expired["message"].as_str().unwrap().contains(&format!("`{first}`")), "{}: {first:?} in {expired}", case.name);
     }
+    let notes: Vec<&str> = doc["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert!(notes.iter().any(|n| n.contains(&file) && n.contains("timestamp is impossible")), "{}: a note names {file:.300} in {notes:.800?}", case.name);
     let kinds: Vec<&str> = doc["findings"].as_array().unwrap().iter().map(|f| f["kind"].as_str().unwrap()).collect();
     assert!(kinds.contains(&"slow-reconcile") && kinds.contains(&"expired-context"), "{}: {kinds:?}", case.name);
 
