@@ -243,7 +243,9 @@ impl Case {
         let text = String::from_utf8_lossy(&evil).into_owned();
         let root = std::env::temp_dir().join(format!("reconscope-hostile-{}-{i}", std::process::id()));
         std::fs::remove_dir_all(&root).ok();
-        let logs = root.join("logs");
+        // The folder named on the command line: the artifact's name in
+        // the SVG's title and the evidence.
+        let logs = root.join(OsStr::from_bytes(&[b"in-", &fs_name(&evil)[..]].concat()));
         std::fs::create_dir_all(&logs).unwrap();
         let file = [b"pod-", &fs_name(&evil)[..], b".log"].concat();
         std::fs::write(logs.join(OsStr::from_bytes(&file)), console_log(&evil)).unwrap();
@@ -435,6 +437,19 @@ fn check_svg(case: &Case) {
             assert_no_raw(case.name, "an SVG attribute", a.value());
         }
     }
+    // The title names the folder, as XML allows: controls, bidi controls
+    // and U+FFFE/U+FFFF as U+FFFD, line breaks and tabs as spaces.
+    let folder: String = format!("in-{}", String::from_utf8_lossy(&fs_name(&case.evil)))
+        .chars()
+        .map(|c| match c {
+            '\t' | '\n' | '\r' => ' ',
+            c if c.is_control() || is_bidi(c) || matches!(c, '\u{fffe}' | '\u{ffff}') => '\u{fffd}',
+            c => c,
+        })
+        .take(20)
+        .collect();
+    let title = doc.root_element().children().find(|n| n.has_tag_name("title")).and_then(|n| n.text()).unwrap_or_default();
+    assert!(title.starts_with(&folder), "{}: the title {title:?} names {folder:?}", case.name);
     // The rows' labels show the names as the app does: bad characters
     // in their visible form (a long name is cut in the middle), and the
     // two characters XML 1.0 forbids that are not controls as U+FFFD.
@@ -474,7 +489,7 @@ fn check_html(case: &Case) {
     let mut names: Vec<String> = names.iter().map(|n| String::from_utf8(base64_decode(n)).unwrap()).collect();
     names.sort();
     let fs = String::from_utf8_lossy(&fs_name(&case.evil)).into_owned();
-    let want = [format!("logs/goroutines-20260526T100030Z-{fs}.txt"), "logs/logs.tar".to_string(), format!("logs/pod-{fs}.log")];
+    let want = [format!("in-{fs}/goroutines-20260526T100030Z-{fs}.txt"), format!("in-{fs}/logs.tar"), format!("in-{fs}/pod-{fs}.log")];
     assert_eq!(names, want, "{}: the inputs inlined", case.name);
 }
 
@@ -504,6 +519,7 @@ fn check_evidence(case: &Case) {
     let ev =
         reconscope::evidence::from_payload(&std::fs::read_to_string(&file).unwrap()).unwrap_or_else(|e| panic!("{}: the evidence reads back: {e}", case.name));
     assert!(ev.analysis.controllers.iter().any(|c| c.name == case.text), "{}: the controller in the evidence", case.name);
+    assert_eq!(ev.meta.artifact, format!("in-{}", String::from_utf8_lossy(&fs_name(&case.evil))), "{}: the artifact", case.name);
     assert!(
         ev.files.iter().any(|f| f.path.contains(&format!("pod-{}.log", String::from_utf8_lossy(&fs_name(&case.evil))))),
         "{}: the file in the evidence",
