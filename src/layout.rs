@@ -513,7 +513,7 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
     }
     markers.sort_by(|x, y| (x.row, x.at_nanos, x.kind as u8, &x.label).cmp(&(y.row, y.at_nanos, y.kind as u8, &y.label)));
 
-    let bands = a
+    let mut bands: Vec<Band> = a
         .elections
         .iter()
         .enumerate()
@@ -584,6 +584,14 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
         highlights.push(Highlight { finding: fi as u32, kind: f.kind, start_nanos: f.start.nanos, end_nanos: f.end.nanos, rows: hl });
     }
 
+    // Labels are for people: the log text in them (names, terms, leaders)
+    // is made inert here once, for the app's chart and the SVG alike.
+    let labels = rows.iter_mut().map(|r| &mut r.label).chain(markers.iter_mut().map(|m| &mut m.label));
+    for l in labels.chain(bands.iter_mut().map(|b| &mut b.label)).chain(dumps.iter_mut().map(|d| &mut d.label)) {
+        if let std::borrow::Cow::Owned(shown) = crate::inert::label(l) {
+            *l = shown;
+        }
+    }
     Timeline { start_nanos, end_nanos, rows, bars, max_end_prefix, bands, markers, highlights, dumps }
 }
 

@@ -234,7 +234,7 @@ pub fn clean(s: &str) -> String {
         .map(|c| match c {
             '\t' | '\n' | '\r' => ' ',
             '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}' => '\u{fffd}',
-            '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{61c}' => '\u{fffd}',
+            c if crate::inert::is_bidi_control(c) => '\u{fffd}',
             c => c,
         })
         .collect()

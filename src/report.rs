@@ -37,10 +37,11 @@ const MAX_FINDINGS: usize = 50;
 
 const CUT_NOTE: &str = "\n*(report cut to stay under the job-summary size limit)*\n";
 
-/// Characters that show as nothing (zero-width, bidi controls, soft
-/// hyphen): they would hide inside pasted text or reorder it.
+/// Characters that show as nothing (zero-width, bidi controls as
+/// `inert` defines them, soft hyphen): they would hide inside pasted text
+/// or reorder it.
 fn invisible(c: char) -> bool {
-    matches!(c, '\u{ad}' | '\u{34f}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+    crate::inert::is_bidi_control(c) || matches!(c, '\u{ad}' | '\u{34f}' | '\u{180e}' | '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
 }
 
 /// Escapes text for a Markdown table cell or paragraph: table pipes, HTML,
@@ -674,6 +675,7 @@ mod tests {
         assert_eq!(escape("mail me@example.com", 200), "mail me\u{200b}@example.com");
         assert_eq!(escape("line\nbreak", 200), "line break");
         assert_eq!(escape("zero\u{200b}width\u{202e} esc\u{1b}", 200), "zerowidth esc");
+        assert_eq!(escape("arabic\u{61c} mark\u{2066}", 200), "arabic mark");
         assert_eq!(escape("abcdef", 3), "abc…");
     }
 

@@ -660,6 +660,10 @@ fn the_byte_cap_holds_over_the_whole_run() {
     assert_eq!(doc["inputs"].as_array().unwrap().len(), 3);
     let out = reconscope(&["stats", "--max-total-bytes", "3 parsecs", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-total-bytes: `3 parsecs`: `parsecs` is not a unit"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--max-total-bytes: `3 parsecs`: `parsecs` is not a unit"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -788,3 +788,19 @@ fn incident_timeline() {
     let at = lanes.row_index(&format!("{}/l:{lane}", lanes.rows[0].key)).unwrap();
     assert!(at <= 3, "the stalled lane's row is row {at}");
 }
+
+/// Labels are text for people: control and bidirectional characters in
+/// names from the logs are shown (`\x1b`, `\u{202e}`), never obeyed; row
+/// keys keep the names as they are.
+#[test]
+fn labels_show_control_characters_visibly() {
+    let mut a = analysis(vec![ctrl("w\x1b]0;t\x07", 1)], vec![rec(0, "ns\u{202e}/o\0b\tc", 1, 2, 0)]);
+    a.controllers[0].id = "w".into();
+    check(
+        &a,
+        &by(Grouping::ByObject),
+        "span 1..2\n\
+         0: c:w \"w\\x1b]0;t\\x07 · 1 worker\"\n\
+         1:   c:w/o:ns\u{202e}/o\0b\tc \"ns\\u{202e}/o\\x00b\tc\" r0[1-2 ok]\n",
+    );
+}

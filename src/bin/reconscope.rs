@@ -1,6 +1,7 @@
 //! The native CLI: parses flags, reads files, and hands bytes to the
 //! library. All the work is in the library; this file only dispatches.
 
+use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -139,7 +140,9 @@ impl std::fmt::Display for ExitTwo {
 impl std::error::Error for ExitTwo {}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // As the OS gives them: a path need not be UTF-8 (`std::env::args`
+    // would panic on one).
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     match run(args) {
         Ok(code) => code,
         Err(e) => {
@@ -152,12 +155,12 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: Vec<String>) -> Result<ExitCode> {
+fn run(args: Vec<OsString>) -> Result<ExitCode> {
     let Some(cmd) = args.first() else {
         print!("{USAGE}");
         return Err(ExitTwo("missing command; see `reconscope --help`".into()).into());
     };
-    match cmd.as_str() {
+    match cmd.to_string_lossy().as_ref() {
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             Ok(ExitCode::SUCCESS)
@@ -178,7 +181,7 @@ fn run(args: Vec<String>) -> Result<ExitCode> {
     }
 }
 
-fn parse_options(args: &[String]) -> Result<Options> {
+fn parse_options(args: &[OsString]) -> Result<Options> {
     let mut o = Options {
         inputs: Vec::new(),
         json: false,
@@ -196,9 +199,18 @@ fn parse_options(args: &[String]) -> Result<Options> {
         redact: RedactOptions::default(),
     };
     let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| -> Result<String> { it.next().cloned().ok_or_else(|| ExitTwo(format!("{name} needs a value")).into()) };
-        match a.as_str() {
+    while let Some(arg) = it.next() {
+        // An argument that is not UTF-8 can only be an input's path.
+        let Some(a) = arg.to_str() else {
+            o.inputs.push(PathBuf::from(arg));
+            continue;
+        };
+        // An option's value is text (a path given as one too).
+        let mut value = |name: &str| -> Result<String> {
+            let v = it.next().ok_or_else(|| ExitTwo(format!("{name} needs a value")))?;
+            v.to_str().map(str::to_string).ok_or_else(|| ExitTwo(format!("{name}: `{}` is not UTF-8", v.to_string_lossy())).into())
+        };
+        match a {
             "--json" => o.json = true,
             "--utc-offset" => {
                 let v = value(a)?;

@@ -20,6 +20,16 @@ use crate::web::{
 
 use super::fragment::{self, Fragment};
 
+/// Text the page shows as it is (a status, a notice, a file's name in the
+/// progress line) that may hold log text or names from an archive: made
+/// inert (`inert::label`) once, here, as it is stored.
+fn shown(s: String) -> String {
+    match crate::inert::label(&s) {
+        std::borrow::Cow::Borrowed(_) => s,
+        std::borrow::Cow::Owned(t) => t,
+    }
+}
+
 /// Which worker a message came from: a spare warming up and the load's
 /// worker both talk to the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -501,7 +511,7 @@ impl AppState {
                 self.read_at_most = text;
                 self.read_at_most_error = self.read_cap().err();
             }
-            Action::Failed(e) => self.status = Some(e),
+            Action::Failed(e) => self.status = Some(shown(e)),
             Action::DragOver => {
                 if self.dragging {
                     return false;
@@ -526,7 +536,7 @@ impl AppState {
                     fx.push(Effect::Terminate(id));
                     fx.push(Effect::Later { ms: 1_000, timer: Timer::SpawnSpare });
                 }
-                self.status = Some(e);
+                self.status = Some(shown(e));
             }
             Action::Worker(id, FromWorker::WarmedUp) => {
                 if Some(id) != self.workers.spare {
@@ -713,7 +723,7 @@ impl AppState {
                 }
             }
             Action::Notice(n) => {
-                self.notice = Some(n);
+                self.notice = Some(shown(n));
                 self.manual_copy = None;
             }
             Action::Filter(change) => self.filter(change, fx),
@@ -758,8 +768,9 @@ impl AppState {
     fn on_worker_message(&mut self, m: FromWorker, now_ms: f64, fx: &mut Vec<Effect>) -> bool {
         match m {
             FromWorker::Ready | FromWorker::WarmedUp | FromWorker::Part { .. } => return false,
-            FromWorker::Progress(p) => {
+            FromWorker::Progress(mut p) => {
                 let Some(l) = &mut self.loading else { return false };
+                p.current = shown(p.current);
                 let same = p.phase == l.progress.phase && p.files_done == l.progress.files_done;
                 l.progress = p;
                 if same && now_ms - l.drawn_ms < PROGRESS_REDRAW_MS {
@@ -809,7 +820,7 @@ impl AppState {
                 }
                 return use_ == TextUse::SaveSvg;
             }
-            FromWorker::Failed { message } => self.status = Some(message),
+            FromWorker::Failed { message } => self.status = Some(shown(message)),
         }
         true
     }
@@ -918,7 +929,7 @@ impl AppState {
                 total_bytes: total,
                 files_done: 0,
                 files,
-                current: first.name.clone(),
+                current: shown(first.name.clone()),
                 slices: 0,
                 cut_at: None,
             },

@@ -88,7 +88,7 @@ pub fn findings(p: &FindingsProps) -> Html {
         let class = classes!("finding", format!("sev-{}", severity(f.severity)), (p.focus == Some(i)).then_some("focused"), is_open.then_some("open"));
         let d = p.dispatch.clone();
         let inspect = f.reconciles.first().map(|&r| {
-            let id = a.reconciles.get(r).map(|x| x.reconcile_id.chars().take(8).collect::<String>()).unwrap_or_default();
+            let id = a.reconciles.get(r).map(|x| reconscope::inert::label(&x.reconcile_id).chars().take(8).collect::<String>()).unwrap_or_default();
             let d = d.clone();
             let onclick = Callback::from(move |e: MouseEvent| {
                 e.stop_propagation();

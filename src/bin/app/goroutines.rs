@@ -71,9 +71,9 @@ pub fn goroutines(p: &GoroutinesProps) -> Html {
         };
         html! {
             <li class="dump" data-testid="dump">
-                <span class="path">{ format!("{}:{}", d.path, d.first_line) }</span>
+                <span class="path">{ format!("{}:{}", reconscope::inert::label(&d.path), d.first_line) }</span>
                 <span class="muted">{ format!(" · {} goroutines · {when}", d.goroutines) }</span>
-                { for d.notes.iter().take(5).map(|n| html! { <div class="note muted">{ n }</div> }) }
+                { for d.notes.iter().take(5).map(|n| html! { <div class="note muted">{ reconscope::inert::label(n).into_owned() }</div> }) }
             </li>
         }
     });
@@ -86,7 +86,8 @@ pub fn goroutines(p: &GoroutinesProps) -> Html {
         };
         let controller = g.controller.and_then(|c| a.controllers.get(c)).map(|c| format!(" · {}", c.name)).unwrap_or_default();
         let blocked = g.blocked_in.as_ref().map(|f| format!(" · in {}", f.func)).unwrap_or_default();
-        let head = format!("{} × [{}{wait}] · {}{controller}{blocked}", g.count, g.state, g.role);
+        // Names from the dump and the logs, shown as text is everywhere.
+        let head = reconscope::inert::label(&format!("{} × [{}{wait}] · {}{controller}{blocked}", g.count, g.state, g.role)).into_owned();
         let since = g.blocked_since_at_most.map(|t| {
             format!(
                 "Blocked since {} or earlier (Go counts the wait from the first garbage collection that saw it: up to about 2 minutes late).",
@@ -95,7 +96,7 @@ pub fn goroutines(p: &GoroutinesProps) -> Html {
         });
         let inspect = g.reconcile.map(|r| {
             let oninspect = p.oninspect.clone();
-            let id: String = a.reconciles.get(r).map(|x| x.reconcile_id.chars().take(8).collect()).unwrap_or_default();
+            let id: String = a.reconciles.get(r).map(|x| reconscope::inert::label(&x.reconcile_id).chars().take(8).collect()).unwrap_or_default();
             html! {
                 <button type="button" class="link" data-testid="goroutine-inspect" onclick={move |_| oninspect.emit(r as u32)}>
                     { format!("Inspect the reconcile it was running ({id})") }
@@ -169,13 +170,13 @@ pub fn frames(g: &GoroutineGroup) -> Html {
                 let own = g.blocked_in.as_ref().is_some_and(|b| b.func == f.func && b.line == f.line);
                 html! {
                     <li class={classes!(own.then_some("blocked-frame"))}>
-                        <span class="func">{ &f.func }</span>
-                        <span class="loc muted">{ format!("{}:{}", f.file, f.line) }</span>
+                        <span class="func">{ reconscope::inert::label(&f.func).into_owned() }</span>
+                        <span class="loc muted">{ format!("{}:{}", reconscope::inert::label(&f.file), f.line) }</span>
                     </li>
                 }
             }) }
             if let Some(c) = &g.created_by {
-                <li class="muted">{ format!("created by {c}") }</li>
+                <li class="muted">{ format!("created by {}", reconscope::inert::label(c)) }</li>
             }
         </ol>
     }

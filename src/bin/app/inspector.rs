@@ -100,7 +100,7 @@ pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &N
         None => html! { <p class="muted">{ "Reading its lines…" }</p> },
         Some(lines) => {
             let blocks = lines.blocks.iter().enumerate().map(|(bi, b)| {
-                let base = reconscope::model::file_name(&b.path).to_string();
+                let base = reconscope::inert::label(reconscope::model::file_name(&b.path)).into_owned();
                 let mut prev_line: Option<u32> = None;
                 let rows = b.lines.iter().enumerate().map(|(li, line)| {
                     let gap = match prev_line {
@@ -117,7 +117,7 @@ pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &N
                         <>
                             { gap }
                             <div {class}>
-                                <span class="loc" title={format!("{}:{}", b.path, line.number)}>{ format!("{base}:{}", line.number) }</span>
+                                <span class="loc" title={format!("{}:{}", reconscope::inert::label(&b.path), line.number)}>{ format!("{base}:{}", line.number) }</span>
                                 <span class="text">{ reconscope::inert::label(&line.text).into_owned() }</span>
                                 <button type="button" class="copy-line" data-testid="copy-line" title="Copy this line"
                                     aria-label={format!("Copy line {}", line.number)} onclick={d.reform(move |_| Action::CopyLine(bi, li))}>{ "⧉" }</button>
@@ -162,7 +162,7 @@ pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &N
             { splitter(s, d) }
             <div class="inspector-body">
                 <div class="inspector-head">
-                    <h2>{ "Reconcile " }<code>{ &rec.reconcile_id }</code></h2>
+                    <h2>{ "Reconcile " }<code>{ reconscope::inert::label(&rec.reconcile_id).into_owned() }</code></h2>
                     <button type="button" class="link" data-testid="close-inspector" onclick={d.reform(|_| Action::CloseInspector)}>{ "Close" }</button>
                 </div>
                 <p class="meta">{ meta }</p>
@@ -203,7 +203,7 @@ fn stack(a: &Analysis, reconcile: u32, zone: Zone) -> Html {
     let blocked = g.blocked_in.as_ref().map_or(String::new(), |f| format!(", blocked in {}", f.func));
     html! {
         <details class="inspector-stack" data-testid="inspector-stack">
-            <summary><h3>{ format!("Goroutine dump {when}: [{}{wait}]{blocked}", g.state) }</h3></summary>
+            <summary><h3>{ reconscope::inert::label(&format!("Goroutine dump {when}: [{}{wait}]{blocked}", g.state)).into_owned() }</h3></summary>
             { crate::goroutines::frames(g) }
         </details>
     }

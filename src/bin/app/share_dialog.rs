@@ -46,7 +46,7 @@ pub fn view(s: &AppState, st: &ShareState, d: &Callback<Action>, r: &NodeRef) ->
                             <div class="lines">
                                 { for shared.redacted_lines.iter().map(|l| html! {
                                     <div class="line own">
-                                        <span class="loc">{ format!("{}:{}", reconscope::model::file_name(&l.path), l.line) }</span>
+                                        <span class="loc">{ format!("{}:{}", reconscope::inert::label(reconscope::model::file_name(&l.path)), l.line) }</span>
                                         <span class="text">{ reconscope::inert::label(&l.text).into_owned() }</span>
                                     </div>
                                 }) }

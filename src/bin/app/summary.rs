@@ -41,14 +41,19 @@ pub fn summary(s: &AppState, l: &Loaded, d: &Callback<Action>, zone: Zone) -> Ht
 /// of which artifact, how much of it, taken when, and that the artifact
 /// itself shows everything.
 pub fn evidence_banner(m: &EvidenceMeta, zone: Zone) -> Html {
-    let what = if m.artifact.is_empty() { "an artifact".to_string() } else { m.artifact.clone() };
+    // The artifact's name and the maker come from the link: shown as text.
+    let what = if m.artifact.is_empty() { "an artifact".to_string() } else { reconscope::inert::label(&m.artifact).into_owned() };
     let when = m.taken_at_nanos.map_or(String::new(), |t| {
         let t = t - t.rem_euclid(1_000_000_000);
         format!(", taken {} {}", timefmt::full(t, zone), zone.name(t))
     });
     let text = format!(
         "Evidence from a link: a slice of {what}: {} of its {} lines and {} of its {} reconciles{when} by {}.",
-        m.lines, m.total_lines, m.reconciles, m.total_reconciles, m.made_by,
+        m.lines,
+        m.total_lines,
+        m.reconciles,
+        m.total_reconciles,
+        reconscope::inert::label(&m.made_by),
     );
     let left_out = m.left_out.describe();
     html! {

@@ -864,9 +864,12 @@ impl State {
         if let Some(bi) = self.bar_at(x, y) {
             let b = self.tl.bars[bi];
             let r = a.reconciles.get(b.reconcile as usize)?;
-            let controller = a.controllers.get(r.controller).map(|c| c.name.as_str()).unwrap_or("?");
-            let object = r.object.as_ref().map(|o| o.to_string()).unwrap_or_else(|| "unknown object".into());
-            let mut t = format!("reconcile {}\n{} · {}\n", r.reconcile_id, controller, object);
+            // Text from the logs, each part on its own (the tooltip's lines
+            // are cut at "\n").
+            let inert = |t: &str| reconscope::inert::label(t).into_owned();
+            let controller = a.controllers.get(r.controller).map_or("unknown controller".to_string(), |c| inert(&c.name));
+            let object = r.object.as_ref().map_or_else(|| "unknown object".into(), |o| inert(&o.to_string()));
+            let mut t = format!("reconcile {}\n{} · {}\n", inert(&r.reconcile_id), controller, object);
             if let Some(l) = r.latent_start {
                 t.push_str(&format!("latent start {}\n", timefmt::full(l.nanos, z)));
             }
@@ -881,6 +884,7 @@ impl State {
                 if r.truncated { " · cut by the log's edge" } else { "" },
             ));
             if let Some(err) = &r.error {
+                let err = inert(err);
                 let short: String = err.chars().take(240).collect();
                 t.push_str(&format!("\nerror: {short}{}", if short.len() < err.len() { "…" } else { "" }));
             }
@@ -913,7 +917,7 @@ impl State {
                 .filter_map(|h| a.findings.get(h.finding as usize))
                 .next();
             if let Some(f) = finding {
-                return Some(format!("{}: {}", f.kind.as_str(), f.message));
+                return Some(format!("{}: {}", f.kind.as_str(), reconscope::inert::label(&f.message)));
             }
             if let Some(b) = self.band_at(x) {
                 return self.describe_band(b);
