@@ -90,6 +90,18 @@ impl Serialize for Doc<'_> {
             }),
         )?;
         m.serialize_entry("goroutines", &Seq(|| a.goroutines.iter().map(|g| goroutine(a, g))))?;
+        // Reconciles in flight against the workers, per bucket of the run.
+        m.serialize_entry(
+            "in_flight",
+            &Seq(|| {
+                a.in_flight.iter().map(|l| {
+                    json!({
+                        "controller_instance": a.controllers.get(l.controller).map(|c| &c.id), "workers": l.workers,
+                        "start": l.start.to_string(), "bucket_nanos": l.bucket_nanos, "peak": l.peak, "peaks": l.peaks,
+                    })
+                })
+            }),
+        )?;
         // (Through a value, for its keys in order too.)
         m.serialize_entry("inputs", &Seq(|| self.inputs.iter().map(|i| serde_json::to_value(i).unwrap_or(Value::Null))))?;
         if let Some(notes) = self.extras.notes {

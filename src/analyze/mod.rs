@@ -5,6 +5,7 @@
 pub mod etcd;
 pub mod findings;
 pub mod goroutines;
+pub mod inflight;
 pub mod json;
 pub mod model;
 pub mod objects;
@@ -68,12 +69,14 @@ pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Di
         dumps: Vec::new(),
         goroutines: Vec::new(),
         year_unknown: files.iter().any(|f| f.year_source == Some(crate::model::YearSource::Unknown)),
+        in_flight: Vec::new(),
     };
     unknown_notes(&a, files, &mut diags);
     goroutines::read(&mut a, files, opts);
     signals::find(&mut a, files, &signal_records, opts);
     findings::find(&mut a, files, opts);
     goroutines::link(&mut a);
+    a.in_flight = inflight::build(&a);
     (a, diags)
 }
 

@@ -497,6 +497,25 @@ pub struct Analysis {
     /// gave one: every time is [`Timestamp::yearless`], shown without it.
     #[serde(default)]
     pub year_unknown: bool,
+    /// Reconciles in flight per controller instance with more than one
+    /// worker ([`crate::analyze::inflight`]).
+    #[serde(default)]
+    pub in_flight: Vec<InFlight>,
+}
+
+/// A controller instance's reconciles in flight against its workers: the
+/// most in flight at once in each of `peaks.len()` buckets of
+/// `bucket_nanos` from `start` (the run's first reconcile's start).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InFlight {
+    /// Index into [`Analysis::controllers`].
+    pub controller: usize,
+    pub workers: u32,
+    pub start: Timestamp,
+    pub bucket_nanos: i64,
+    pub peaks: Vec<u16>,
+    /// The most in flight at once over the run.
+    pub peak: u16,
 }
 
 impl Analysis {
