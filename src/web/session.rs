@@ -360,6 +360,7 @@ impl Session {
             dumps: a.dumps.clone(),
             goroutines: a.goroutines.clone(),
             year_unknown: a.year_unknown,
+            coverage: a.coverage.clone(),
         };
         let files = self.loaded.files.iter().map(FileStats::of).collect();
         let notes = self.loaded.notes.iter().chain(diags.iter()).cloned().collect();
