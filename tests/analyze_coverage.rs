@@ -227,7 +227,7 @@ missing etcd
     let section = md.split("### What this artifact does not show\n\n").nth(1).expect("the section").split("\n\n").next().unwrap();
     assert_eq!(
         section,
-        "- Worker 1 of widget ended no reconcile 10:04:52 → 10:25:00 (reconcile 90000000-0000-4000-8000-000000000000 held it), but its log manager.log has no line from 10:04:52 to 10:25:00: the log is missing there, so this is not reported as a stall.
+        "- Worker 1 of widget ended no reconcile 10:04:52 → 10:25:00 (reconcile 90000000-0000-4000-8000-000000000000 held it), but its log manager.log has no line at all from 10:04:52 to 10:25:00: the log may be missing there, so this is not reported as a stall.
 - No line in `manager.log` 10:04:52–10:25:00 (20m08s; it usually logs at least every 18s): its log is missing there, or the process was silent.
 - Elections unknown: the artifact holds no etcd log, so no election found does not mean none happened."
     );
@@ -338,4 +338,37 @@ fn a_restarted_container_without_its_previous_log_is_noted() {
     let a = run(&[(&format!("{dir}/0.log"), cri(&zero)), (&format!("{dir}/1.log"), cri(&one))]);
     let m: Vec<&str> = a.coverage.missing.iter().map(|m| m.kind.as_str()).collect();
     assert_eq!(m, ["etcd"]);
+}
+
+#[test]
+fn a_silence_with_no_other_line_is_not_covered_even_without_a_gap() {
+    // widget alone: a, b, c every 10s up to 10:04:51, `stuck` from 10:04:52
+    // to 10:08:52 (4 minutes: past the stall's 200s, 20 of its usual 10s,
+    // but no gap under the 5-minute floor), then d, e, f. Nothing else in
+    // the log (its last line is f's at 10:08:59): nothing shows the process
+    // was logging.
+    let mut log = String::new();
+    for k in 0..30 {
+        let obj = ["a", "b", "c"][k as usize % 3];
+        log += &zap(10 * k, "INFO", "starting sync", "widget", obj, &rid('1', k), "");
+        log += &zap(10 * k + 1, "INFO", "synced", "widget", obj, &rid('1', k), "");
+    }
+    log += &zap(292, "INFO", "starting sync", "widget", "stuck", &rid('9', 0), "");
+    log += &zap(532, "ERROR", "sync failed", "widget", "stuck", &rid('9', 0), ", \"error\": \"etcd request failed\"");
+    for (n, obj) in ["d", "e", "f"].iter().enumerate() {
+        let t = 534 + 2 * n as u32;
+        log += &zap(t, "INFO", "starting sync", "widget", obj, &rid('2', n as u32), "");
+        log += &zap(t + 1, "INFO", "synced", "widget", obj, &rid('2', n as u32), "");
+    }
+    let a = check(
+        &[("manager.log", log)],
+        "source manager.log files=1 lines=68 10:00:00–10:08:59 gaps=[]
+uncovered 90000000-0000-4000-8000-000000000000 10:04:52–10:08:52 other_lines=0
+held latent_start=none
+missing etcd
+",
+    );
+    assert!(a.coverage.uncovered[0]
+        .message
+        .ends_with("but its log manager.log wrote no other line then: nothing shows the process was logging, so this is not reported as a stall."));
 }

@@ -130,11 +130,13 @@ pub fn measure(files: &[ParsedFile], elections: &[Election]) -> (Coverage, Index
     // Sources in order of their first file.
     let mut keys: BTreeMap<String, usize> = BTreeMap::new();
     let mut members: Vec<Vec<usize>> = Vec::new();
-    let mut times: Vec<Vec<Timestamp>> = Vec::new();
+    // Only the nanoseconds of every line (a big log has millions); the
+    // few times the output names are read again whole below.
+    let mut times: Vec<Vec<i64>> = Vec::new();
     let mut source_of_file = vec![None; files.len()];
     for (i, f) in files.iter().enumerate() {
-        let mut ts: Vec<Timestamp> = f.records.iter().filter_map(time_of).collect();
-        if ts.is_empty() {
+        let mut ts = f.records.iter().filter_map(time_of).map(|t| t.nanos).peekable();
+        if ts.peek().is_none() {
             continue;
         }
         let s = *keys.entry(process_key(&f.path)).or_insert_with(|| {
@@ -143,17 +145,27 @@ pub fn measure(files: &[ParsedFile], elections: &[Election]) -> (Coverage, Index
             members.len() - 1
         });
         members[s].push(i);
-        times[s].append(&mut ts);
+        times[s].extend(ts);
         source_of_file[i] = Some(s);
     }
     let mut sources = Vec::with_capacity(members.len());
     let mut index_times = Vec::with_capacity(members.len());
-    for (ms, mut ts) in members.into_iter().zip(times) {
-        ts.sort_unstable();
-        let nanos: Vec<i64> = ts.iter().map(|t| t.nanos).collect();
+    for (ms, mut nanos) in members.into_iter().zip(times) {
+        nanos.sort_unstable();
         let (normal, gaps) = gaps_of(&nanos);
-        // A gap's bounds are the lines that bound it.
-        let at = |n: i64| ts[nanos.partition_point(|&x| x < n)];
+        // The lines at the times named (first, last, gaps' bounds), as
+        // written: their precision and whether they have a year.
+        let mut named: Vec<i64> = [nanos[0], nanos[nanos.len() - 1]].into_iter().chain(gaps.iter().flat_map(|&(s, e)| [s, e])).collect();
+        named.sort_unstable();
+        named.dedup();
+        let mut found: Vec<Option<Timestamp>> = vec![None; named.len()];
+        for t in ms.iter().flat_map(|&i| files[i].records.iter().filter_map(time_of)) {
+            if let Ok(k) = named.binary_search(&t.nanos) {
+                // The finest of the lines at that time.
+                found[k] = Some(found[k].map_or(t, |f: Timestamp| if t.digits > f.digits { t } else { f }));
+            }
+        }
+        let at = |n: i64| named.binary_search(&n).ok().and_then(|k| found[k]).unwrap_or(Timestamp::new(n, 9));
         let path = files[ms[0]].path.clone();
         let (pod, container) = pod_container(&path);
         sources.push(SourceCoverage {
@@ -161,9 +173,9 @@ pub fn measure(files: &[ParsedFile], elections: &[Election]) -> (Coverage, Index
             path,
             pod,
             container,
-            first: ts[0],
-            last: ts[ts.len() - 1],
-            lines: ts.len() as u32,
+            first: at(nanos[0]),
+            last: at(nanos[nanos.len() - 1]),
+            lines: nanos.len() as u32,
             normal_gap_nanos: normal,
             gaps: gaps.iter().map(|&(s, e)| LogGap { start: at(s), end: at(e) }).collect(),
         });

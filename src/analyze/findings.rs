@@ -314,15 +314,15 @@ fn stalled_workers(
                 if !silence.covered {
                     let hole = coverage::gap_over(&a.coverage.sources[source], start.nanos, end.nanos);
                     let why = match hole {
-                        Some(g) => format!("has no line from {} to {}", clock(g.start), clock(g.end)),
-                        None => "wrote no other line then".to_string(),
+                        Some(g) => format!("has no line at all from {} to {}: the log may be missing there", clock(g.start), clock(g.end)),
+                        None => "wrote no other line then: nothing shows the process was logging".to_string(),
                     };
                     uncovered.push(Uncovered {
                         controller: ci,
                         lane: lane as u32,
                         reconcile_id: next.reconcile_id.clone(),
                         message: format!(
-                            "Worker {} of {} ended no reconcile {} → {} (reconcile {} held it), but its log {src} {why}: the log is missing there, so this is not reported as a stall.",
+                            "Worker {} of {} ended no reconcile {} → {} (reconcile {} held it), but its log {src} {why}, so this is not reported as a stall.",
                             lane + 1,
                             c.name,
                             clock(start),
