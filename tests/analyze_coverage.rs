@@ -372,3 +372,56 @@ missing etcd
         .message
         .ends_with("but its log manager.log wrote no other line then: nothing shows the process was logging, so this is not reported as a stall."));
 }
+
+/// `kubectl get pods -o yaml` of the kamaji pod: its manager container
+/// restarted twice, its sidecar never.
+const PODS_YAML: &str = r#"apiVersion: v1
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    creationTimestamp: "2026-05-26T09:00:00Z"
+    name: kamaji-7d9
+    namespace: cozy
+  spec:
+    containers:
+    - image: clastix/kamaji:edge-26.8.1
+      name: manager
+  status:
+    containerStatuses:
+    - image: clastix/kamaji:edge-26.8.1
+      lastState:
+        terminated:
+          exitCode: 2
+          reason: Error
+      name: manager
+      ready: true
+      restartCount: 2
+      started: true
+    - name: sidecar
+      ready: true
+      restartCount: 0
+    phase: Running
+kind: List
+metadata:
+  resourceVersion: ""
+"#;
+
+#[test]
+fn a_dump_s_restart_count_without_a_previous_log_is_noted() {
+    let current = "snap/namespaces/cozy/v1/pod/kamaji-7d9/manager/current.log";
+    let lines = text(&manager(Held::LateFirstLine, None));
+    let a = run(&[("snap/pods.yaml", PODS_YAML.to_string()), (current, lines.clone())]);
+    let m: Vec<(&str, Option<&str>)> = a.coverage.missing.iter().map(|m| (m.kind.as_str(), m.path.as_deref())).collect();
+    assert_eq!(m, [("etcd", None), ("previous-log", Some(current))]);
+    assert!(
+        a.coverage.missing[1].message.starts_with("Container manager of pod kamaji-7d9 restarted 2 times (snap/pods.yaml says so)"),
+        "{}",
+        a.coverage.missing[1].message
+    );
+    // Its previous log beside it (crust-gather's `previous.log`): nothing.
+    let previous = "snap/namespaces/cozy/v1/pod/kamaji-7d9/manager/previous.log";
+    let a = run(&[("snap/pods.yaml", PODS_YAML.to_string()), (previous, lines.clone()), (current, lines)]);
+    let m: Vec<&str> = a.coverage.missing.iter().map(|m| m.kind.as_str()).collect();
+    assert_eq!(m, ["etcd"]);
+}

@@ -192,6 +192,12 @@ pub fn measure(files: &[ParsedFile], elections: &[Election]) -> (Coverage, Index
         });
     }
     missing.extend(previous_logs_missing(files));
+    // A dump's restartCount over a CRI `N.log` already noted: once.
+    for m in restarted_without_previous(files) {
+        if !missing.iter().any(|x| x.kind == m.kind && x.path == m.path) {
+            missing.push(m);
+        }
+    }
     let coverage = Coverage { sources, etcd, etcd_logs, missing, uncovered: Vec::new() };
     (coverage, Index { source_of_file, times: index_times })
 }
@@ -237,6 +243,89 @@ pub fn source_name(c: &SourceCoverage) -> String {
         (Some(p), Some(k)) => format!("{p}/{k}"),
         _ => crate::model::file_name(&c.path).to_string(),
     }
+}
+
+/// A pod's container with restarts, from an object dump (`kubectl get pods
+/// -o yaml|json`): (pod, container, restartCount, the dump's path).
+fn dumped_restarts(files: &[ParsedFile]) -> Vec<(String, String, u64, String)> {
+    fn walk(v: &serde_json::Value, path: &str, out: &mut Vec<(String, String, u64, String)>) {
+        if let Some(items) = v.get("items").and_then(|i| i.as_array()) {
+            items.iter().for_each(|it| walk(it, path, out));
+            return;
+        }
+        if v.get("kind").and_then(|k| k.as_str()) != Some("Pod") {
+            return;
+        }
+        let Some(pod) = v.get("metadata").and_then(|m| m.get("name")).and_then(|n| n.as_str()) else { return };
+        let statuses = ["initContainerStatuses", "containerStatuses"].into_iter().filter_map(|k| v.get("status")?.get(k)?.as_array());
+        for c in statuses.flatten() {
+            let (Some(name), Some(n)) = (c.get("name").and_then(|n| n.as_str()), c.get("restartCount").and_then(|n| n.as_u64())) else { continue };
+            if n > 0 {
+                out.push((pod.to_string(), name.to_string(), n, path.to_string()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for f in files.iter().filter(|f| crate::analyze::objects::is_object_dump(f)) {
+        if memchr::memmem::find(&f.bytes, b"restartCount").is_none() {
+            continue;
+        }
+        // (A dump that does not read is noted by the objects' analysis.)
+        let text = String::from_utf8_lossy(&f.bytes);
+        if text.trim_start().starts_with('{') {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+                walk(&v, &f.path, &mut out);
+            }
+            continue;
+        }
+        for doc in serde_yaml::Deserializer::from_str(&text) {
+            match <serde_json::Value as serde::Deserialize>::deserialize(doc) {
+                Ok(v) => walk(&v, &f.path, &mut out),
+                Err(_) => break,
+            }
+        }
+    }
+    out
+}
+
+/// A container an object dump says restarted, whose current log is here
+/// but no log of an earlier run of it (a `previous` log, or CRI's
+/// `N-1.log`).
+fn restarted_without_previous(files: &[ParsedFile]) -> Vec<Missing> {
+    let restarts = dumped_restarts(files);
+    if restarts.is_empty() {
+        return Vec::new();
+    }
+    // Each pod/container's logs, with whether one is a previous run's.
+    let mut logs: BTreeMap<(String, String), (String, bool)> = BTreeMap::new();
+    let mut runs: BTreeMap<(String, String), std::collections::BTreeSet<String>> = BTreeMap::new();
+    for f in files.iter().filter(|f| !crate::analyze::objects::is_object_dump(f)) {
+        let (Some(pod), Some(container)) = pod_container(&f.path) else { continue };
+        let key = (pod, container);
+        let previous = matches!(crate::analyze::signals::pair_of(&f.path), Some((_, crate::analyze::signals::PairRole::Previous)));
+        runs.entry(key.clone()).or_default().insert(process_key(&f.path));
+        let e = logs.entry(key).or_insert_with(|| (f.path.clone(), false));
+        e.1 |= previous;
+    }
+    let mut out = Vec::new();
+    for (pod, container, n, dump) in restarts {
+        let key = (pod, container);
+        let Some((path, previous)) = logs.get(&key) else { continue };
+        if *previous || runs.get(&key).is_some_and(|r| r.len() > 1) {
+            continue;
+        }
+        out.push(Missing {
+            kind: "previous-log".into(),
+            path: Some(path.clone()),
+            message: format!(
+                "Container {} of pod {} restarted {n} time{} ({dump} says so), but only one run's log is here ({path}): the log before the restart is absent, so why it restarted is not in the artifact.",
+                key.1,
+                key.0,
+                if n == 1 { "" } else { "s" }
+            ),
+        });
+    }
+    out
 }
 
 /// A source's gap that overlaps `start..end`.
