@@ -323,6 +323,13 @@ fn without_an_etcd_log_elections_are_unknown_and_with_one_there_are_none() {
     assert!(md.contains("reconciles in 2 controller instances, 0 etcd leader elections, 1 findings."), "{md}");
     assert!(md.contains("### etcd leader elections\n\nNone in the etcd logs."), "{md}");
     assert!(!md.contains("What this artifact does not show"), "nothing missing: {md}");
+
+    // etcd under systemd (capnslog's journald formatter: the bare message
+    // after the journal's prefix), nothing about an election.
+    let journal = "May 26 10:00:00 node1 etcd[1188]: published {Name:node1 ClientURLs:[https://10.0.0.1:2379]} to cluster 5f8e0b2d\n\
+                   May 26 10:00:01 node1 etcd[1188]: ready to serve client requests\n";
+    let a = run(&[("manager.log", text(&manager(Held::LateFirstLine, None))), ("node1/journal.txt", journal.to_string())]);
+    assert_eq!(a.coverage.etcd_logs, ["node1/journal.txt"]);
 }
 
 #[test]

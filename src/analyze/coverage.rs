@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use crate::analyze::model::{Analysis, Coverage, Election, EtcdCoverage, LogGap, Missing, Reconcile, RecordRef, Silence, SourceCoverage};
 use crate::analyze::reconciles::time_of;
-use crate::model::{Format, ParsedFile, Timestamp};
+use crate::model::{Format, ParsedFile, Timestamp, Wrapper};
 use crate::time::NANOS_PER_SEC;
 
 /// A gap is longer than this many normal gaps…
@@ -88,10 +88,14 @@ pub fn pod_container(path: &str) -> (Option<String>, Option<String>) {
     (None, None)
 }
 
-/// Whether a file is an etcd server's log: its path names an etcd pod or
-/// container (`etcd`, `etcd-0`), or its lines are etcd's (capnslog, or a
-/// `caller` in etcd's own packages).
+/// Whether a file is an etcd server's log: a log (a timed line) whose path
+/// names an etcd pod or container (`etcd`, `etcd-0`), or whose lines are
+/// etcd's (capnslog, a `caller` in etcd's own packages, a journal's
+/// `etcd[pid]:` unit).
 fn is_etcd_log(f: &ParsedFile) -> bool {
+    if !f.records.iter().any(|r| time_of(r).is_some()) {
+        return false;
+    }
     let named = f.path.split(['/', '!']).any(|p| {
         let p = p.strip_suffix(".log").unwrap_or(p);
         p == "etcd" || p.strip_prefix("etcd-").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
@@ -100,8 +104,11 @@ fn is_etcd_log(f: &ParsedFile) -> bool {
         return true;
     }
     const PACKAGES: &[&str] = &["etcdserver/", "raft/", "rafthttp/", "mvcc/", "embed/"];
+    let journal = memchr::memmem::Finder::new(b" etcd[");
     f.records.iter().take(2000).any(|r| {
-        r.format == Format::EtcdCapnslog || f.field(r, "caller").is_some_and(|c| PACKAGES.iter().any(|p| c.starts_with(p) || c.contains(&format!("/{p}"))))
+        r.format == Format::EtcdCapnslog
+            || ((r.format == Format::Journald || r.wrapper == Wrapper::Journald) && journal.find(f.raw(r)).is_some())
+            || f.field(r, "caller").is_some_and(|c| PACKAGES.iter().any(|p| c.starts_with(p) || c.contains(&format!("/{p}"))))
     })
 }
 
@@ -112,9 +119,8 @@ fn gaps_of(times: &[i64]) -> (i64, Vec<(i64, i64)>) {
     if waits.is_empty() {
         return (0, Vec::new());
     }
-    waits.sort_unstable();
     let rank = (waits.len() * 95).div_ceil(100).max(1);
-    let normal = waits[rank - 1];
+    let normal = *waits.select_nth_unstable(rank - 1).1;
     if times.len() < MIN_LINES {
         return (normal, Vec::new());
     }
@@ -151,18 +157,26 @@ pub fn measure(files: &[ParsedFile], elections: &[Election]) -> (Coverage, Index
     let mut sources = Vec::with_capacity(members.len());
     let mut index_times = Vec::with_capacity(members.len());
     for (ms, mut nanos) in members.into_iter().zip(times) {
-        nanos.sort_unstable();
+        if !nanos.is_sorted() {
+            nanos.sort_unstable();
+        }
         let (normal, gaps) = gaps_of(&nanos);
         // The lines at the times named (first, last, gaps' bounds), as
-        // written: their precision and whether they have a year.
-        let mut named: Vec<i64> = [nanos[0], nanos[nanos.len() - 1]].into_iter().chain(gaps.iter().flat_map(|&(s, e)| [s, e])).collect();
+        // written: their precision and whether they have a year. The first
+        // and last are found from either end; gaps (rare) in one pass.
+        let lines = || ms.iter().flat_map(|&i| files[i].records.iter().filter_map(time_of));
+        let (lo, hi) = (nanos[0], nanos[nanos.len() - 1]);
+        let first = lines().find(|t| t.nanos == lo).unwrap_or(Timestamp::new(lo, 9));
+        let last = ms.iter().rev().flat_map(|&i| files[i].records.iter().rev().filter_map(time_of)).find(|t| t.nanos == hi).unwrap_or(Timestamp::new(hi, 9));
+        let mut named: Vec<i64> = gaps.iter().flat_map(|&(s, e)| [s, e]).collect();
         named.sort_unstable();
         named.dedup();
         let mut found: Vec<Option<Timestamp>> = vec![None; named.len()];
-        for t in ms.iter().flat_map(|&i| files[i].records.iter().filter_map(time_of)) {
-            if let Ok(k) = named.binary_search(&t.nanos) {
-                // The finest of the lines at that time.
-                found[k] = Some(found[k].map_or(t, |f: Timestamp| if t.digits > f.digits { t } else { f }));
+        if !named.is_empty() {
+            for t in lines() {
+                if let Ok(k) = named.binary_search(&t.nanos) {
+                    found[k].get_or_insert(t);
+                }
             }
         }
         let at = |n: i64| named.binary_search(&n).ok().and_then(|k| found[k]).unwrap_or(Timestamp::new(n, 9));
@@ -173,8 +187,8 @@ pub fn measure(files: &[ParsedFile], elections: &[Election]) -> (Coverage, Index
             path,
             pod,
             container,
-            first: at(nanos[0]),
-            last: at(nanos[nanos.len() - 1]),
+            first,
+            last,
             lines: nanos.len() as u32,
             normal_gap_nanos: normal,
             gaps: gaps.iter().map(|&(s, e)| LogGap { start: at(s), end: at(e) }).collect(),
