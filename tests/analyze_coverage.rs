@@ -10,6 +10,9 @@ use reconscope::analyze::{analyze, Analysis, AnalyzeOptions, FindingKind};
 use reconscope::pipeline::{LoadOptions, Loaded};
 use reconscope::report::{markdown, ReportOptions};
 
+#[path = "support/gfm.rs"]
+mod gfm;
+
 fn run(files: &[(&str, String)]) -> Analysis {
     let mut l = Loaded::default();
     for (name, text) in files {
@@ -231,6 +234,12 @@ missing etcd
 - No line in `manager.log` 10:04:52–10:25:00 (20m08s; it usually logs at least every 18s): its log is missing there, or the process was silent.
 - Elections unknown: the artifact holds no etcd log, so no election found does not mean none happened."
     );
+    // As GitHub renders it: a heading and a list of three items.
+    let html = gfm::render(&md);
+    let list = html.split("<h3>What this artifact does not show</h3>\n").nth(1).expect("the heading");
+    assert!(list.starts_with("<ul>\n<li>Worker 1 of widget"), "{list}");
+    assert_eq!(list[..list.find("</ul>").unwrap()].matches("<li>").count(), 3, "{list}");
+    gfm::assert_inert(&html, &[]);
 }
 
 #[test]
