@@ -569,6 +569,10 @@ impl<'a> Plan<'a> {
                 out.goroutines[b.goroutine].finding = Some(fi);
             }
         }
+        // Whether the artifact had etcd logs and what it lacks hold for the
+        // slice too (its sources and gaps are the artifact's, not carried).
+        out.coverage.etcd = a.coverage.etcd;
+        out.coverage.missing = a.coverage.missing.clone();
         let finding_objects: BTreeSet<String> = out.findings.iter().filter_map(|f| f.object.as_ref().map(|o| o.to_string())).collect();
         out.objects = a
             .objects

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::analyze::findings::{clock, human_duration};
-use crate::analyze::{Analysis, Detail, Finding, FindingKind, Outcome, Piece, Saturation, Throttle};
+use crate::analyze::{Analysis, Detail, EtcdCoverage, Finding, FindingKind, LogGap, Outcome, Piece, Saturation, SourceCoverage, Throttle};
 use crate::model::Timestamp;
 
 /// Options for [`markdown`].
@@ -271,14 +271,13 @@ fn markdown_within(a: &Analysis, opts: &ReportOptions, max_bytes: usize) -> Stri
     let mut head = String::new();
     let _ = writeln!(head, "## reconscope");
     let _ = writeln!(head);
-    let _ = writeln!(
-        head,
-        "{} reconciles in {} controller instances, {} etcd leader elections, {} findings.",
-        a.reconciles.len(),
-        a.controllers.len(),
-        a.elections.len(),
-        a.findings.len()
-    );
+    // No etcd log: no election found is not "0 elections".
+    let elections = if a.coverage.etcd == EtcdCoverage::Absent && a.elections.is_empty() {
+        "elections unknown (the artifact holds no etcd log)".to_string()
+    } else {
+        format!("{} etcd leader elections", a.elections.len())
+    };
+    let _ = writeln!(head, "{} reconciles in {} controller instances, {elections}, {} findings.", a.reconciles.len(), a.controllers.len(), a.findings.len());
     if let Some(times) = times {
         let _ = writeln!(head);
         let _ = writeln!(head, "{times}");
@@ -342,6 +341,7 @@ fn markdown_within(a: &Analysis, opts: &ReportOptions, max_bytes: usize) -> Stri
     }
 
     let mut s = String::new();
+    let _ = write_not_shown(&mut s, a, clk);
     if !a.dumps.is_empty() {
         let _ = write_goroutines(&mut s, a, clk);
     }
@@ -443,7 +443,11 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
     writeln!(s, "### etcd leader elections")?;
     writeln!(s)?;
     if a.elections.is_empty() {
-        writeln!(s, "None in the input.")?;
+        match a.coverage.etcd {
+            EtcdCoverage::Absent => writeln!(s, "Unknown: the artifact holds no etcd log, so no election found does not mean none happened.")?,
+            EtcdCoverage::Present => writeln!(s, "None in the etcd logs.")?,
+            EtcdCoverage::Unmeasured => writeln!(s, "None in the input.")?,
+        }
     } else {
         writeln!(s, "| cluster | term | from–to | leader | previous | leaderless |")?;
         writeln!(s, "|---|---|---|---|---|---|")?;
@@ -607,6 +611,43 @@ fn write_signals(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
     Ok(())
 }
 
+/// Gaps listed in the report at most; the rest are in the JSON.
+const MAX_GAPS: usize = 10;
+
+/// "What this artifact does not show": silences a stall would rest on that
+/// the logs do not cover, each source's gaps, and the sources missing.
+/// Only when there is something to say.
+fn write_not_shown(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
+    let c = &a.coverage;
+    let gaps: Vec<(&SourceCoverage, &LogGap)> = c.sources.iter().flat_map(|src| src.gaps.iter().map(move |g| (src, g))).collect();
+    if c.uncovered.is_empty() && gaps.is_empty() && c.missing.is_empty() {
+        return Ok(());
+    }
+    writeln!(s)?;
+    writeln!(s, "### What this artifact does not show")?;
+    writeln!(s)?;
+    for u in &c.uncovered {
+        writeln!(s, "- {}", escape(&u.message, 400))?;
+    }
+    for (src, g) in gaps.iter().take(MAX_GAPS) {
+        writeln!(
+            s,
+            "- No line in {} {} ({}; it usually logs at least every {}): its log is missing there, or the process was silent.",
+            code(&crate::analyze::coverage::source_name(src), 120, false),
+            clk.window(g.start, g.end),
+            duration(g.start, g.end),
+            human_duration(src.normal_gap_nanos)
+        )?;
+    }
+    if gaps.len() > MAX_GAPS {
+        writeln!(s, "- {} more gaps are in `analyze --json` (`coverage.sources[].gaps`).", gaps.len() - MAX_GAPS)?;
+    }
+    for m in &c.missing {
+        writeln!(s, "- {}", escape(&m.message, 400))?;
+    }
+    Ok(())
+}
+
 /// Each goroutine dump: when, how many goroutines, and its busy workers and
 /// longest waits with the call each is blocked in.
 fn write_goroutines(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
@@ -734,6 +775,7 @@ mod tests {
             elections: vec![],
             message: message.to_string(),
             blocked: None,
+            silence: None,
             detail: None,
             pieces: vec![],
         }

@@ -667,3 +667,26 @@ fn the_byte_cap_holds_over_the_whole_run() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The plain output names what the artifact does not show: a hole in a
+/// log (the corpus file is two excerpts of one etcd log, lines 14 and 15
+/// four hours apart), and, without an etcd log, elections as unknown.
+#[test]
+fn analyze_says_what_the_artifact_does_not_show() {
+    let out = reconscope(&["analyze", "tests/corpus/etcd/capnslog_etcd2_startup_issue6980.log"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("1 files, 0 reconciles, 0 controller instances, 0 etcd elections\n"), "{text}");
+    assert!(
+        text.contains(
+            "log gap: tests/corpus/etcd/capnslog_etcd2_startup_issue6980.log has no line 2016-12-13T11:16:21.423280Z → 2016-12-13T15:05:07.863702Z\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("missing:"), "{text}");
+    let out = reconscope(&["analyze", "tests/corpus/kamaji/issue787_datastore_channel_full.log"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(", elections unknown (no etcd log)\n"), "{text}");
+    assert!(text.contains("missing: Elections unknown: the artifact holds no etcd log"), "{text}");
+    assert!(!text.contains("log gap:"), "{text}");
+}

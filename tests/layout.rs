@@ -67,12 +67,15 @@ fn analysis(controllers: Vec<ControllerInstance>, reconciles: Vec<Reconcile>) ->
         dumps: vec![],
         goroutines: vec![],
         year_unknown: false,
+        in_flight: vec![],
+        coverage: Default::default(),
     }
 }
 
 fn finding(kind: FindingKind, controller: Option<usize>, object: Option<&str>, start: i64, end: i64, reconciles: Vec<usize>) -> Finding {
     Finding {
         blocked: None,
+        silence: None,
         detail: None,
         kind,
         severity: Severity::Warning,

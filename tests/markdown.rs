@@ -156,6 +156,7 @@ fn hostile(evil: &str) -> Analysis {
         elections: vec![],
         message: plain(&pieces),
         blocked: None,
+        silence: None,
         detail: None,
         pieces,
     };

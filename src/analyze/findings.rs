@@ -5,8 +5,9 @@ use std::sync::LazyLock;
 
 use memchr::memmem;
 
+use crate::analyze::model::Uncovered;
 use crate::analyze::model::{Analysis, Finding, FindingKind, Outcome, Piece, Severity};
-use crate::analyze::AnalyzeOptions;
+use crate::analyze::{coverage, AnalyzeOptions};
 use crate::model::{Field, ParsedFile, Record, Timestamp, ValueKind};
 use crate::time::{honest_duration, Gap, NANOS_PER_SEC};
 
@@ -190,13 +191,14 @@ impl Index {
     }
 }
 
-pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
+pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, cover: &coverage::Index) {
     // The findings made before (see [`crate::analyze::signals`]), sorted
     // in with these.
     let mut out = std::mem::take(&mut a.findings);
     let Index { by_controller, failed } = Index::of(a);
-    stalled_workers(a, by_controller, opts, &mut out);
-    expired_contexts(a, &failed, files, opts, &mut out);
+    let uncovered = stalled_workers(a, by_controller, files, opts, cover, &mut out);
+    a.coverage.uncovered = uncovered;
+    expired_contexts(a, &failed, files, opts, cover, &mut out);
     stuck_deletions(a, opts, &mut out);
     slow_reconciles(a, opts, &mut out);
     hot_loops(a, opts, &mut out);
@@ -209,6 +211,7 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
         if !f.elections.is_empty() && matches!(f.kind, FindingKind::StalledWorker | FindingKind::SaturatedWorkers) {
             extra.push(Finding {
                 blocked: None,
+                silence: None,
                 detail: None,
                 kind: FindingKind::ElectionOverlap,
                 severity: Severity::Info,
@@ -237,9 +240,19 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
 }
 
 /// A worker lane that ended no reconcile for far longer than usual and than
-/// the reconcile timeout, while work was pending.
+/// the reconcile timeout, while work was pending, and whose log covers the
+/// silence (see [`coverage::silence`]); a silence it does not cover is
+/// returned instead, never a stall.
 /// `by_controller`: each instance's reconciles (see [`Index`]).
-fn stalled_workers(a: &Analysis, by_controller: Vec<Vec<Ends>>, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
+fn stalled_workers(
+    a: &Analysis,
+    by_controller: Vec<Vec<Ends>>,
+    files: &[ParsedFile],
+    opts: &AnalyzeOptions,
+    cover: &coverage::Index,
+    out: &mut Vec<Finding>,
+) -> Vec<Uncovered> {
+    let mut uncovered = Vec::new();
     for ((ci, c), mut by_end) in a.controllers.iter().enumerate().zip(by_controller) {
         // By end, then start (the index breaks ties as a stable sort would
         // of reconciles in index order). Nearly sorted already, which the
@@ -284,6 +297,42 @@ fn stalled_workers(a: &Analysis, by_controller: Vec<Vec<Ends>>, opts: &AnalyzeOp
                 }
                 let start = prev.last.at(prev.last.nanos + tick(prev.last), prev.last.digits);
                 let end = next.last;
+                // The worker's silence against its log: the source of the
+                // held reconcile's first line, its own lines left out.
+                let Some(source) = a.records_of(next).first().and_then(|rr| cover.source_of_file.get(rr.file as usize).copied().flatten()) else { continue };
+                let own = a
+                    .records_of(next)
+                    .iter()
+                    .filter(|rr| cover.source_of_file.get(rr.file as usize).copied().flatten() == Some(source))
+                    .filter(|rr| {
+                        super::reconciles::time_of(&files[rr.file as usize].records[rr.record as usize])
+                            .is_some_and(|t| t.nanos >= start.nanos && t.nanos <= end.nanos)
+                    })
+                    .count() as u32;
+                let silence = coverage::silence(a, cover, source, start, end, own);
+                let src = coverage::source_name(&a.coverage.sources[source]);
+                if !silence.covered {
+                    let hole = coverage::gap_over(&a.coverage.sources[source], start.nanos, end.nanos);
+                    let why = match hole {
+                        Some(g) => format!("has no line at all from {} to {}: the log may be missing there", clock(g.start), clock(g.end)),
+                        None => "wrote no other line then: nothing shows the process was logging".to_string(),
+                    };
+                    uncovered.push(Uncovered {
+                        controller: ci,
+                        lane: lane as u32,
+                        reconcile_id: next.reconcile_id.clone(),
+                        message: format!(
+                            "Worker {} of {} ended no reconcile {} → {} (reconcile {} held it), but its log {src} {why}, so this is not reported as a stall.",
+                            lane + 1,
+                            c.name,
+                            clock(start),
+                            clock(end),
+                            next.reconcile_id,
+                        ),
+                        silence,
+                    });
+                    continue;
+                }
                 let els = overlapping(a, start, end);
                 let mut waited: Vec<String> = after.iter().filter_map(|&i| a.reconciles[i].object.as_ref().map(|o| o.to_string())).collect();
                 waited.sort();
@@ -314,7 +363,12 @@ fn stalled_workers(a: &Analysis, by_controller: Vec<Vec<Ends>>, opts: &AnalyzeOp
                     held,
                 ))
                 .then(outcome)
-                .text(format!("{}{}.", waited_clause, election_clause(a, &els)));
+                .text(format!("{}{}.", waited_clause, election_clause(a, &els)))
+                .text(format!(
+                    " Covered: {src} logged {} other line{} meanwhile, so the worker, not the log, was silent.",
+                    silence.other_lines,
+                    if silence.other_lines == 1 { "" } else { "s" }
+                ));
                 out.push(Finding {
                     blocked: None,
                     detail: None,
@@ -328,10 +382,12 @@ fn stalled_workers(a: &Analysis, by_controller: Vec<Vec<Ends>>, opts: &AnalyzeOp
                     elections: els,
                     message: sentence.plain(),
                     pieces: sentence.0,
+                    silence: Some(silence),
                 });
             }
         }
     }
+    uncovered
 }
 
 /// Whether text says a deadline passed.
@@ -367,7 +423,7 @@ fn says_deadline(f: &ParsedFile, r: &Record) -> bool {
 
 /// A reconcile that failed on a deadline far sooner than the timeout: its
 /// context had already expired when it started.
-fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
+fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: &AnalyzeOptions, cover: &coverage::Index, out: &mut Vec<Finding>) {
     // Client warnings that report a deadline, by where they are in the files.
     let mut deadline_warnings: Vec<(crate::analyze::RecordRef, usize)> =
         a.client_warnings.iter().enumerate().filter(|(_, w)| w.error.as_deref().is_some_and(is_deadline)).map(|(i, w)| (w.record, i)).collect();
@@ -379,6 +435,11 @@ fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: 
             if r.first.nanos - ls.nanos > opts.reconcile_timeout_nanos / 10 {
                 continue;
             }
+        }
+        // Its first line came right after a hole in its log: when it began
+        // is not in the log, so neither is an early deadline.
+        if coverage::right_after_gap(a, cover, r) {
+            continue;
         }
         // The first deadline error among its records, and the etcd client
         // warnings logged between its lines in the same file.
@@ -418,6 +479,7 @@ fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: 
         let end = client.map_or(deadline_at, |w| w.time.max(deadline_at));
         out.push(Finding {
             blocked: None,
+            silence: None,
             detail: None,
             kind: FindingKind::ExpiredContext,
             severity: Severity::Error,
@@ -470,6 +532,7 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
         );
         out.push(Finding {
             blocked: None,
+            silence: None,
             detail: None,
             kind: FindingKind::StuckDeletion,
             severity: Severity::Error,
@@ -494,6 +557,7 @@ fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
         let obj = r.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string());
         out.push(Finding {
             blocked: None,
+            silence: None,
             detail: None,
             kind: FindingKind::SlowReconcile,
             severity: Severity::Warning,
@@ -550,6 +614,7 @@ fn hot_loops(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
                 let (s, e) = (rs[j].0, a.reconciles[rs[k].1].last);
                 out.push(Finding {
                     blocked: None,
+                    silence: None,
                     detail: None,
                     kind: FindingKind::HotLoop,
                     severity: Severity::Warning,
@@ -597,6 +662,7 @@ fn error_bursts(a: &Analysis, failed: &[usize], out: &mut Vec<Finding>) {
                 let (s, e) = (errs[j].0, errs[k].0);
                 out.push(Finding {
                     blocked: None,
+                    silence: None,
                     detail: None,
                     kind: FindingKind::ErrorBurst,
                     severity: Severity::Warning,

@@ -74,6 +74,7 @@ impl Serialize for Doc<'_> {
         // Keys in order, as serde_json's own maps have them.
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("controllers", &Seq(|| a.controllers.iter().map(controller)))?;
+        m.serialize_entry("coverage", &coverage(a))?;
         m.serialize_entry("dumps", &Seq(|| a.dumps.iter().map(dump)))?;
         m.serialize_entry("elections", &Seq(|| a.elections.iter().map(election)))?;
         let links = self.extras.links;
@@ -198,6 +199,28 @@ where
     }
 }
 
+/// What the logs cover (see [`crate::analyze::coverage`]).
+fn coverage(a: &Analysis) -> Value {
+    let c = &a.coverage;
+    json!({
+        "etcd": c.etcd,
+        "etcd_logs": c.etcd_logs,
+        "missing": c.missing.iter().map(|m| json!({"kind": m.kind, "path": m.path, "message": m.message})).collect::<Vec<_>>(),
+        "sources": c.sources.iter().map(|s| json!({
+            "path": s.path, "files": s.files, "pod": s.pod, "container": s.container,
+            "first": t(Some(s.first)), "last": t(Some(s.last)), "lines": s.lines,
+            "normal_gap_nanos": s.normal_gap_nanos,
+            "gaps": s.gaps.iter().map(|g| json!({"start": t(Some(g.start)), "end": t(Some(g.end)), "nanos": g.end.nanos - g.start.nanos})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "uncovered": c.uncovered.iter().map(|u| json!({
+            "controller": ctrl_id(a, Some(u.controller)), "controller_instance": a.controllers.get(u.controller).map(|c| c.id.clone()),
+            "lane": u.lane, "reconcile_id": u.reconcile_id,
+            "source": u.silence.source, "start": t(Some(u.silence.start)), "end": t(Some(u.silence.end)),
+            "other_lines": u.silence.other_lines, "message": u.message,
+        })).collect::<Vec<_>>(),
+    })
+}
+
 fn election(e: &Election) -> Value {
     json!({
         "cluster": e.cluster, "term": e.term, "start": t(Some(e.start)), "end": t(e.end),
@@ -235,6 +258,12 @@ fn finding(a: &Analysis, f: &Finding) -> Value {
         "goroutine": f.blocked.as_ref().map(|b| b.goroutine),
         "gap_nanos": gap.map(|g| g.nanos), "gap_nanos_at_least": lo, "gap_nanos_at_most": hi,
     });
+    // Only on a finding that rests on a silence (a stalled worker).
+    if let Some(sl) = &f.silence {
+        v["silence"] = json!(if sl.covered { "covered" } else { "not_covered" });
+        v["silence_source"] = json!(sl.source);
+        v["silence_other_lines"] = json!(sl.other_lines);
+    }
     // Only on findings of those kinds: the others' documents stay as they were.
     match f.detail.as_deref() {
         Some(Detail::Throttle(d)) => {

@@ -2,6 +2,7 @@
 //! elections, object lifecycles and findings out. Pure code over records:
 //! no I/O, no clock; the same natively and in wasm.
 
+pub mod coverage;
 pub mod etcd;
 pub mod findings;
 pub mod goroutines;
@@ -55,8 +56,10 @@ pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Di
     let mut diags = Vec::new();
     // The reconciles' pass over every record also picks out the few that
     // the etcd analysis reads: one pass over a big log instead of two.
-    let reconciles::Built { controllers, reconciles, record_refs, deletions, etcd_records, signal_records } = reconciles::build(files, opts);
+    let reconciles::Built { controllers, mut reconciles, record_refs, deletions, etcd_records, signal_records } = reconciles::build(files, opts);
     let (elections, client_warnings) = etcd::analyze(files, &etcd_records);
+    let (coverage, cover) = coverage::measure(files, &elections);
+    coverage::clip_latent_starts(&mut reconciles, &record_refs, &coverage, &cover);
     let objects = objects::build(files, &reconciles, &deletions, &mut diags);
     let mut a = Analysis {
         controllers,
@@ -70,11 +73,12 @@ pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Di
         goroutines: Vec::new(),
         year_unknown: files.iter().any(|f| f.year_source == Some(crate::model::YearSource::Unknown)),
         in_flight: Vec::new(),
+        coverage,
     };
     unknown_notes(&a, files, &mut diags);
     goroutines::read(&mut a, files, opts);
     signals::find(&mut a, files, &signal_records, opts);
-    findings::find(&mut a, files, opts);
+    findings::find(&mut a, files, opts, &cover);
     goroutines::link(&mut a);
     a.in_flight = inflight::build(&a);
     (a, diags)

@@ -246,6 +246,108 @@ pub struct Finding {
     /// that renumbers reconciles keeps it true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<Box<Detail>>,
+    /// The silence the finding relies on (a stalled worker's), and whether
+    /// its log covers it (see [`crate::analyze::coverage`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub silence: Option<Silence>,
+}
+
+/// A stretch in which a worker wrote no line, held against its log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Silence {
+    /// The log source (see [`SourceCoverage::path`]) of the worker's lines.
+    pub source: String,
+    pub start: Timestamp,
+    pub end: Timestamp,
+    /// Lines the same source wrote during it, the worker's own left out.
+    pub other_lines: u32,
+    /// The source wrote other lines during it and has no gap there: the
+    /// silence is the controller's. Otherwise the log is missing there.
+    pub covered: bool,
+}
+
+/// What the logs cover: each source's first and last line and its gaps,
+/// and the sources an artifact like this one would hold but does not.
+/// Plain data for the outputs (times are [`Timestamp`]s).
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct Coverage {
+    /// Every log source with a timed line, by path.
+    pub sources: Vec<SourceCoverage>,
+    /// Whether the artifact holds an etcd server log: without one, no
+    /// election means "elections unknown", not "no elections".
+    pub etcd: EtcdCoverage,
+    /// The files read as etcd server logs.
+    pub etcd_logs: Vec<String>,
+    /// Sources expected but absent (a restarted container's previous log).
+    pub missing: Vec<Missing>,
+    /// Silences a finding would rest on that the log does not cover (a
+    /// stall across a gap): reported here instead of as a finding.
+    pub uncovered: Vec<Uncovered>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EtcdCoverage {
+    /// Not measured (an analysis made before coverage existed).
+    #[default]
+    Unmeasured,
+    /// No file is an etcd server log.
+    Absent,
+    Present,
+}
+
+/// One process's log: a file, or the files its layout says are one
+/// container's (a CRI `0.log` and its rotated `0.log.<date>`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SourceCoverage {
+    /// Its first file's path (the name it goes by).
+    pub path: String,
+    /// Every file of it, `path` first.
+    pub files: Vec<String>,
+    /// The pod and container, where the path tells.
+    pub pod: Option<String>,
+    pub container: Option<String>,
+    pub first: Timestamp,
+    pub last: Timestamp,
+    /// Its timed lines (records).
+    pub lines: u32,
+    /// Its usual longest wait between lines (see [`crate::analyze::coverage`]).
+    pub normal_gap_nanos: i64,
+    /// Silences far longer than that: the log may be missing there.
+    pub gaps: Vec<LogGap>,
+}
+
+/// No line of a source from `start` (the last line before) to `end` (the
+/// first line after).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogGap {
+    pub start: Timestamp,
+    pub end: Timestamp,
+}
+
+/// A log the artifact would hold but does not.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Missing {
+    /// `etcd` (no etcd server log) or `previous-log` (a restarted
+    /// container's log before the restart).
+    pub kind: String,
+    /// The file that tells it is missing, when one does.
+    pub path: Option<String>,
+    /// One sentence for people.
+    pub message: String,
+}
+
+/// A stall the logs cannot show: the worker's silence falls in a gap of
+/// its log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Uncovered {
+    /// Index into [`Analysis::controllers`].
+    pub controller: usize,
+    pub lane: u32,
+    /// The reconcile after the silence.
+    pub reconcile_id: String,
+    pub silence: Silence,
+    pub message: String,
 }
 
 /// The figures behind a finding of the newer kinds, for the JSON.
@@ -501,6 +603,9 @@ pub struct Analysis {
     /// worker ([`crate::analyze::inflight`]).
     #[serde(default)]
     pub in_flight: Vec<InFlight>,
+    /// What the logs cover, and what they miss.
+    #[serde(default)]
+    pub coverage: Coverage,
 }
 
 /// A controller instance's reconciles in flight against its workers: the

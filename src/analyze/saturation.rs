@@ -172,6 +172,7 @@ fn finding(a: &Analysis, ci: usize, rs: &[usize], held: &[usize], start: Timesta
         message: s.plain(),
         pieces: s.0,
         blocked: None,
+        silence: None,
         detail: Some(Box::new(Detail::Saturation(Saturation {
             workers: c.workers,
             normal_nanos: normal,

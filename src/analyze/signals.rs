@@ -508,6 +508,7 @@ fn throttle_windows(
             message: s.plain(),
             pieces: s.0,
             blocked: None,
+            silence: None,
             detail: Some(Box::new(Detail::Throttle(detail))),
         });
     }
@@ -671,6 +672,7 @@ fn lease_losses(
             message: s.plain(),
             pieces: s.0,
             blocked: None,
+            silence: None,
             detail: Some(Box::new(Detail::Lease(detail))),
         });
         k = e;
@@ -853,6 +855,7 @@ fn restarts(
             message: s.plain(),
             pieces: s.0,
             blocked: None,
+            silence: None,
             detail: Some(Box::new(Detail::Restart(detail))),
         });
     }

@@ -608,14 +608,12 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         writeln!(w)?;
         w.flush()?;
     } else if opts.markdown.as_deref() != Some("-") {
-        writeln!(
-            out,
-            "{} files, {} reconciles, {} controller instances, {} etcd elections",
-            inputs.len(),
-            analysis.reconciles.len(),
-            analysis.controllers.len(),
-            analysis.elections.len()
-        )?;
+        let elections = if analysis.coverage.etcd == analyze::EtcdCoverage::Absent && analysis.elections.is_empty() {
+            "elections unknown (no etcd log)".to_string()
+        } else {
+            format!("{} etcd elections", analysis.elections.len())
+        };
+        writeln!(out, "{} files, {} reconciles, {} controller instances, {elections}", inputs.len(), analysis.reconciles.len(), analysis.controllers.len())?;
         for c in &analysis.controllers {
             writeln!(out, "  controller {} ({} workers, {}): {} reconciles", inert::terminal(&c.name), c.workers, c.workers_source, c.reconciles)?;
         }
@@ -624,6 +622,17 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         }
         for f in &analysis.findings {
             writeln!(out, "{} [{}] {}", f.kind.as_str(), f.start, inert::terminal(&f.message))?;
+        }
+        // What the artifact does not show (the Markdown's section).
+        let cov = &analysis.coverage;
+        for u in &cov.uncovered {
+            writeln!(out, "not covered: {}", inert::terminal(&u.message))?;
+        }
+        for (src, g) in cov.sources.iter().flat_map(|s| s.gaps.iter().map(move |g| (s, g))) {
+            writeln!(out, "log gap: {} has no line {} → {}", inert::terminal(&src.path), g.start, g.end)?;
+        }
+        for m in &cov.missing {
+            writeln!(out, "missing: {}", inert::terminal(&m.message))?;
         }
         for n in &notes {
             writeln!(out, "note: {}", inert::terminal(n))?;

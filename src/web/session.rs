@@ -474,6 +474,7 @@ impl Session {
             goroutines: a.goroutines.clone(),
             year_unknown: a.year_unknown,
             in_flight: a.in_flight.clone(),
+            coverage: a.coverage.clone(),
         };
         let files = self.loaded.files.iter().map(FileStats::of).collect();
         let notes = self.loaded.notes.iter().chain(diags.iter()).cloned().collect();

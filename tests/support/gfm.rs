@@ -17,7 +17,7 @@ pub fn render(md: &str) -> String {
 }
 
 /// The elements the report may make; anything else came from log text.
-const ELEMENTS: &[&str] = &["h2", "h3", "p", "ol", "li", "strong", "code", "pre", "a", "details", "summary", "table", "thead", "tbody", "tr", "th", "td"];
+const ELEMENTS: &[&str] = &["h2", "h3", "p", "ol", "ul", "li", "strong", "code", "pre", "a", "details", "summary", "table", "thead", "tbody", "tr", "th", "td"];
 
 /// Every element is one the report makes, and every link one of `links`
 /// (an exact link, or a prefix ending in `*`).

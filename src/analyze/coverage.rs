@@ -1,0 +1,435 @@
+//! Evidence coverage: which log source covers which time, where a source
+//! has a hole, and which sources the artifact lacks. A silence on the
+//! timeline means something only once this says whether the process was
+//! logging (the silence is the controller's) or its log is missing.
+//!
+//! A **source** is one process's log: a file, or the files the layout
+//! says are one container's run (CRI's `0.log` and its rotated
+//! `0.log.20260526-101500`). Its **normal gap** is the 95th percentile
+//! (nearest rank) of the waits between its timed lines, in time order:
+//! bursts make many short waits and do not move it. A **gap** is a wait
+//! longer than both [`GAP_FACTOR`] times the normal gap and
+//! [`GAP_FLOOR_NANOS`]; a source with fewer than [`MIN_LINES`] timed lines
+//! has none (too few lines to tell a hole from its usual quiet).
+
+use std::collections::BTreeMap;
+
+use crate::analyze::model::{Analysis, Coverage, Election, EtcdCoverage, LogGap, Missing, Reconcile, RecordRef, Silence, SourceCoverage};
+use crate::analyze::reconciles::time_of;
+use crate::model::{Format, ParsedFile, Timestamp, Wrapper};
+use crate::time::NANOS_PER_SEC;
+
+/// A gap is longer than this many normal gaps…
+pub const GAP_FACTOR: i64 = 10;
+/// …and than this (a quiet log's minutes without a line are no hole).
+pub const GAP_FLOOR_NANOS: i64 = 5 * 60 * NANOS_PER_SEC;
+/// Fewer timed lines than this: no gap is found.
+pub const MIN_LINES: usize = 10;
+
+/// What the analysis asks of the coverage after it is measured: each
+/// file's source and each source's line times (not part of the output).
+#[derive(Clone, Debug, Default)]
+pub struct Index {
+    /// Each file's source (index into [`Coverage::sources`]), `None` for a
+    /// file without a timed line.
+    pub source_of_file: Vec<Option<usize>>,
+    /// Each source's line times in ns, sorted.
+    pub times: Vec<Vec<i64>>,
+}
+
+impl Index {
+    /// Lines of source `s` with a time in `start..=end`.
+    pub fn lines_within(&self, s: usize, start: i64, end: i64) -> u32 {
+        let t = &self.times[s];
+        (t.partition_point(|&x| x <= end) - t.partition_point(|&x| x < start)) as u32
+    }
+}
+
+/// The name of the process a file's lines come from: CRI's `N.log` and its
+/// rotated `N.log.<suffix>` are one run of one container; any other file
+/// is its own.
+pub fn process_key(path: &str) -> String {
+    let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+    if let Some((n, rest)) = name.split_once(".log") {
+        if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && (rest.is_empty() || rest.starts_with('.')) {
+            return format!("{dir}/{n}.log");
+        }
+    }
+    path.to_string()
+}
+
+/// The pod and container a path names: the kubelet's
+/// `pods/<ns>_<pod>_<uid>/<container>/N.log`, crust-gather's
+/// `pod/<pod>/<container>/current.log` (or `previous.log`), and
+/// `previous-logs/<ns>_<pod>_<container>.log`.
+pub fn pod_container(path: &str) -> (Option<String>, Option<String>) {
+    let parts: Vec<&str> = path.split(['/', '!']).filter(|p| !p.is_empty()).collect();
+    let n = parts.len();
+    if n >= 3 {
+        let (dir, container, file) = (parts[n - 3], parts[n - 2], parts[n - 1]);
+        let cri = process_key(file) != file || file.split_once(".log").is_some_and(|(s, r)| r.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
+        if cri && n >= 4 && parts[n - 4] == "pods" {
+            let mut it = dir.split('_');
+            if let (Some(_ns), Some(pod)) = (it.next(), it.next()) {
+                return (Some(pod.to_string()), Some(container.to_string()));
+            }
+        }
+        if (file == "current.log" || file == "previous.log") && n >= 4 && parts[n - 4] == "pod" {
+            return (Some(dir.to_string()), Some(container.to_string()));
+        }
+    }
+    if n >= 2 && parts[n - 2] == "previous-logs" {
+        let stem = parts[n - 1].trim_end_matches(".log");
+        let p: Vec<&str> = stem.split('_').collect();
+        if p.len() == 3 {
+            return (Some(p[1].to_string()), Some(p[2].to_string()));
+        }
+    }
+    (None, None)
+}
+
+/// Whether a file is an etcd server's log: a log (a timed line) whose path
+/// names an etcd pod or container (`etcd`, `etcd-0`), or whose lines are
+/// etcd's (capnslog, a `caller` in etcd's own packages, a journal's
+/// `etcd[pid]:` unit).
+fn is_etcd_log(f: &ParsedFile) -> bool {
+    if !f.records.iter().any(|r| time_of(r).is_some()) {
+        return false;
+    }
+    let named = f.path.split(['/', '!']).any(|p| {
+        let p = p.strip_suffix(".log").unwrap_or(p);
+        p == "etcd" || p.strip_prefix("etcd-").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    });
+    if named {
+        return true;
+    }
+    const PACKAGES: &[&str] = &["etcdserver/", "raft/", "rafthttp/", "mvcc/", "embed/"];
+    let journal = memchr::memmem::Finder::new(b" etcd[");
+    f.records.iter().take(2000).any(|r| {
+        r.format == Format::EtcdCapnslog
+            || ((r.format == Format::Journald || r.wrapper == Wrapper::Journald) && journal.find(f.raw(r)).is_some())
+            || f.field(r, "caller").is_some_and(|c| PACKAGES.iter().any(|p| c.starts_with(p) || c.contains(&format!("/{p}"))))
+    })
+}
+
+/// The 95th percentile (nearest rank) of sorted `times`' waits, and the
+/// gaps (see the module's rule).
+fn gaps_of(times: &[i64]) -> (i64, Vec<(i64, i64)>) {
+    let mut waits: Vec<i64> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    if waits.is_empty() {
+        return (0, Vec::new());
+    }
+    let rank = (waits.len() * 95).div_ceil(100).max(1);
+    let normal = *waits.select_nth_unstable(rank - 1).1;
+    if times.len() < MIN_LINES {
+        return (normal, Vec::new());
+    }
+    let threshold = normal.saturating_mul(GAP_FACTOR).max(GAP_FLOOR_NANOS);
+    let gaps = times.windows(2).filter(|w| w[1] - w[0] > threshold).map(|w| (w[0], w[1])).collect();
+    (normal, gaps)
+}
+
+/// Each source's lines, first and last line, normal gap and gaps; whether
+/// there is an etcd log; restarted containers whose previous log is
+/// absent.
+pub fn measure(files: &[ParsedFile], elections: &[Election]) -> (Coverage, Index) {
+    // Sources in order of their first file.
+    let mut keys: BTreeMap<String, usize> = BTreeMap::new();
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    // Only the nanoseconds of every line (a big log has millions); the
+    // few times the output names are read again whole below.
+    let mut times: Vec<Vec<i64>> = Vec::new();
+    let mut source_of_file = vec![None; files.len()];
+    for (i, f) in files.iter().enumerate() {
+        let mut ts = f.records.iter().filter_map(time_of).map(|t| t.nanos).peekable();
+        if ts.peek().is_none() {
+            continue;
+        }
+        let s = *keys.entry(process_key(&f.path)).or_insert_with(|| {
+            members.push(Vec::new());
+            times.push(Vec::new());
+            members.len() - 1
+        });
+        members[s].push(i);
+        times[s].extend(ts);
+        source_of_file[i] = Some(s);
+    }
+    let mut sources = Vec::with_capacity(members.len());
+    let mut index_times = Vec::with_capacity(members.len());
+    for (ms, mut nanos) in members.into_iter().zip(times) {
+        if !nanos.is_sorted() {
+            nanos.sort_unstable();
+        }
+        let (normal, gaps) = gaps_of(&nanos);
+        // The lines at the times named (first, last, gaps' bounds), as
+        // written: their precision and whether they have a year. The first
+        // and last are found from either end; gaps (rare) in one pass.
+        let lines = || ms.iter().flat_map(|&i| files[i].records.iter().filter_map(time_of));
+        let (lo, hi) = (nanos[0], nanos[nanos.len() - 1]);
+        let first = lines().find(|t| t.nanos == lo).unwrap_or(Timestamp::new(lo, 9));
+        let last = ms.iter().rev().flat_map(|&i| files[i].records.iter().rev().filter_map(time_of)).find(|t| t.nanos == hi).unwrap_or(Timestamp::new(hi, 9));
+        let mut named: Vec<i64> = gaps.iter().flat_map(|&(s, e)| [s, e]).collect();
+        named.sort_unstable();
+        named.dedup();
+        let mut found: Vec<Option<Timestamp>> = vec![None; named.len()];
+        if !named.is_empty() {
+            for t in lines() {
+                if let Ok(k) = named.binary_search(&t.nanos) {
+                    found[k].get_or_insert(t);
+                }
+            }
+        }
+        let at = |n: i64| named.binary_search(&n).ok().and_then(|k| found[k]).unwrap_or(Timestamp::new(n, 9));
+        let path = files[ms[0]].path.clone();
+        let (pod, container) = pod_container(&path);
+        sources.push(SourceCoverage {
+            files: ms.iter().map(|&i| files[i].path.clone()).collect(),
+            path,
+            pod,
+            container,
+            first,
+            last,
+            lines: nanos.len() as u32,
+            normal_gap_nanos: normal,
+            gaps: gaps.iter().map(|&(s, e)| LogGap { start: at(s), end: at(e) }).collect(),
+        });
+        index_times.push(nanos);
+    }
+    let etcd_logs: Vec<String> = files.iter().filter(|f| is_etcd_log(f)).map(|f| f.path.clone()).collect();
+    let etcd = if etcd_logs.is_empty() && elections.is_empty() { EtcdCoverage::Absent } else { EtcdCoverage::Present };
+    let mut missing = Vec::new();
+    if etcd == EtcdCoverage::Absent {
+        missing.push(Missing {
+            kind: "etcd".into(),
+            path: None,
+            message: "Elections unknown: the artifact holds no etcd log, so no election found does not mean none happened.".into(),
+        });
+    }
+    missing.extend(previous_logs_missing(files));
+    // A dump's restartCount over a CRI `N.log` already noted: once.
+    for m in restarted_without_previous(files) {
+        if !missing.iter().any(|x| x.kind == m.kind && x.path == m.path) {
+            missing.push(m);
+        }
+    }
+    let coverage = Coverage { sources, etcd, etcd_logs, missing, uncovered: Vec::new() };
+    (coverage, Index { source_of_file, times: index_times })
+}
+
+/// CRI's `N.log` (N ≥ 1) says the container restarted N times: its
+/// `N-1.log` (the process before) should be beside it.
+fn previous_logs_missing(files: &[ParsedFile]) -> Vec<Missing> {
+    let mut runs: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    for f in files {
+        // A rotated `N.log.<date>` is run N too.
+        let key = process_key(&f.path);
+        let (dir, name) = key.rsplit_once('/').unwrap_or(("", &key));
+        if let Some(n) = name.strip_suffix(".log").and_then(|n| n.parse::<u32>().ok()) {
+            runs.entry(dir.to_string()).or_default().push(n);
+        }
+    }
+    let mut out = Vec::new();
+    for (dir, mut ns) in runs {
+        ns.sort_unstable();
+        ns.dedup();
+        for &n in &ns {
+            if n >= 1 && !ns.contains(&(n - 1)) {
+                let path = format!("{dir}/{n}.log");
+                let what = pod_container(&path).1.map_or("the container".to_string(), |c| format!("container {c}"));
+                out.push(Missing {
+                    kind: "previous-log".into(),
+                    message: format!(
+                        "{path} is run {n} of {what}, but {dir}/{}.log, the log of the run before, is absent: why it restarted is not in the artifact.",
+                        n - 1
+                    ),
+                    path: Some(path),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A source as people name it: `pod/container` where its path tells, else
+/// its file's name.
+pub fn source_name(c: &SourceCoverage) -> String {
+    match (&c.pod, &c.container) {
+        (Some(p), Some(k)) => format!("{p}/{k}"),
+        _ => crate::model::file_name(&c.path).to_string(),
+    }
+}
+
+/// A pod's container with restarts, from an object dump (`kubectl get pods
+/// -o yaml|json`): (pod, container, restartCount, the dump's path).
+fn dumped_restarts(files: &[ParsedFile]) -> Vec<(String, String, u64, String)> {
+    fn walk(v: &serde_json::Value, path: &str, out: &mut Vec<(String, String, u64, String)>) {
+        if let Some(items) = v.get("items").and_then(|i| i.as_array()) {
+            items.iter().for_each(|it| walk(it, path, out));
+            return;
+        }
+        if v.get("kind").and_then(|k| k.as_str()) != Some("Pod") {
+            return;
+        }
+        let Some(pod) = v.get("metadata").and_then(|m| m.get("name")).and_then(|n| n.as_str()) else { return };
+        let statuses = ["initContainerStatuses", "containerStatuses"].into_iter().filter_map(|k| v.get("status")?.get(k)?.as_array());
+        for c in statuses.flatten() {
+            let (Some(name), Some(n)) = (c.get("name").and_then(|n| n.as_str()), c.get("restartCount").and_then(|n| n.as_u64())) else { continue };
+            if n > 0 {
+                out.push((pod.to_string(), name.to_string(), n, path.to_string()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for f in files.iter().filter(|f| crate::analyze::objects::is_object_dump(f)) {
+        if memchr::memmem::find(&f.bytes, b"restartCount").is_none() {
+            continue;
+        }
+        // (A dump that does not read is noted by the objects' analysis.)
+        let text = String::from_utf8_lossy(&f.bytes);
+        if text.trim_start().starts_with('{') {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+                walk(&v, &f.path, &mut out);
+            }
+            continue;
+        }
+        for doc in serde_yaml::Deserializer::from_str(&text) {
+            match <serde_json::Value as serde::Deserialize>::deserialize(doc) {
+                Ok(v) => walk(&v, &f.path, &mut out),
+                Err(_) => break,
+            }
+        }
+    }
+    out
+}
+
+/// A container an object dump says restarted, whose current log is here
+/// but no log of an earlier run of it (a `previous` log, or CRI's
+/// `N-1.log`).
+fn restarted_without_previous(files: &[ParsedFile]) -> Vec<Missing> {
+    let restarts = dumped_restarts(files);
+    if restarts.is_empty() {
+        return Vec::new();
+    }
+    // Each pod/container's logs, with whether one is a previous run's.
+    let mut logs: BTreeMap<(String, String), (String, bool)> = BTreeMap::new();
+    let mut runs: BTreeMap<(String, String), std::collections::BTreeSet<String>> = BTreeMap::new();
+    for f in files.iter().filter(|f| !crate::analyze::objects::is_object_dump(f)) {
+        let (Some(pod), Some(container)) = pod_container(&f.path) else { continue };
+        let key = (pod, container);
+        let previous = matches!(crate::analyze::signals::pair_of(&f.path), Some((_, crate::analyze::signals::PairRole::Previous)));
+        runs.entry(key.clone()).or_default().insert(process_key(&f.path));
+        let e = logs.entry(key).or_insert_with(|| (f.path.clone(), false));
+        e.1 |= previous;
+    }
+    let mut out = Vec::new();
+    for (pod, container, n, dump) in restarts {
+        let key = (pod, container);
+        let Some((path, previous)) = logs.get(&key) else { continue };
+        if *previous || runs.get(&key).is_some_and(|r| r.len() > 1) {
+            continue;
+        }
+        out.push(Missing {
+            kind: "previous-log".into(),
+            path: Some(path.clone()),
+            message: format!(
+                "Container {} of pod {} restarted {n} time{} ({dump} says so), but only one run's log is here ({path}): the log before the restart is absent, so why it restarted is not in the artifact.",
+                key.1,
+                key.0,
+                if n == 1 { "" } else { "s" }
+            ),
+        });
+    }
+    out
+}
+
+/// A source's gap that overlaps `start..end`.
+pub fn gap_over(c: &SourceCoverage, start: i64, end: i64) -> Option<&LogGap> {
+    c.gaps.iter().find(|g| g.start.nanos < end && g.end.nanos > start)
+}
+
+/// A latent start reaches back from a reconcile's first line to when its
+/// lane was last free; across a gap of its log that reach is made up (the
+/// log is missing there, not the worker busy). Clipped to the gap's end
+/// (the first line after the hole), or dropped when that is the
+/// reconcile's own first line.
+pub fn clip_latent_starts(reconciles: &mut [Reconcile], record_refs: &[RecordRef], cov: &Coverage, index: &Index) {
+    for r in reconciles.iter_mut() {
+        let Some(ls) = r.latent_start else { continue };
+        let Some(first) = record_refs.get(r.records.start as usize) else { continue };
+        let Some(s) = index.source_of_file.get(first.file as usize).copied().flatten() else { continue };
+        let last_gap = cov.sources[s].gaps.iter().filter(|g| g.start.nanos >= ls.nanos && g.end.nanos <= r.first.nanos).max_by_key(|g| g.end.nanos);
+        // A gap that began before the latent start and ends after it also
+        // cuts it.
+        let last_gap = last_gap.or_else(|| gap_over(&cov.sources[s], ls.nanos, r.first.nanos));
+        if let Some(g) = last_gap {
+            r.latent_start = (g.end < r.first).then_some(g.end);
+        }
+    }
+}
+
+/// A reconcile's first line came right after a gap of its source: within
+/// the source's normal gap of the gap's end.
+pub fn right_after_gap(a: &Analysis, index: &Index, r: &Reconcile) -> bool {
+    let Some(first) = a.records_of(r).first() else { return false };
+    let Some(s) = index.source_of_file.get(first.file as usize).copied().flatten() else { return false };
+    let c = &a.coverage.sources[s];
+    c.gaps.iter().any(|g| g.end.nanos <= r.first.nanos && r.first.nanos - g.end.nanos <= c.normal_gap_nanos)
+}
+
+/// The silence from `start` to `end` of a worker whose lines are in
+/// `source`, held against that source: the other lines it wrote meanwhile
+/// (`own`: the worker's lines among them), and whether it is covered.
+pub fn silence(a: &Analysis, index: &Index, source: usize, start: Timestamp, end: Timestamp, own: u32) -> Silence {
+    let c = &a.coverage.sources[source];
+    let other_lines = index.lines_within(source, start.nanos, end.nanos).saturating_sub(own);
+    let covered = other_lines > 0 && gap_over(c, start.nanos, end.nanos).is_none();
+    Silence { source: c.path.clone(), start, end, other_lines, covered }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(path: &str, expect: (&str, Option<&str>, Option<&str>)) {
+        let (pod, container) = pod_container(path);
+        assert_eq!((process_key(path).as_str(), pod.as_deref(), container.as_deref()), expect, "{path}");
+    }
+
+    #[test]
+    fn sources_are_named_by_their_layout() {
+        check(
+            "var/log/pods/kamaji-system_kamaji-7d9_0a1b/manager/0.log",
+            ("var/log/pods/kamaji-system_kamaji-7d9_0a1b/manager/0.log", Some("kamaji-7d9"), Some("manager")),
+        );
+        check(
+            "var/log/pods/kamaji-system_kamaji-7d9_0a1b/manager/0.log.20260526-101500",
+            ("var/log/pods/kamaji-system_kamaji-7d9_0a1b/manager/0.log", Some("kamaji-7d9"), Some("manager")),
+        );
+        check(
+            "a.zip!/namespaces/tenant-root/v1/pod/etcd-0/etcd/current.log",
+            ("a.zip!/namespaces/tenant-root/v1/pod/etcd-0/etcd/current.log", Some("etcd-0"), Some("etcd")),
+        );
+        check("snap/previous-logs/cozy_kamaji-7d9_manager.log", ("snap/previous-logs/cozy_kamaji-7d9_manager.log", Some("kamaji-7d9"), Some("manager")));
+        check("kamaji/kamaji-controller.log", ("kamaji/kamaji-controller.log", None, None));
+        check("logs/10.log.old", ("logs/10.log", None, None));
+        check("logs/v10.log", ("logs/v10.log", None, None));
+    }
+
+    #[test]
+    fn gaps_are_far_longer_than_the_source_s_own_wait_and_the_floor() {
+        let s = NANOS_PER_SEC;
+        // Every 2s for 40 lines, then 20 minutes without a line.
+        let mut t: Vec<i64> = (0..40).map(|i| i * 2 * s).collect();
+        t.extend((0..40).map(|i| 1278 * s + i * 2 * s));
+        assert_eq!(gaps_of(&t), (2 * s, vec![(78 * s, 1278 * s)]));
+        // Every 10 minutes: 10 minutes is its normal wait.
+        let t: Vec<i64> = (0..20).map(|i| i * 600 * s).collect();
+        assert_eq!(gaps_of(&t), (600 * s, vec![]));
+        // Bursts every 4 minutes: no wait is past the floor.
+        let t: Vec<i64> = (0..10).flat_map(|b| (0..30).map(move |i| b * 240 * s + i * s / 10)).collect();
+        assert_eq!(gaps_of(&t).1, vec![]);
+        // Nine lines around an hour's hole: too few to tell.
+        let t: Vec<i64> = (0..4).map(|i| i * s).chain((0..5).map(|i| 3600 * s + i * s)).collect();
+        assert_eq!(gaps_of(&t), (3597 * s, vec![]));
+    }
+}

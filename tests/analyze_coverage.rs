@@ -1,0 +1,443 @@
+//! Evidence coverage (issue 16, item 4): each log source's first and last
+//! line and its gaps, silences qualified as covered or not, latent starts
+//! that do not reach back across a hole, and the sources an artifact lacks
+//! (no etcd log: elections unknown; a restarted container's previous log).
+//! Fixtures are generated in the formats the tools write (controller-runtime's
+//! zap console encoder, CRI files under the kubelet's `/var/log/pods`,
+//! etcd 3.5's zap JSON); expectations are read from the generators below.
+
+use reconscope::analyze::{analyze, Analysis, AnalyzeOptions, FindingKind};
+use reconscope::pipeline::{LoadOptions, Loaded};
+use reconscope::report::{markdown, ReportOptions};
+
+#[path = "support/gfm.rs"]
+mod gfm;
+
+fn run(files: &[(&str, String)]) -> Analysis {
+    let mut l = Loaded::default();
+    for (name, text) in files {
+        l.add(name, text.clone().into_bytes(), &LoadOptions::default());
+    }
+    l.finish();
+    analyze(&l.files, &AnalyzeOptions::default()).0
+}
+
+/// 2026-05-26, `secs` after 10:00:00 UTC.
+fn ts(secs: u32) -> String {
+    format!("2026-05-26T{:02}:{:02}:{:02}Z", 10 + secs / 3600, secs / 60 % 60, secs % 60)
+}
+
+/// One zap console line of a reconcile of controller `c` (kind Widget).
+fn zap(secs: u32, level: &str, msg: &str, c: &str, obj: &str, rid: &str, extra: &str) -> String {
+    format!(
+        "{}\t{level}\t{msg}\t{{\"controller\": \"{c}\", \"controllerGroup\": \"example.io\", \"controllerKind\": \"Widget\", \"Widget\": {{\"name\":\"{obj}\",\"namespace\":\"ns\"}}, \"namespace\": \"ns\", \"name\": \"{obj}\", \"reconcileID\": \"{rid}\"{extra}}}\n",
+        ts(secs)
+    )
+}
+
+fn rid(c: char, n: u32) -> String {
+    format!("{}0000000-0000-4000-8000-{n:012}", c)
+}
+
+/// How the held reconcile of the `widget` controller begins.
+#[derive(Clone, Copy, PartialEq)]
+enum Held {
+    /// Its only line is an error at 10:25:00: its first line came late.
+    LateFirstLine,
+    /// It opens at 10:04:52 and fails at 10:25:00.
+    RanLong,
+}
+
+/// A manager's log, in time order, as `(secs, line)`: `widget` (one
+/// worker) reconciles a, b, c every 10s (opening at 10k, done at 10k+1,
+/// k = 0..29: the last ends at 10:04:51), is held by `stuck` until 10:25:00
+/// (see [`Held`]), then reconciles three objects right after (10:25:02 to
+/// 10:25:07); meanwhile `gadget` reconciles every 20s (20j+5 and 20j+6,
+/// j = 0..80, up to 10:26:46). Lines strictly between `hole` are left out.
+fn manager(held: Held, hole: Option<(u32, u32)>) -> Vec<(u32, String)> {
+    manager_failing(held, hole, "etcd request failed")
+}
+
+/// [`manager`], the held reconcile failing with `error`.
+fn manager_failing(held: Held, hole: Option<(u32, u32)>, error: &str) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    for k in 0..30 {
+        let obj = ["a", "b", "c"][k as usize % 3];
+        out.push((10 * k, zap(10 * k, "INFO", "starting sync", "widget", obj, &rid('1', k), "")));
+        out.push((10 * k + 1, zap(10 * k + 1, "INFO", "synced", "widget", obj, &rid('1', k), "")));
+    }
+    if held == Held::RanLong {
+        out.push((292, zap(292, "INFO", "starting sync", "widget", "stuck", &rid('9', 0), "")));
+    }
+    out.push((1500, zap(1500, "ERROR", "sync failed", "widget", "stuck", &rid('9', 0), &format!(", \"error\": \"{error}\""))));
+    for (n, obj) in ["d", "e", "f"].iter().enumerate() {
+        let t = 1502 + 2 * n as u32;
+        out.push((t, zap(t, "INFO", "starting sync", "widget", obj, &rid('2', n as u32), "")));
+        out.push((t + 1, zap(t + 1, "INFO", "synced", "widget", obj, &rid('2', n as u32), "")));
+    }
+    for j in 0..81 {
+        let obj = ["g1", "g2"][j as usize % 2];
+        out.push((20 * j + 5, zap(20 * j + 5, "INFO", "starting sync", "gadget", obj, &rid('3', j), "")));
+        out.push((20 * j + 6, zap(20 * j + 6, "INFO", "synced", "gadget", obj, &rid('3', j), "")));
+    }
+    out.sort_by_key(|(t, _)| *t);
+    out.retain(|(t, _)| hole.is_none_or(|(a, b)| *t <= a || *t >= b));
+    out
+}
+
+fn text(lines: &[(u32, String)]) -> String {
+    lines.iter().map(|(_, l)| l.as_str()).collect()
+}
+
+/// Each line as the kubelet's CRI file holds it (stderr, whole lines).
+fn cri(lines: &[(u32, String)]) -> String {
+    lines.iter().map(|(t, l)| format!("{} stderr F {l}", ts(*t))).collect()
+}
+
+/// What the analysis says about coverage, one fact a line: sources with
+/// their lines and gaps, stalls with their silence, silences not covered,
+/// the held reconcile's latent start, and what is missing.
+fn summary(a: &Analysis) -> String {
+    let hms = |t: reconscope::model::Timestamp| t.to_string()[11..19].to_string();
+    let mut s = String::new();
+    for c in &a.coverage.sources {
+        let gaps: Vec<String> = c.gaps.iter().map(|g| format!("{}–{}", hms(g.start), hms(g.end))).collect();
+        s += &format!("source {} files={} lines={} {}–{} gaps=[{}]\n", c.path, c.files.len(), c.lines, hms(c.first), hms(c.last), gaps.join(" "));
+    }
+    for f in a.findings.iter().filter(|f| f.kind == FindingKind::StalledWorker) {
+        let sl = f.silence.as_ref().expect("a stall rests on a silence");
+        s += &format!(
+            "stall {} {}–{} covered={} other_lines={}\n",
+            a.controllers[f.controller.unwrap()].name,
+            hms(f.start),
+            hms(f.end),
+            sl.covered,
+            sl.other_lines
+        );
+    }
+    for u in &a.coverage.uncovered {
+        s += &format!("uncovered {} {}–{} other_lines={}\n", u.reconcile_id, hms(u.silence.start), hms(u.silence.end), u.silence.other_lines);
+    }
+    if let Some(r) = a.reconciles.iter().find(|r| r.reconcile_id == rid('9', 0)) {
+        s += &format!("held latent_start={}\n", r.latent_start.map_or("none".into(), hms));
+    }
+    for m in &a.coverage.missing {
+        s += &format!("missing {}\n", m.kind);
+    }
+    s
+}
+
+fn check(files: &[(&str, String)], expect: &str) -> Analysis {
+    let a = run(files);
+    assert_eq!(summary(&a), expect, "{:#?}", a.findings);
+    a
+}
+
+#[test]
+fn a_stall_while_the_manager_kept_logging_is_covered() {
+    // Between 10:04:52 (a tick after widget's last end) and 10:25:00,
+    // gadget logged at 20j+5 and 20j+6 for j = 15..74: 120 lines.
+    let a = check(
+        &[("manager.log", text(&manager(Held::LateFirstLine, None)))],
+        "source manager.log files=1 lines=229 10:00:00–10:26:46 gaps=[]
+stall widget 10:04:52–10:25:00 covered=true other_lines=120
+held latent_start=10:04:51
+missing etcd
+",
+    );
+    let stall = a.findings.iter().find(|f| f.kind == FindingKind::StalledWorker).unwrap();
+    assert!(stall.message.contains("; 3 object(s) waited and were reconciled right after (ns/d, ns/e, ns/f). Covered: manager.log logged 120 other lines meanwhile, so the worker, not the log, was silent."), "{}", stall.message);
+    let doc = reconscope::analyze::json::to_json(&[], &a);
+    let f = doc["findings"].as_array().unwrap().iter().find(|f| f["kind"] == "stalled-worker").unwrap();
+    assert_eq!((f["silence"].as_str(), f["silence_other_lines"].as_u64()), (Some("covered"), Some(120)));
+}
+
+#[test]
+fn rotated_files_of_one_container_are_one_source() {
+    // The kubelet rotated the manager's log at 10:10:00: the rotated file
+    // holds the lines up to it, `0.log` the rest. One process, no hole.
+    let lines = manager(Held::LateFirstLine, None);
+    let (before, after): (Vec<_>, Vec<_>) = lines.into_iter().partition(|(t, _)| *t < 600);
+    let dir = "var/log/pods/cozy_kamaji-7d9_0a1b/manager";
+    check(
+        &[(&format!("{dir}/0.log.20260526-101000"), cri(&before)), (&format!("{dir}/0.log"), cri(&after))],
+        &format!(
+            "source {dir}/0.log.20260526-101000 files=2 lines=229 10:00:00–10:26:46 gaps=[]
+stall widget 10:04:52–10:25:00 covered=true other_lines=120
+held latent_start=10:04:51
+missing etcd
+"
+        ),
+    );
+}
+
+#[test]
+fn a_first_line_right_after_a_hole_gets_no_latent_start_across_it() {
+    // Nothing between 10:04:56 and 10:25:00: the last line before the hole
+    // is widget's 10:04:51 (gadget's 10:04:45/46 before it), the first
+    // after is the held reconcile's own error at 10:25:00. Its latent start
+    // would reach back to 10:04:51 across the hole: none, and so no stall.
+    check(
+        &[("manager.log", text(&manager(Held::LateFirstLine, Some((295, 1500)))))],
+        "source manager.log files=1 lines=109 10:00:00–10:26:46 gaps=[10:04:51–10:25:00]
+held latent_start=none
+missing etcd
+",
+    );
+}
+
+#[test]
+fn a_latent_start_is_clipped_to_the_first_line_after_the_hole() {
+    // The hole ends with gadget's 10:24:45 and 10:24:46 (j = 74): the held
+    // reconcile's latent start can reach back to 10:24:45, not across.
+    check(
+        &[("manager.log", text(&manager(Held::LateFirstLine, Some((295, 1480)))))],
+        "source manager.log files=1 lines=111 10:00:00–10:26:46 gaps=[10:04:51–10:24:45]
+held latent_start=10:24:45
+missing etcd
+",
+    );
+}
+
+#[test]
+fn a_deadline_right_after_a_hole_is_not_an_expired_context() {
+    // The held reconcile fails on a deadline in its first line, right after
+    // the hole: when it began is not in the log, so it cannot be said to
+    // have failed far inside the timeout.
+    let deadline = "unable to check if user exists: context deadline exceeded";
+    let a = run(&[("manager.log", text(&manager_failing(Held::LateFirstLine, Some((295, 1500)), deadline)))]);
+    assert!(a.findings.iter().all(|f| f.kind != FindingKind::ExpiredContext), "{:#?}", a.findings);
+    // Without the hole its latent start reaches back to 10:04:51: it ran
+    // long, a real timeout, not an expired context either; and the stall.
+    let a = run(&[("manager.log", text(&manager_failing(Held::LateFirstLine, None, deadline)))]);
+    let kinds: Vec<FindingKind> = a.findings.iter().map(|f| f.kind).collect();
+    assert_eq!(kinds, [FindingKind::StalledWorker]);
+}
+
+#[test]
+fn a_reconcile_across_a_hole_in_its_only_log_is_not_a_stall() {
+    // It opened at 10:04:52, the log has nothing from then to 10:25:00: the
+    // worker's silence is not covered, so it is listed, not a stall.
+    let a = check(
+        &[("manager.log", text(&manager(Held::RanLong, Some((295, 1500)))))],
+        "source manager.log files=1 lines=110 10:00:00–10:26:46 gaps=[10:04:52–10:25:00]
+uncovered 90000000-0000-4000-8000-000000000000 10:04:52–10:25:00 other_lines=0
+held latent_start=none
+missing etcd
+",
+    );
+    let md = markdown(&a, &ReportOptions::default());
+    let section = md.split("### What this artifact does not show\n\n").nth(1).expect("the section").split("\n\n").next().unwrap();
+    assert_eq!(
+        section,
+        "- Worker 1 of widget ended no reconcile 10:04:52 → 10:25:00 (reconcile 90000000-0000-4000-8000-000000000000 held it), but its log manager.log has no line at all from 10:04:52 to 10:25:00: the log may be missing there, so this is not reported as a stall.
+- No line in `manager.log` 10:04:52–10:25:00 (20m08s; it usually logs at least every 18s): its log is missing there, or the process was silent.
+- Elections unknown: the artifact holds no etcd log, so no election found does not mean none happened."
+    );
+    // As GitHub renders it: a heading and a list of three items.
+    let html = gfm::render(&md);
+    let list = html.split("<h3>What this artifact does not show</h3>\n").nth(1).expect("the heading");
+    assert!(list.starts_with("<ul>\n<li>Worker 1 of widget"), "{list}");
+    assert_eq!(list[..list.find("</ul>").unwrap()].matches("<li>").count(), 3, "{list}");
+    gfm::assert_inert(&html, &[]);
+}
+
+#[test]
+fn the_same_run_with_the_manager_logging_throughout_is_a_stall() {
+    // The control for the case above: the same reconciles, no hole.
+    check(
+        &[("manager.log", text(&manager(Held::RanLong, None)))],
+        "source manager.log files=1 lines=230 10:00:00–10:26:46 gaps=[]
+stall widget 10:04:52–10:25:00 covered=true other_lines=120
+held latent_start=none
+missing etcd
+",
+    );
+}
+
+#[test]
+fn a_hole_in_one_container_is_not_covered_by_another_container_of_the_pod() {
+    // The manager container's log has the hole; the pod's sidecar logged
+    // a line every 30s all along (10:00:00 to 10:30:00). Another process:
+    // the manager's silence is still not covered.
+    let pod = "var/log/pods/cozy_kamaji-7d9_0a1b";
+    let sidecar: String = (0..61).map(|i| format!("{} stdout F I0526 {}.000000       1 proxy.go:42] proxied\n", ts(30 * i), &ts(30 * i)[11..19])).collect();
+    check(
+        &[(&format!("{pod}/manager/0.log"), cri(&manager(Held::RanLong, Some((295, 1500))))), (&format!("{pod}/sidecar/0.log"), sidecar)],
+        &format!(
+            "source {pod}/manager/0.log files=1 lines=110 10:00:00–10:26:46 gaps=[10:04:52–10:25:00]
+source {pod}/sidecar/0.log files=1 lines=61 10:00:00–10:30:00 gaps=[]
+uncovered 90000000-0000-4000-8000-000000000000 10:04:52–10:25:00 other_lines=0
+held latent_start=none
+missing etcd
+"
+        ),
+    );
+}
+
+#[test]
+fn a_quiet_controller_has_no_gap_and_no_stall() {
+    // A reconcile every 4 minutes (opening and done in the same second
+    // pair), one pause of 20 minutes: 5 of its usual waits, no gap.
+    let mut log = String::new();
+    let mut times: Vec<u32> = (0..12).map(|k| 240 * k).collect();
+    times.extend((0..3).map(|k| 240 * 11 + 1200 + 240 * k));
+    for (k, t) in times.iter().enumerate() {
+        log += &zap(*t, "INFO", "starting sync", "widget", "a", &rid('4', k as u32), "");
+        log += &zap(t + 1, "INFO", "synced", "widget", "a", &rid('4', k as u32), "");
+    }
+    // 12 + 3 reconciles, 30 lines: 10:00:00 to 11:12:01 (240·13 + 1200 + 1 s).
+    let a = run(&[("quiet.log", log)]);
+    let c = &a.coverage.sources[0];
+    assert_eq!((c.lines, c.gaps.len()), (30, 0), "{c:#?}");
+    assert_eq!(c.last.to_string(), "2026-05-26T11:12:01Z");
+    assert!(a.findings.iter().all(|f| f.kind != FindingKind::StalledWorker), "{:#?}", a.findings);
+    assert!(a.coverage.uncovered.is_empty());
+}
+
+/// etcd 3.5's zap JSON, through the kubelet's CRI file: routine lines, no
+/// election.
+fn etcd_log() -> String {
+    (0..5)
+        .map(|i| {
+            let t = ts(300 * i);
+            format!(
+                "{t} stderr F {{\"level\":\"info\",\"ts\":\"{}\",\"caller\":\"mvcc/index.go:214\",\"msg\":\"compact tree index\",\"revision\":{}}}\n",
+                &t,
+                43913 + i
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn without_an_etcd_log_elections_are_unknown_and_with_one_there_are_none() {
+    let manager_log = ("manager.log", text(&manager(Held::LateFirstLine, None)));
+    let a = run(std::slice::from_ref(&manager_log));
+    let doc = reconscope::analyze::json::to_json(&[], &a);
+    assert_eq!(doc["coverage"]["etcd"], "absent");
+    assert_eq!(doc["coverage"]["missing"][0]["kind"], "etcd");
+    let md = markdown(&a, &ReportOptions::default());
+    assert!(md.contains("reconciles in 2 controller instances, elections unknown (the artifact holds no etcd log), 1 findings."), "{md}");
+    assert!(md.contains("### etcd leader elections\n\nUnknown: the artifact holds no etcd log"), "{md}");
+    assert!(!md.contains("0 etcd leader elections"), "{md}");
+
+    let etcd = ("var/log/pods/kube-system_etcd-node1_9f8e/etcd/0.log", etcd_log());
+    let a = run(&[manager_log, etcd]);
+    let doc = reconscope::analyze::json::to_json(&[], &a);
+    assert_eq!(doc["coverage"]["etcd"], "present");
+    assert_eq!(doc["coverage"]["etcd_logs"], serde_json::json!(["var/log/pods/kube-system_etcd-node1_9f8e/etcd/0.log"]));
+    assert_eq!(doc["coverage"]["missing"], serde_json::json!([]));
+    let md = markdown(&a, &ReportOptions::default());
+    assert!(md.contains("reconciles in 2 controller instances, 0 etcd leader elections, 1 findings."), "{md}");
+    assert!(md.contains("### etcd leader elections\n\nNone in the etcd logs."), "{md}");
+    assert!(!md.contains("What this artifact does not show"), "nothing missing: {md}");
+
+    // etcd under systemd (capnslog's journald formatter: the bare message
+    // after the journal's prefix), nothing about an election.
+    let journal = "May 26 10:00:00 node1 etcd[1188]: published {Name:node1 ClientURLs:[https://10.0.0.1:2379]} to cluster 5f8e0b2d\n\
+                   May 26 10:00:01 node1 etcd[1188]: ready to serve client requests\n";
+    let a = run(&[("manager.log", text(&manager(Held::LateFirstLine, None))), ("node1/journal.txt", journal.to_string())]);
+    assert_eq!(a.coverage.etcd_logs, ["node1/journal.txt"]);
+}
+
+#[test]
+fn a_restarted_container_without_its_previous_log_is_noted() {
+    let dir = "var/log/pods/cozy_kamaji-7d9_0a1b/manager";
+    let lines = manager(Held::LateFirstLine, None);
+    let a = run(&[(&format!("{dir}/2.log"), cri(&lines))]);
+    let m: Vec<(&str, Option<&str>)> = a.coverage.missing.iter().map(|m| (m.kind.as_str(), m.path.as_deref())).collect();
+    assert_eq!(m, [("etcd", None), ("previous-log", Some(format!("{dir}/2.log").as_str()))]);
+    assert!(a.coverage.missing[1].message.contains(&format!("{dir}/1.log, the log of the run before, is absent")), "{}", a.coverage.missing[1].message);
+    // Runs 0 and 1 beside each other: nothing missing but etcd.
+    let (zero, one): (Vec<_>, Vec<_>) = lines.into_iter().partition(|(t, _)| *t < 600);
+    let a = run(&[(&format!("{dir}/0.log"), cri(&zero)), (&format!("{dir}/1.log"), cri(&one))]);
+    let m: Vec<&str> = a.coverage.missing.iter().map(|m| m.kind.as_str()).collect();
+    assert_eq!(m, ["etcd"]);
+}
+
+#[test]
+fn a_silence_with_no_other_line_is_not_covered_even_without_a_gap() {
+    // widget alone: a, b, c every 10s up to 10:04:51, `stuck` from 10:04:52
+    // to 10:08:52 (4 minutes: past the stall's 200s, 20 of its usual 10s,
+    // but no gap under the 5-minute floor), then d, e, f. Nothing else in
+    // the log (its last line is f's at 10:08:59): nothing shows the process
+    // was logging.
+    let mut log = String::new();
+    for k in 0..30 {
+        let obj = ["a", "b", "c"][k as usize % 3];
+        log += &zap(10 * k, "INFO", "starting sync", "widget", obj, &rid('1', k), "");
+        log += &zap(10 * k + 1, "INFO", "synced", "widget", obj, &rid('1', k), "");
+    }
+    log += &zap(292, "INFO", "starting sync", "widget", "stuck", &rid('9', 0), "");
+    log += &zap(532, "ERROR", "sync failed", "widget", "stuck", &rid('9', 0), ", \"error\": \"etcd request failed\"");
+    for (n, obj) in ["d", "e", "f"].iter().enumerate() {
+        let t = 534 + 2 * n as u32;
+        log += &zap(t, "INFO", "starting sync", "widget", obj, &rid('2', n as u32), "");
+        log += &zap(t + 1, "INFO", "synced", "widget", obj, &rid('2', n as u32), "");
+    }
+    let a = check(
+        &[("manager.log", log)],
+        "source manager.log files=1 lines=68 10:00:00–10:08:59 gaps=[]
+uncovered 90000000-0000-4000-8000-000000000000 10:04:52–10:08:52 other_lines=0
+held latent_start=none
+missing etcd
+",
+    );
+    assert!(a.coverage.uncovered[0]
+        .message
+        .ends_with("but its log manager.log wrote no other line then: nothing shows the process was logging, so this is not reported as a stall."));
+}
+
+/// `kubectl get pods -o yaml` of the kamaji pod: its manager container
+/// restarted twice, its sidecar never.
+const PODS_YAML: &str = r#"apiVersion: v1
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    creationTimestamp: "2026-05-26T09:00:00Z"
+    name: kamaji-7d9
+    namespace: cozy
+  spec:
+    containers:
+    - image: clastix/kamaji:edge-26.8.1
+      name: manager
+  status:
+    containerStatuses:
+    - image: clastix/kamaji:edge-26.8.1
+      lastState:
+        terminated:
+          exitCode: 2
+          reason: Error
+      name: manager
+      ready: true
+      restartCount: 2
+      started: true
+    - name: sidecar
+      ready: true
+      restartCount: 0
+    phase: Running
+kind: List
+metadata:
+  resourceVersion: ""
+"#;
+
+#[test]
+fn a_dump_s_restart_count_without_a_previous_log_is_noted() {
+    let current = "snap/namespaces/cozy/v1/pod/kamaji-7d9/manager/current.log";
+    let lines = text(&manager(Held::LateFirstLine, None));
+    let a = run(&[("snap/pods.yaml", PODS_YAML.to_string()), (current, lines.clone())]);
+    let m: Vec<(&str, Option<&str>)> = a.coverage.missing.iter().map(|m| (m.kind.as_str(), m.path.as_deref())).collect();
+    assert_eq!(m, [("etcd", None), ("previous-log", Some(current))]);
+    assert!(
+        a.coverage.missing[1].message.starts_with("Container manager of pod kamaji-7d9 restarted 2 times (snap/pods.yaml says so)"),
+        "{}",
+        a.coverage.missing[1].message
+    );
+    // Its previous log beside it (crust-gather's `previous.log`): nothing.
+    let previous = "snap/namespaces/cozy/v1/pod/kamaji-7d9/manager/previous.log";
+    let a = run(&[("snap/pods.yaml", PODS_YAML.to_string()), (previous, lines.clone()), (current, lines)]);
+    let m: Vec<&str> = a.coverage.missing.iter().map(|m| m.kind.as_str()).collect();
+    assert_eq!(m, ["etcd"]);
+}
