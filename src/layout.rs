@@ -136,6 +136,67 @@ pub struct Timeline {
     /// Goroutine dumps, at the time each was taken.
     #[serde(default)]
     pub dumps: Vec<DumpLine>,
+    /// Reconciles in flight against the workers, in controller instances'
+    /// group rows (those with more than one worker).
+    #[serde(default)]
+    pub in_flight: Vec<InFlightLane>,
+    /// Log sources worth a lane under the etcd lane: those with a gap, a
+    /// lost lease or a restart ([`SOURCE_LANES`] at most).
+    #[serde(default)]
+    pub sources: Vec<SourceLane>,
+    /// How many log sources the analysis saw in all.
+    #[serde(default)]
+    pub sources_total: u32,
+}
+
+/// At most this many log sources get a lane (the others are counted).
+pub const SOURCE_LANES: usize = 6;
+
+/// A controller instance's reconciles in flight, drawn in its group row:
+/// `peaks[i]` at most at once in `[start_nanos + i·bucket_nanos, +bucket_nanos)`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InFlightLane {
+    pub row: u32,
+    pub workers: u32,
+    pub start_nanos: i64,
+    pub bucket_nanos: i64,
+    pub peaks: Vec<u16>,
+}
+
+impl InFlightLane {
+    /// Runs of buckets at one level: (start, end, most in flight), for
+    /// painting a step at a time.
+    pub fn steps(&self) -> impl Iterator<Item = (i64, i64, u16)> + '_ {
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            let level = *self.peaks.get(i)?;
+            let from = i;
+            while self.peaks.get(i) == Some(&level) {
+                i += 1;
+            }
+            let at = |k: usize| self.start_nanos.saturating_add((k as i64).saturating_mul(self.bucket_nanos));
+            Some((at(from), at(i), level))
+        })
+    }
+}
+
+/// One process's log (a container's, with its rotated files): from its
+/// first line to its last, its gaps cut out, when it held its leader
+/// lease, and how it ended when a restart or a lost lease says so.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SourceLane {
+    /// Its file name (the container's, where the path tells).
+    pub label: String,
+    pub path: String,
+    pub first_nanos: i64,
+    pub last_nanos: i64,
+    /// No line from `.0` to `.1`: the log may be missing there.
+    pub gaps: Vec<(i64, i64)>,
+    /// It held its leader lease from `.0` to `.1` (acquired, lost).
+    pub leader: Vec<(i64, i64)>,
+    /// How the process ended, at its last line (`lease lost`, `restarted
+    /// after panic`), when a finding says.
+    pub ended: Option<String>,
 }
 
 /// A goroutine dump, drawn as a line across every row at its time.
@@ -362,7 +423,11 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
         let collapsed = opts.collapsed.contains(&key);
         let g = rows.len() as u32;
         group_row[c] = g;
-        let workers = if ctrl.workers == 1 { "1 worker".to_string() } else { format!("{} workers", ctrl.workers) };
+        let workers = match a.in_flight.iter().find(|l| l.controller == c) {
+            _ if ctrl.workers == 1 => "1 worker".to_string(),
+            Some(l) => format!("{} workers · at most {} at once", ctrl.workers, l.peak),
+            None => format!("{} workers", ctrl.workers),
+        };
         rows.push(Row { key: key.clone(), label: format!("{} · {workers}", ctrl.name), depth: 0, controller: c as u32, collapsed, bar_start: 0, bar_end: 0 });
 
         if by_lane {
@@ -592,7 +657,75 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
             *l = shown;
         }
     }
-    Timeline { start_nanos, end_nanos, rows, bars, max_end_prefix, bands, markers, highlights, dumps }
+    let in_flight = a
+        .in_flight
+        .iter()
+        .filter_map(|l| {
+            let row = *group_row.get(l.controller)?;
+            (row != NO_ROW).then(|| InFlightLane { row, workers: l.workers, start_nanos: l.start.nanos, bucket_nanos: l.bucket_nanos, peaks: l.peaks.clone() })
+        })
+        .collect();
+    let (sources, sources_total) = source_lanes(a);
+    Timeline { start_nanos, end_nanos, rows, bars, max_end_prefix, bands, markers, highlights, dumps, in_flight, sources, sources_total }
+}
+
+/// The log sources with something to show: a gap, a lost lease, a
+/// restart (its previous and its current log); at most [`SOURCE_LANES`],
+/// in the order the analysis lists them.
+fn source_lanes(a: &Analysis) -> (Vec<SourceLane>, u32) {
+    use crate::analyze::Detail;
+    let cov = &a.coverage.sources;
+    let of = |path: &str| cov.iter().position(|s| s.path == path || s.files.iter().any(|f| f == path));
+    let mut leader: Vec<Vec<(i64, i64)>> = vec![Vec::new(); cov.len()];
+    let mut ended: Vec<Option<String>> = vec![None; cov.len()];
+    for f in &a.findings {
+        match f.detail.as_deref() {
+            Some(Detail::Lease(l)) => {
+                if let Some(i) = of(&l.source) {
+                    leader[i].push((l.acquired.map_or(cov[i].first.nanos, |t| t.nanos), l.lost.nanos));
+                    ended[i].get_or_insert_with(|| "lease lost".into());
+                }
+            }
+            Some(Detail::Restart(r)) => {
+                if let Some(i) = of(&r.previous) {
+                    ended[i] = Some(match r.previous_exit.as_str() {
+                        "unknown" => "its log stops; a new process followed".to_string(),
+                        exit => format!("ended: {exit}; a new process followed"),
+                    });
+                }
+                if let Some(i) = of(&r.current) {
+                    ended[i].get_or_insert_with(String::new);
+                    // Held from its acquisition to its log's end, as far
+                    // as the log shows (a loss would be its own finding).
+                    if let Some(t) = r.acquired {
+                        if !leader[i].iter().any(|&(s, _)| s == t.nanos) {
+                            leader[i].push((t.nanos, cov[i].last.nanos));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let lanes = cov
+        .iter()
+        .enumerate()
+        .filter(|(i, s)| !s.gaps.is_empty() || !leader[*i].is_empty() || ended[*i].is_some())
+        .take(SOURCE_LANES)
+        .map(|(i, s)| {
+            let name = s.container.clone().unwrap_or_else(|| crate::model::file_name(&s.path).to_string());
+            SourceLane {
+                label: crate::inert::label(&name).into_owned(),
+                path: s.path.clone(),
+                first_nanos: s.first.nanos,
+                last_nanos: s.last.nanos,
+                gaps: s.gaps.iter().map(|g| (g.start.nanos, g.end.nanos)).collect(),
+                leader: leader[i].clone(),
+                ended: ended[i].clone().filter(|e| !e.is_empty()),
+            }
+        })
+        .collect();
+    (lanes, cov.len() as u32)
 }
 
 fn child(key: String, label: String, c: usize) -> Row {

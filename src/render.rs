@@ -53,6 +53,8 @@ const BAR_PAD: f64 = 4.0;
 const TITLE_H: f64 = 56.0;
 const AXIS_H: f64 = 28.0;
 const LANE_H: f64 = 19.0;
+/// A log source's lane (see [`crate::layout::SourceLane`]).
+const SOURCE_H: f64 = 14.0;
 /// At most this many lines of election, finding and dump labels.
 const MAX_LANES: usize = 8;
 const RIGHT_PAD: f64 = 14.0;
@@ -461,7 +463,12 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     let placed = stack(&notes, px1);
     let lanes = placed.iter().flatten().map(|&(l, _)| l + 1).max().unwrap_or(0);
     let unlabelled = placed[first_finding_note..].iter().filter(|p| p.is_none()).count();
-    let rows_top = lanes_top + lanes as f64 * LANE_H + if lanes > 0 { 6.0 } else { 0.0 };
+    // Log sources' lanes under the notes: one per source with a gap, a
+    // lost lease or a restart, and a line counting the others.
+    let sources_top = lanes_top + lanes as f64 * LANE_H + if lanes > 0 { 6.0 } else { 0.0 };
+    let more_sources = !t.sources.is_empty() && t.sources_total as usize > t.sources.len();
+    let sources_h = if t.sources.is_empty() { 0.0 } else { (t.sources.len() + usize::from(more_sources)) as f64 * SOURCE_H + 4.0 };
+    let rows_top = sources_top + sources_h;
     let row_y = |r: usize| rows_top + r as f64 * ROW_H;
     let rows_bottom = row_y(t.rows.len().max(if t.rows.is_empty() { 2 } else { 0 }));
     for n in &mut notes[first_finding_note..] {
@@ -557,6 +564,72 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
         }
     }
     d.line(0.0, axis_top + AXIS_H - 0.5, width, axis_top + AXIS_H - 0.5, &format!(r#"stroke="{}""#, p.grid));
+
+    // Reconciles in flight in a controller's group row, against its
+    // workers: a step as high as the share of the workers busy, red where
+    // all of them are.
+    for l in &t.in_flight {
+        let y = row_y(l.row as usize);
+        for (s, e, level) in l.steps().filter(|st| st.2 > 0 && visible(st.0, st.1)) {
+            let (x0, x1) = (cx(x_of(s)), cx(x_of(e)));
+            let full = u32::from(level) >= l.workers;
+            let h = (ROW_H - 4.0) * (f64::from(level) / f64::from(l.workers.max(1))).min(1.0);
+            let (c, o) = if full { (p.error, 0.45) } else { (p.muted, 0.22) };
+            d.rect(x0, y + ROW_H - 2.0 - h, (x1 - x0).max(0.5), h, &format!(r#"fill="{c}" fill-opacity="{o}" data-in-flight="{level}""#));
+        }
+    }
+
+    // The log sources' lanes: from the first line to the last, gaps left
+    // open and outlined, the leader lease shaded.
+    for (i, src) in t.sources.iter().enumerate() {
+        let y = sources_top + i as f64 * SOURCE_H;
+        let (bh, by) = (SOURCE_H - 5.0, y + 2.5);
+        let mut title = format!("log {}", src.path);
+        match src.gaps.len() {
+            0 => {}
+            1 => title.push_str(": 1 gap with no line (the log may be missing there)"),
+            n => title.push_str(&format!(": {n} gaps with no line (the log may be missing there)")),
+        }
+        if !src.leader.is_empty() {
+            title.push_str("; dark: it held its leader lease");
+        }
+        if let Some(e) = &src.ended {
+            title.push_str(&format!("; {e}"));
+        }
+        let _ = writeln!(d.out, "<g data-source=\"{}\"><title>{}</title>", esc(&clean(&src.path)), esc(&clean(&title)));
+        d.text(
+            8.0,
+            y + SOURCE_H / 2.0,
+            FONT_SMALL,
+            &middle_cut(&format!("log {}", clean(&src.label)), label_w - 16.0, FONT_SMALL, false),
+            &format!(r#"fill="{}""#, p.muted),
+        );
+        let mut from = src.first_nanos;
+        let mut spans: Vec<(i64, i64)> = Vec::new();
+        for &(gs, ge) in &src.gaps {
+            spans.push((from, gs));
+            from = ge;
+        }
+        spans.push((from, src.last_nanos));
+        for (s0, s1) in spans.into_iter().filter(|&(a, b)| visible(a, b)) {
+            let (x0, x1) = (cx(x_of(s0)), cx(x_of(s1)));
+            d.rect(x0, by, (x1 - x0).max(1.5), bh, &format!(r#"fill="{}" fill-opacity="0.35""#, p.muted));
+        }
+        for &(gs, ge) in src.gaps.iter().filter(|g| visible(g.0, g.1)) {
+            let (x0, x1) = (cx(x_of(gs)), cx(x_of(ge)));
+            d.rect(x0, by, (x1 - x0).max(1.5), bh, &format!(r#"fill="none" stroke="{}" stroke-dasharray="3 2" data-gap="1""#, p.error));
+        }
+        for &(ls, le) in src.leader.iter().filter(|l| visible(l.0, l.1)) {
+            let (x0, x1) = (cx(x_of(ls)), cx(x_of(le)));
+            d.rect(x0, by + bh / 4.0, (x1 - x0).max(1.5), bh / 2.0, &format!(r#"fill="{}" data-leader="1""#, p.band_text));
+        }
+        d.out.push_str("</g>\n");
+    }
+    if more_sources {
+        let y = sources_top + t.sources.len() as f64 * SOURCE_H + SOURCE_H / 2.0;
+        let more = format!("{} more log sources, without gaps, lost leases or restarts", t.sources_total as usize - t.sources.len());
+        d.text(px0 + 4.0, y, FONT_SMALL, &more, &format!(r#"fill="{}""#, p.muted));
+    }
 
     // Election bands, from the axis down across every row; the leaderless
     // part darker.

@@ -441,3 +441,21 @@ fn a_dump_s_restart_count_without_a_previous_log_is_noted() {
     let m: Vec<&str> = a.coverage.missing.iter().map(|m| m.kind.as_str()).collect();
     assert_eq!(m, ["etcd"]);
 }
+
+/// The hole of the test above is drawn: the log's lane open from 10:04:52
+/// to 10:25:00 and outlined, in the timeline and the SVG.
+#[test]
+fn a_hole_is_open_on_its_log_s_lane() {
+    use reconscope::layout::{layout, LayoutOptions};
+    let a = run(&[("manager.log", text(&manager(Held::RanLong, Some((295, 1500)))))]);
+    let tl = layout(&a, &LayoutOptions::default());
+    assert_eq!(tl.sources.len(), 1);
+    let at = |s: &str| reconscope::time::parse_rfc3339(format!("2026-05-26T{s}Z").as_bytes(), false, 0).unwrap().ts.nanos;
+    assert_eq!((tl.sources[0].label.as_str(), tl.sources[0].gaps.clone()), ("manager.log", vec![(at("10:04:52"), at("10:25:00"))]));
+    let svg = reconscope::render::svg(&a, &tl, &reconscope::render::View::default());
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed");
+    assert_eq!(doc.descendants().filter(|n| n.attribute("data-gap") == Some("1")).count(), 1);
+    // A log with no hole has no lane (nothing to show but a bar).
+    let a = run(&[("manager.log", text(&manager(Held::RanLong, None)))]);
+    assert!(layout(&a, &LayoutOptions::default()).sources.is_empty());
+}

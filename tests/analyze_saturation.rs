@@ -132,3 +132,34 @@ fn the_markdown_has_a_table_of_saturated_workers() {
     assert!(md.contains("**saturated-workers · widget · 9m57s, 10:05:03–10:15:00**"), "{md}");
     assert!(md.contains("| widget | 4 | 9m57s | 10:05:03–10:15:00 | 8 | 9m58s |"), "{md}");
 }
+
+/// The lane: the controller's group row shows its reconciles in flight
+/// against its 4 workers, all 4 busy from the fourth holder's start
+/// (10:05:03) to 10:15:01 (the first holder ends at 10:15:00 as w0 begins;
+/// at 10:15:01 db1 and w0 end, and w1 begins: 3), and the SVG draws it
+/// there (red where all are busy), as well-formed XML.
+#[test]
+fn the_timeline_shows_all_four_workers_busy_in_the_controller_s_row() {
+    use reconscope::layout::{layout, LayoutOptions};
+    let a = run();
+    let tl = layout(&a, &LayoutOptions::default());
+    assert_eq!(tl.rows[0].label, "widget · 4 workers · at most 4 at once");
+    assert_eq!(tl.in_flight.len(), 1);
+    let lane = &tl.in_flight[0];
+    assert_eq!((lane.row, lane.workers), (0, 4));
+    let at = |h: u32, m: u32, s: u32| reconscope::time::parse_rfc3339(format!("2026-05-26T{h:02}:{m:02}:{s:02}Z").as_bytes(), false, 0).unwrap().ts.nanos;
+    // Buckets of the 16m49s run: the four held from 10:05:03 to 10:15:00
+    // cover every bucket between whole; before 10:05:00 at most 1 ran at
+    // once (a second each, 2 s apart).
+    let full: Vec<(i64, i64)> = lane.steps().filter(|s| s.2 >= 4).map(|s| (s.0, s.1)).collect();
+    assert_eq!(full.len(), 1, "{full:?}");
+    let (s, e) = full[0];
+    assert!(s <= at(10, 5, 3) && at(10, 5, 3) - s <= lane.bucket_nanos, "{s}");
+    assert!(e >= at(10, 15, 1) && e - at(10, 15, 1) <= lane.bucket_nanos, "{e}");
+    assert!(lane.steps().filter(|st| st.1 <= at(10, 5, 0)).all(|st| st.2 <= 1));
+    let svg = reconscope::render::svg(&a, &tl, &reconscope::render::View::default());
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed");
+    let busy: Vec<roxmltree::Node> = doc.descendants().filter(|n| n.attribute("data-in-flight") == Some("4")).collect();
+    assert_eq!(busy.len(), 1);
+    assert_eq!(busy[0].attribute("fill"), Some(reconscope::render::LIGHT.error));
+}

@@ -378,3 +378,38 @@ fn a_lost_lease_with_reconciles_after_it_does_not_claim_they_stopped() {
         l[0].message
     );
 }
+
+/// The manager's life as lanes: the previous process's log with its
+/// leader lease shaded from 11:00:02.2 (acquired) to 11:00:30.4 (lost), ended
+/// by the lost lease; the new process's log after it, leader from its
+/// acquisition at 11:00:58.3 to its last line; in the SVG too.
+#[test]
+fn the_timeline_has_a_lane_per_process_with_its_leadership() {
+    use reconscope::layout::{layout, LayoutOptions};
+    let prev = format!("{POD}logs-manager-previous.txt");
+    let cur = format!("{POD}logs-manager.txt");
+    let a = run(&[(&cur, CURRENT), (&prev, PREVIOUS)]);
+    let tl = layout(&a, &LayoutOptions::default());
+    let at = |s: &str| reconscope::time::parse_rfc3339(format!("2026-05-26T{s}Z").as_bytes(), false, 0).unwrap().ts.nanos;
+    type Lane<'a> = (&'a str, &'a str, Vec<(i64, i64)>, Option<&'a str>);
+    let lanes: Vec<Lane> = tl.sources.iter().map(|s| (s.label.as_str(), s.path.as_str(), s.leader.clone(), s.ended.as_deref())).collect();
+    assert_eq!(
+        lanes,
+        [
+            ("logs-manager.txt", cur.as_str(), vec![(at("11:00:58.300000"), at("11:01:00"))], None),
+            (
+                "logs-manager-previous.txt",
+                prev.as_str(),
+                vec![(at("11:00:02.200000"), at("11:00:30.400000"))],
+                Some("ended: lease-lost; a new process followed")
+            ),
+        ]
+    );
+    assert_eq!(tl.sources_total, 2);
+    let svg = reconscope::render::svg(&a, &tl, &reconscope::render::View::default());
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed");
+    let leader = doc.descendants().filter(|n| n.attribute("data-leader") == Some("1")).count();
+    assert_eq!(leader, 2);
+    let titles: Vec<&str> = doc.descendants().filter(|n| n.has_tag_name("title")).filter_map(|n| n.text()).filter(|t| t.starts_with("log ")).collect();
+    assert!(titles.iter().any(|t| t.contains("held its leader lease") && t.contains("lease-lost")), "{titles:?}");
+}

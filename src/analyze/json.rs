@@ -284,7 +284,7 @@ fn finding(a: &Analysis, f: &Finding) -> Value {
         Some(Detail::Restart(d)) => {
             v["restart"] = json!({
                 "previous": d.previous, "current": d.current, "previous_end": t(Some(d.previous_end)),
-                "previous_exit": d.previous_exit, "started": t(Some(d.started)), "resumed": t(d.resumed),
+                "previous_exit": d.previous_exit, "started": t(Some(d.started)), "acquired": t(d.acquired), "resumed": t(d.resumed),
                 "cut_off": d.cut_off,
             })
         }

@@ -443,6 +443,9 @@ pub struct Restart {
     pub previous_exit: String,
     /// When the new process started (its first line, or its `starting manager`).
     pub started: Timestamp,
+    /// When the new process acquired its leader lease, when its log says.
+    #[serde(default)]
+    pub acquired: Option<Timestamp>,
     /// Its first reconcile line.
     pub resumed: Option<Timestamp>,
     /// Reconciles of the previous process that were in flight when it ended.

@@ -839,6 +839,7 @@ fn restarts(
             previous_end: prev_end,
             previous_exit: exit_word.to_string(),
             started,
+            acquired: acquired.map(|x| x.time),
             resumed: resumed.map(|i| spans[i].1),
             cut_off: cut.iter().map(|&i| a.reconciles[i].reconcile_id.clone()).collect(),
         };

@@ -23,6 +23,7 @@ mod highlights;
 mod markers;
 mod overview;
 mod rows;
+mod sources;
 
 use std::cell::RefCell;
 use std::ops::Range;
@@ -129,6 +130,9 @@ pub(crate) struct Geom {
     /// The etcd lane: `lane_top..lane_top + lane_h` (0 high without elections).
     lane_top: f64,
     lane_h: f64,
+    /// The log sources' lanes, under the etcd lane (0 high without any).
+    sources_top: f64,
+    sources_h: f64,
     rows_top: f64,
     rows_bottom: f64,
     overview_top: f64,
@@ -490,7 +494,8 @@ impl State {
 
     fn geom(&self) -> Geom {
         let lane_h = if self.tl.bands.is_empty() { 0.0 } else { LANE_H };
-        let rows_top = AXIS_H + lane_h;
+        let sources_h = sources::height(&self.tl);
+        let rows_top = AXIS_H + lane_h + sources_h;
         let rows_bottom = (self.h - OVERVIEW_H).max(rows_top);
         let rows = self.tl.rows.len();
         let first_row = (self.scroll / ROW_H).floor().max(0.0) as usize;
@@ -501,6 +506,8 @@ impl State {
             label_w: self.label_w,
             lane_top: AXIS_H,
             lane_h,
+            sources_top: AXIS_H + lane_h,
+            sources_h,
             rows_top,
             rows_bottom,
             overview_top: rows_bottom,
@@ -855,6 +862,9 @@ impl State {
         if y >= g.overview_top {
             return Some("The whole run: drag the box to move the view, click to jump".into());
         }
+        if y >= g.sources_top && y < g.sources_top + g.sources_h {
+            return sources::describe(self, x, y);
+        }
         if y >= g.lane_top && y < g.lane_top + g.lane_h {
             if x < self.label_w {
                 return Some("etcd leader elections (term, leader, leaderless time)".into());
@@ -1027,7 +1037,7 @@ impl State {
                 let window_h = web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|v| v.as_f64()).unwrap_or(800.0);
                 let max_h = (window_h - 140.0).clamp(MIN_H, MAX_H);
                 let lane = if self.tl.bands.is_empty() { 0.0 } else { LANE_H };
-                (AXIS_H + lane + rows * ROW_H + OVERVIEW_H + 6.0).clamp(MIN_H, max_h)
+                (AXIS_H + lane + sources::height(&self.tl) + rows * ROW_H + OVERVIEW_H + 6.0).clamp(MIN_H, max_h)
             }
         };
         let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
@@ -1094,6 +1104,7 @@ impl State {
         ctx.clip();
         let ticks = axis::ticks(&f);
         axis::grid(&f, &ticks);
+        rows::in_flight(&f);
         bands::paint(&f);
         highlights::boxes(&f);
         let drawn = bars::paint(&f, &patterns);
@@ -1105,6 +1116,7 @@ impl State {
         rows::labels(&f);
         axis::paint(&f, &ticks);
         etcd::paint(&f);
+        sources::paint(&f);
         overview::paint(&f);
         rows::scroll_hint(&f);
 

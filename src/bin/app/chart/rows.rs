@@ -83,3 +83,26 @@ pub(super) fn scroll_hint(f: &Frame) {
         ctx.set_global_alpha(1.0);
     }
 }
+
+/// Reconciles in flight in a controller's group row, against its workers
+/// (as the SVG draws them): a step as high as the share of its workers
+/// busy, in the error colour where all are.
+pub(super) fn in_flight(f: &Frame) {
+    let (ctx, p, g) = (f.ctx, f.p, &f.g);
+    for l in &f.tl.in_flight {
+        let r = l.row as usize;
+        if r < g.first_row || r >= g.last_row {
+            continue;
+        }
+        let y = g.row_y(r);
+        for (s, e, level) in l.steps().filter(|st| st.2 > 0 && f.s.overlaps(st.0, st.1)) {
+            let (x0, x1) = (f.s.x_clamped(s), f.s.x_clamped(e));
+            let full = u32::from(level) >= l.workers;
+            let h = (ROW_H - 4.0) * (f64::from(level) / f64::from(l.workers.max(1))).min(1.0);
+            ctx.set_global_alpha(if full { 0.5 } else { 0.25 });
+            ctx.set_fill_style_str(if full { &p.error } else { &p.muted });
+            ctx.fill_rect(x0, y + ROW_H - 2.0 - h, (x1 - x0).max(0.5), h);
+        }
+    }
+    ctx.set_global_alpha(1.0);
+}
