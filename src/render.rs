@@ -476,7 +476,29 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     }
 
     // The legend, laid out in lines.
-    let legend = legend_items(p);
+    let mut legend = legend_items(p);
+    // The lanes' keys, when the chart has them.
+    if !t.in_flight.is_empty() {
+        legend.push(LegendItem {
+            text: "workers busy (in a controller's row; red: all)",
+            draw: |d, p, x, y| {
+                d.rect(x, y - 1.0, 8.0, 7.0, &format!(r#"fill="{}" fill-opacity="0.22""#, p.muted));
+                d.rect(x + 8.0, y - 6.0, 8.0, 12.0, &format!(r#"fill="{}" fill-opacity="0.45""#, p.error));
+            },
+        });
+    }
+    if !t.sources.is_empty() {
+        legend.push(LegendItem {
+            text: "log: lines, gap with none",
+            draw: |d, p, x, y| {
+                d.rect(x, y - 4.5, 7.0, 9.0, &format!(r#"fill="{}" fill-opacity="0.35""#, p.muted));
+                d.rect(x + 8.5, y - 4.0, 7.0, 8.0, &format!(r#"fill="none" stroke="{}" stroke-dasharray="3 2""#, p.error));
+            },
+        });
+        if t.sources.iter().any(|s| !s.leader.is_empty()) {
+            legend.push(LegendItem { text: "leader lease held", draw: |d, p, x, y| d.rect(x, y - 2.5, 16.0, 5.0, &format!(r#"fill="{}""#, p.band_text)) });
+        }
+    }
     let mut legend_lines: Vec<Vec<(f64, &LegendItem)>> = vec![Vec::new()];
     let mut lx = 8.0;
     for item in &legend {

@@ -1132,6 +1132,10 @@ impl State {
         let _ = c.set_attribute("data-plot-left", &format!("{:.1}", g.label_w));
         let _ = c.set_attribute("data-plot-width", &format!("{:.1}", self.plot_w()));
         let _ = c.set_attribute("data-rows-top", &format!("{:.1}", g.rows_top));
+        // The lanes: log sources' (top and count) and in-flight rows.
+        let _ = c.set_attribute("data-sources-top", &format!("{:.1}", g.sources_top));
+        let _ = c.set_attribute("data-source-lanes", &self.tl.sources.len().to_string());
+        let _ = c.set_attribute("data-in-flight-lanes", &self.tl.in_flight.len().to_string());
         let set_or_remove = |name: &str, v: Option<String>| match v {
             Some(v) => {
                 let _ = c.set_attribute(name, &v);
