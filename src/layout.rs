@@ -140,8 +140,9 @@ pub struct Timeline {
     /// group rows (those with more than one worker).
     #[serde(default)]
     pub in_flight: Vec<InFlightLane>,
-    /// Log sources worth a lane under the etcd lane: those with a gap, a
-    /// lost lease or a restart ([`SOURCE_LANES`] at most).
+    /// The log sources' lanes under the etcd lane: those with a gap, a
+    /// lost lease or a restart first, then the others ([`SOURCE_LANES`]
+    /// at most).
     #[serde(default)]
     pub sources: Vec<SourceLane>,
     /// How many log sources the analysis saw in all.
@@ -185,7 +186,8 @@ impl InFlightLane {
 /// lease, and how it ended when a restart or a lost lease says so.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SourceLane {
-    /// Its file name (the container's, where the path tells).
+    /// Its pod and container where the path tells (`etcd-0/etcd`), else
+    /// its file name.
     pub label: String,
     pub path: String,
     pub first_nanos: i64,
@@ -669,9 +671,9 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
     Timeline { start_nanos, end_nanos, rows, bars, max_end_prefix, bands, markers, highlights, dumps, in_flight, sources, sources_total }
 }
 
-/// The log sources with something to show: a gap, a lost lease, a
-/// restart (its previous and its current log); at most [`SOURCE_LANES`],
-/// in the order the analysis lists them.
+/// A lane per log source, at most [`SOURCE_LANES`]: those with something
+/// to show (a gap, a lost lease, a restart: its previous and its current
+/// log) first, then the others, each group in the analysis' order.
 fn source_lanes(a: &Analysis) -> (Vec<SourceLane>, u32) {
     use crate::analyze::Detail;
     let cov = &a.coverage.sources;
@@ -707,13 +709,19 @@ fn source_lanes(a: &Analysis) -> (Vec<SourceLane>, u32) {
             _ => {}
         }
     }
-    let lanes = cov
-        .iter()
-        .enumerate()
-        .filter(|(i, s)| !s.gaps.is_empty() || !leader[*i].is_empty() || ended[*i].is_some())
+    // Those with something to show first, then the others, in order.
+    let mut order: Vec<usize> = (0..cov.len()).collect();
+    order.sort_by_key(|&i| cov[i].gaps.is_empty() && leader[i].is_empty() && ended[i].is_none());
+    let lanes = order
+        .into_iter()
+        .map(|i| (i, &cov[i]))
         .take(SOURCE_LANES)
         .map(|(i, s)| {
-            let name = s.container.clone().unwrap_or_else(|| crate::model::file_name(&s.path).to_string());
+            let name = match (&s.pod, &s.container) {
+                (Some(p), Some(c)) => format!("{p}/{c}"),
+                (None, Some(c)) => c.clone(),
+                _ => crate::model::file_name(&s.path).to_string(),
+            };
             SourceLane {
                 label: crate::inert::label(&name).into_owned(),
                 path: s.path.clone(),

@@ -463,8 +463,8 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     let placed = stack(&notes, px1);
     let lanes = placed.iter().flatten().map(|&(l, _)| l + 1).max().unwrap_or(0);
     let unlabelled = placed[first_finding_note..].iter().filter(|p| p.is_none()).count();
-    // Log sources' lanes under the notes: one per source with a gap, a
-    // lost lease or a restart, and a line counting the others.
+    // Log sources' lanes under the notes (those with a gap, a lost lease
+    // or a restart first), and a line counting the others.
     let sources_top = lanes_top + lanes as f64 * LANE_H + if lanes > 0 { 6.0 } else { 0.0 };
     let more_sources = !t.sources.is_empty() && t.sources_total as usize > t.sources.len();
     let sources_h = if t.sources.is_empty() { 0.0 } else { (t.sources.len() + usize::from(more_sources)) as f64 * SOURCE_H + 4.0 };
@@ -649,7 +649,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     }
     if more_sources {
         let y = sources_top + t.sources.len() as f64 * SOURCE_H + SOURCE_H / 2.0;
-        let more = format!("{} more log sources, without gaps, lost leases or restarts", t.sources_total as usize - t.sources.len());
+        let more = format!("{} more log sources", t.sources_total as usize - t.sources.len());
         d.text(px0 + 4.0, y, FONT_SMALL, &more, &format!(r#"fill="{}""#, p.muted));
     }
 

@@ -455,7 +455,8 @@ fn a_hole_is_open_on_its_log_s_lane() {
     let svg = reconscope::render::svg(&a, &tl, &reconscope::render::View::default());
     let doc = roxmltree::Document::parse(&svg).expect("well-formed");
     assert_eq!(doc.descendants().filter(|n| n.attribute("data-gap") == Some("1")).count(), 1);
-    // A log with no hole has no lane (nothing to show but a bar).
+    // A log with no hole has its lane too, whole.
     let a = run(&[("manager.log", text(&manager(Held::RanLong, None)))]);
-    assert!(layout(&a, &LayoutOptions::default()).sources.is_empty());
+    let tl = layout(&a, &LayoutOptions::default());
+    assert_eq!(tl.sources.iter().map(|s| (s.label.as_str(), s.gaps.len())).collect::<Vec<_>>(), [("manager.log", 0)]);
 }

@@ -1,6 +1,7 @@
-//! The log sources' lanes under the etcd lane, as the SVG draws them: one
-//! per source with a gap, a lost lease or a restart, from its first line to
-//! its last, gaps left open and outlined, its leader lease shaded.
+//! The log sources' lanes under the etcd lane, as the SVG draws them (at
+//! most `SOURCE_LANES`, those with a gap, a lost lease or a restart first):
+//! from its first line to its last, gaps left open and outlined, its leader
+//! lease shaded.
 
 use super::{fit, Frame, State, FONT, FONT_SMALL_BOLD};
 use crate::timefmt;
@@ -72,7 +73,7 @@ pub(super) fn paint(f: &Frame) {
         let y = g.sources_top + f.tl.sources.len() as f64 * SOURCE_H + SOURCE_H / 2.0;
         ctx.set_font(FONT_SMALL_BOLD);
         ctx.set_fill_style_str(&p.muted);
-        let more = format!("{} more log sources, without gaps, lost leases or restarts", f.tl.sources_total as usize - f.tl.sources.len());
+        let more = format!("{} more log sources", f.tl.sources_total as usize - f.tl.sources.len());
         let _ = ctx.fill_text(&fit(ctx, &more, px1 - px0 - 8.0), px0 + 4.0, y);
     }
     ctx.set_fill_style_str(&p.grid);
