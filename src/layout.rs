@@ -680,11 +680,15 @@ fn source_lanes(a: &Analysis) -> (Vec<SourceLane>, u32) {
     let of = |path: &str| cov.iter().position(|s| s.path == path || s.files.iter().any(|f| f == path));
     let mut leader: Vec<Vec<(i64, i64)>> = vec![Vec::new(); cov.len()];
     let mut ended: Vec<Option<String>> = vec![None; cov.len()];
+    for l in &a.leadership {
+        if let Some(i) = of(&l.source) {
+            leader[i].push((l.acquired.nanos, l.lost.map_or(cov[i].last.nanos, |t| t.nanos)));
+        }
+    }
     for f in &a.findings {
         match f.detail.as_deref() {
             Some(Detail::Lease(l)) => {
                 if let Some(i) = of(&l.source) {
-                    leader[i].push((l.acquired.map_or(cov[i].first.nanos, |t| t.nanos), l.lost.nanos));
                     ended[i].get_or_insert_with(|| "lease lost".into());
                 }
             }
@@ -697,13 +701,6 @@ fn source_lanes(a: &Analysis) -> (Vec<SourceLane>, u32) {
                 }
                 if let Some(i) = of(&r.current) {
                     ended[i].get_or_insert_with(String::new);
-                    // Held from its acquisition to its log's end, as far
-                    // as the log shows (a loss would be its own finding).
-                    if let Some(t) = r.acquired {
-                        if !leader[i].iter().any(|&(s, _)| s == t.nanos) {
-                            leader[i].push((t.nanos, cov[i].last.nanos));
-                        }
-                    }
                 }
             }
             _ => {}

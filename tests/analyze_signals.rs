@@ -391,6 +391,13 @@ fn the_timeline_has_a_lane_per_process_with_its_leadership() {
     let a = run(&[(&cur, CURRENT), (&prev, PREVIOUS)]);
     let tl = layout(&a, &LayoutOptions::default());
     let at = |s: &str| reconscope::time::parse_rfc3339(format!("2026-05-26T{s}Z").as_bytes(), false, 0).unwrap().ts.nanos;
+    // The lease as each log shows it: the previous process lost it, the
+    // new one holds it at its last line.
+    let held: Vec<(&str, i64, Option<i64>)> = a.leadership.iter().map(|l| (l.source.as_str(), l.acquired.nanos, l.lost.map(|t| t.nanos))).collect();
+    assert_eq!(held, [(cur.as_str(), at("11:00:58.300000"), None), (prev.as_str(), at("11:00:02.200000"), Some(at("11:00:30.400000")))]);
+    let json = reconscope::analyze::json::to_json(&[], &a);
+    assert_eq!(json["leadership"][0]["lost"], serde_json::Value::Null);
+    assert_eq!(json["leadership"][1]["lost"], "2026-05-26T11:00:30.400000Z");
     type Lane<'a> = (&'a str, &'a str, Vec<(i64, i64)>, Option<&'a str>);
     let lanes: Vec<Lane> = tl.sources.iter().map(|s| (s.label.as_str(), s.path.as_str(), s.leader.clone(), s.ended.as_deref())).collect();
     assert_eq!(

@@ -69,6 +69,7 @@ fn analysis(controllers: Vec<ControllerInstance>, reconciles: Vec<Reconcile>) ->
         year_unknown: false,
         in_flight: vec![],
         coverage: Default::default(),
+        leadership: vec![],
     }
 }
 

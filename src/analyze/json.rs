@@ -105,6 +105,8 @@ impl Serialize for Doc<'_> {
         )?;
         // (Through a value, for its keys in order too.)
         m.serialize_entry("inputs", &Seq(|| self.inputs.iter().map(|i| serde_json::to_value(i).unwrap_or(Value::Null))))?;
+        // When each manager held its leader lease.
+        m.serialize_entry("leadership", &Seq(|| a.leadership.iter().map(|l| json!({"source": l.source, "acquired": t(Some(l.acquired)), "lost": t(l.lost)}))))?;
         if let Some(notes) = self.extras.notes {
             m.serialize_entry("notes", notes)?;
         }

@@ -74,6 +74,7 @@ pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Di
         year_unknown: files.iter().any(|f| f.year_source == Some(crate::model::YearSource::Unknown)),
         in_flight: Vec::new(),
         coverage,
+        leadership: Vec::new(),
     };
     unknown_notes(&a, files, &mut diags);
     goroutines::read(&mut a, files, opts);

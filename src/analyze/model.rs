@@ -609,6 +609,19 @@ pub struct Analysis {
     /// What the logs cover, and what they miss.
     #[serde(default)]
     pub coverage: Coverage,
+    /// When each manager held its leader lease, as its log shows.
+    #[serde(default)]
+    pub leadership: Vec<Leadership>,
+}
+
+/// A manager's leader lease, from its acquisition to its loss (or its
+/// stop), in one log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Leadership {
+    pub source: String,
+    pub acquired: Timestamp,
+    /// `None`: still held at the log's last line.
+    pub lost: Option<Timestamp>,
 }
 
 /// A controller instance's reconciles in flight against its workers: the

@@ -23,7 +23,7 @@ use std::sync::LazyLock;
 use memchr::memmem::Finder;
 
 use crate::analyze::findings::{clock, cut_quote, Sentence};
-use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, LeaseLoss, Outcome, ResourceCount, Restart, Severity, Throttle};
+use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, Leadership, LeaseLoss, Outcome, ResourceCount, Restart, Severity, Throttle};
 use crate::analyze::reconciles::time_of;
 use crate::analyze::{AnalyzeOptions, RecordRef};
 use crate::model::{Level, ParsedFile, Record, Timestamp};
@@ -321,6 +321,7 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], records: &[RecordRef], opts:
             }
         }
     }
+    a.leadership = leadership(files, &life);
     let pairs = pairs(files);
     let losses = life.iter().any(|ev| ev.iter().any(|x| x.life == Life::Lost));
     if throttled.iter().all(Vec::is_empty) && !losses && pairs.is_empty() {
@@ -345,6 +346,31 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], records: &[RecordRef], opts:
         restarts(a, files, &pairs, &life, &spans, &ended, opts, &mut out);
     }
     a.findings.extend(out);
+}
+
+/// When each log's process held its leader lease: from `successfully
+/// acquired lease` to its loss, its manager's stop or exit (`None`: held
+/// to the log's last line, as far as it shows).
+fn leadership(files: &[ParsedFile], life: &[Vec<Event>]) -> Vec<Leadership> {
+    let mut out = Vec::new();
+    for (fi, ev) in life.iter().enumerate() {
+        let mut open: Option<Timestamp> = None;
+        for x in ev {
+            match x.life {
+                Life::Acquired if open.is_none() => open = Some(x.time),
+                Life::Lost | Life::Stopping | Life::Exit(_) => {
+                    if let Some(acquired) = open.take() {
+                        out.push(Leadership { source: files[fi].path.clone(), acquired, lost: Some(x.time) });
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(acquired) = open {
+            out.push(Leadership { source: files[fi].path.clone(), acquired, lost: None });
+        }
+    }
+    out
 }
 
 /// A wait as client-go writes it, to the millisecond: `197ms`, `1.09s`,

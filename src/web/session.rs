@@ -475,6 +475,7 @@ impl Session {
             year_unknown: a.year_unknown,
             in_flight: a.in_flight.clone(),
             coverage: a.coverage.clone(),
+            leadership: a.leadership.clone(),
         };
         let files = self.loaded.files.iter().map(FileStats::of).collect();
         let notes = self.loaded.notes.iter().chain(diags.iter()).cloned().collect();
