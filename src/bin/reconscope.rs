@@ -166,7 +166,9 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         "stats" => {
-            let opts = parse_options(&args[1..])?;
+            let mut opts = parse_options(&args[1..])?;
+            // Its figures need no record's fields: they are not kept.
+            opts.load.parse.keep_fields = false;
             stats(&opts)
         }
         "analyze" => {

@@ -770,3 +770,55 @@ fn json_printed_over_many_lines_is_one_record() {
            L12 unparsed unknown - "not json""#,
     );
 }
+
+/// `keep_fields: false` (what `reconscope stats` asks) gives the same
+/// records as a full parse, their reconcile ids included, with the same
+/// counts, notes and scratch, each record with no fields.
+fn check_without_fields(name: &str, input: &[u8], threads: usize) {
+    let full = parse_file(name, input.to_vec(), &ParseOptions { threads, ..ParseOptions::default() });
+    let bare = parse_file(name, input.to_vec(), &ParseOptions { threads, keep_fields: false, ..ParseOptions::default() });
+    assert!(bare.fields.is_empty(), "{name}: {} fields kept", bare.fields.len());
+    let unfielded: Vec<Record> = full.records.iter().map(|r| Record { fields_start: 0, fields_len: 0, ..r.clone() }).collect();
+    assert_eq!(bare.records.len(), unfielded.len(), "{name}");
+    for (a, b) in unfielded.iter().zip(&bare.records) {
+        assert_eq!(a, b, "{name}:{}", a.line);
+        assert_eq!(full.span_bytes(a.reconcile_id), bare.span_bytes(b.reconcile_id), "{name}:{}", a.line);
+    }
+    assert_eq!(full.counts, bare.counts, "{name}");
+    assert_eq!(full.diagnostics, bare.diagnostics, "{name}");
+    assert_eq!(full.scratch, bare.scratch, "{name}");
+}
+
+#[test]
+fn records_are_the_same_without_their_fields() {
+    // The mixed file: wrapped rows parsed again from scratch, CRI pieces,
+    // docker json-file payloads, a dump, printed JSON, a cut last line; its
+    // reconcile ids r1 (a field of a console line), r2 (of the printed
+    // JSON, in scratch) and the terminal copy's 040a71f8 and 9f1c (of rows
+    // joined again).
+    let input = mixed_file(MIN_PARALLEL_BYTES + (1 << 20));
+    let full = parse_file("t.log", input.clone(), &ParseOptions::default());
+    let ids: std::collections::BTreeSet<&[u8]> = full.records.iter().map(|r| full.span_bytes(r.reconcile_id)).collect();
+    assert_eq!(ids.into_iter().collect::<Vec<_>>(), [&b""[..], b"040a71f8", b"9f1c", b"r1", b"r2"]);
+    assert!(!full.fields.is_empty());
+    for threads in [1, 3] {
+        check_without_fields("t.log", &input, threads);
+    }
+    // Every file of the corpus.
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).expect("corpus folder") {
+            let p = e.expect("corpus entry").path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x != "expect" && x != "md") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus"), &mut files);
+    assert!(files.len() > 50, "{} corpus files", files.len());
+    for p in files {
+        check_without_fields(&p.display().to_string(), &std::fs::read(&p).expect("corpus file"), 1);
+    }
+}
