@@ -99,3 +99,13 @@ fn no_cut_inside_a_json_object_printed_over_lines() {
     assert_eq!(whole.records.len(), 1, "{:#?}", whole.records);
     assert_eq!((whole.records[0].line, whole.records[0].line_count), (1, 4));
 }
+
+/// A line like a stack frame joins the ERROR line before it before it is
+/// parsed, but it was taken for a cut because on its own it parses (as a
+/// chainsaw line): a cut is never taken at a line like a frame.
+#[test]
+fn no_cut_at_a_line_like_a_stack_frame() {
+    let whole = check(b"2025-04-16T16:04:18Z E \n | 10:44:26.go:\n", &ParseOptions::default());
+    assert_eq!(whole.records.len(), 1, "{:#?}", whole.records);
+    assert_eq!(whole.records[0].line_count, 2);
+}

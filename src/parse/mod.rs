@@ -170,7 +170,10 @@ fn find_record_start(bytes: &[u8], target: usize, opts: &ParseOptions) -> Search
         };
         let fresh = parse(Format::Unparsed, &mut scratch_fields, &mut scratch);
         let (ok, lo) = (fresh.0, fresh.1);
-        if !after_partial && ok && !matches!(lo.format, None | Some(Format::Unparsed | Format::Text | Format::GoTraceback)) {
+        // Nor may it look like a stack frame, which joins an ERROR line
+        // before it whatever it parses as.
+        let frame_like = !line.is_empty() && !line[0].is_ascii_digit() && line[0] != b'{' && line::is_stack_line(line);
+        if !after_partial && !frame_like && ok && !matches!(lo.format, None | Some(Format::Unparsed | Format::Text | Format::GoTraceback)) {
             let (fields, bytes_out) = (std::mem::take(&mut scratch_fields), std::mem::take(&mut scratch));
             let same = Format::ALL.iter().all(|&f| {
                 let (mut fs, mut sc) = (Vec::new(), Vec::new());
