@@ -35,7 +35,7 @@ build() {
     (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz build -s "$SANITIZER" --debug-assertions --target-dir "$(target_dir)")
 }
 
-target_dir() { if [[ $SANITIZER == none ]]; then echo target; else echo "target-$SANITIZER"; fi; }
+target_dir() { if [[ $SANITIZER == none ]]; then echo target; else echo target-asan; fi; }
 bin() { echo "fuzz/$(target_dir)/x86_64-unknown-linux-gnu/release/$1"; }
 
 # run TARGET SECONDS CORPUS_DIR LOG: one libFuzzer run; its exit code.
