@@ -23,6 +23,7 @@ source "$(dirname "$0")/common.sh"
 
 TARGETS=(ingest parse goroutines objects pipeline)
 SMOKE_SECONDS=${FUZZ_SMOKE_SECONDS:-15}
+MERGE_MAX_BYTES=${FUZZ_MERGE_MAX_BYTES:-1024}
 # Flags of every run: a run stops at the first crash, a 10 s input is a
 # timeout, 2 GiB an OOM; inputs up to 64 KiB.
 FLAGS=(-timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1)
@@ -92,9 +93,11 @@ campaign() {
             -artifact_prefix="fuzz/artifacts/$t/" >"$tmp/$t.log" 2>&1 || rc=$?
         read -r execs crash timeout oom < <(figures "$tmp/$t.log")
         [[ $rc == 0 ]] || status=1
-        # Only inputs that add coverage join the committed corpus.
-        mkdir -p "$tmp/$t.merged"
-        "$(bin "$t")" -merge=1 "$tmp/$t.merged" "fuzz/corpus/$t" "$tmp/$t" "${FLAGS[@]}" >"$tmp/$t.merge.log" 2>&1 || status=1
+        # Only small inputs (at most MERGE_MAX_BYTES) that add coverage join
+        # the committed corpus, which stays small.
+        mkdir -p "$tmp/$t.merged" "$tmp/$t.small"
+        find "$tmp/$t" -type f -size -"$((MERGE_MAX_BYTES + 1))"c -exec cp {} "$tmp/$t.small/" \;
+        "$(bin "$t")" -merge=1 "$tmp/$t.merged" "fuzz/corpus/$t" "$tmp/$t.small" "${FLAGS[@]}" >"$tmp/$t.merge.log" 2>&1 || status=1
         rm -rf "fuzz/corpus/$t" && mv "$tmp/$t.merged" "fuzz/corpus/$t"
         rows+=("| \`$t\` | $execs | $crash | $timeout | $oom | $(ls "fuzz/corpus/$t" | wc -l) files, $(du -sk "fuzz/corpus/$t" | cut -f1) KB |")
     done

@@ -109,3 +109,25 @@ fn no_cut_at_a_line_like_a_stack_frame() {
     assert_eq!(whole.records.len(), 1, "{:#?}", whole.records);
     assert_eq!(whole.records[0].line_count, 2);
 }
+
+/// The same, the tail arriving a byte at a time: the piece's parser takes
+/// no cut before it has seen as far as such an object may reach.
+#[test]
+fn no_cut_inside_printed_json_whose_end_has_not_arrived() {
+    let input = b"{\"level\":\"info\",\"ts\":\"2026-05-26T16:21:07Z\",\"msg\":\"a\"}\n{\n\"level\": \"info\",\n\"SlurmCluster\":\n{\"level\":\"info\",\"ts\":\"2026-05-26T16:21:08Z\",\"msg\":\"inner\"}\n}\n";
+    let opts = ParseOptions::default();
+    let whole = parse_file("t.log", input.to_vec(), &opts);
+    assert_eq!(whole.records.iter().map(|r| (r.line, r.line_count)).collect::<Vec<_>>(), [(1, 1), (2, 5)]);
+    for tail_from in 1..input.len() {
+        let (head, tail) = input.split_at(tail_from);
+        let mut helper = PieceParser::new(tail_from as u64, tail.len(), &opts);
+        for b in tail.chunks(1) {
+            helper.push(b);
+        }
+        let piece = helper.finish().encode();
+        let mut main = StreamParser::split("t.log", input.len(), tail_from, &opts).expect("inside the file");
+        main.push(head);
+        main.write(tail_from, tail).expect("in order");
+        assert_same(&whole, &main.finish_with(Some(&piece)), &format!("split at {tail_from}, the tail a byte at a time"));
+    }
+}

@@ -179,8 +179,12 @@ fn find_record_start(bytes: &[u8], target: usize, opts: &ParseOptions) -> Search
                 let (mut fs, mut sc) = (Vec::new(), Vec::new());
                 parse(f, &mut fs, &mut sc) == fresh && fs == fields && sc == bytes_out
             });
-            if same && !maybe_inside_pretty_json(bytes, pos, opts.max_line_bytes) {
-                return Search::Found(pos);
+            if same {
+                match maybe_inside_pretty_json(bytes, pos, opts.max_line_bytes) {
+                    Some(false) => return Search::Found(pos),
+                    Some(true) => {}
+                    None => return Search::NeedMore,
+                }
             }
         }
         scratch_fields.clear();
@@ -1046,15 +1050,17 @@ fn pretty_json(bytes: &[u8], mut pos: usize, to: usize, max_bytes: usize) -> Opt
 /// Whether the line at `pos` may be inside a JSON object printed over many
 /// lines ([`pretty_json`]: at most 1,000 lines and `max_bytes` from its
 /// `{` line): a line `}` that closes more than the lines from `pos` open
-/// follows within that reach (of the bytes there are; callers look for a
-/// cut at least that far before the end of what arrived, or at the end
-/// of the file).
-fn maybe_inside_pretty_json(bytes: &[u8], mut pos: usize, max_bytes: usize) -> bool {
+/// follows within that reach. `None`: the bytes end before that reach
+/// (more bytes may say).
+fn maybe_inside_pretty_json(bytes: &[u8], mut pos: usize, max_bytes: usize) -> Option<bool> {
     let start = pos;
     let mut depth = 0i64;
     for _ in 0..1000 {
-        if pos >= bytes.len() || pos - start > max_bytes {
-            return false;
+        if pos - start > max_bytes {
+            return Some(false);
+        }
+        if pos >= bytes.len() {
+            return None;
         }
         let nl = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |k| pos + k);
         let (mut in_str, mut esc) = (false, false);
@@ -1071,11 +1077,11 @@ fn maybe_inside_pretty_json(bytes: &[u8], mut pos: usize, max_bytes: usize) -> b
         }
         // (Such an object ends on a line of its own: `}`.)
         if depth < 0 && bytes[pos..nl].trim_ascii() == b"}" {
-            return true;
+            return Some(true);
         }
         pos = nl + 1;
     }
-    false
+    Some(false)
 }
 
 /// The note on a file's impossible timestamps.
