@@ -99,7 +99,7 @@ campaign() {
         find "$tmp/$t" -type f -size -"$((MERGE_MAX_BYTES + 1))"c -exec cp {} "$tmp/$t.small/" \;
         "$(bin "$t")" -merge=1 "$tmp/$t.merged" "fuzz/corpus/$t" "$tmp/$t.small" "${FLAGS[@]}" >"$tmp/$t.merge.log" 2>&1 || status=1
         rm -rf "fuzz/corpus/$t" && mv "$tmp/$t.merged" "fuzz/corpus/$t"
-        rows+=("| \`$t\` | $execs | $crash | $timeout | $oom | $(ls "fuzz/corpus/$t" | wc -l) files, $(du -sk "fuzz/corpus/$t" | cut -f1) KB |")
+        rows+=("| \`$t\` | $execs | $crash | $timeout | $oom | $(ls "fuzz/corpus/$t" | wc -l) files, $(( $(du -sb "fuzz/corpus/$t" | cut -f1) / 1024 )) KiB |")
     done
     echo
     echo "Campaign of $(date -u +%Y-%m-%dT%H:%MZ), ${seconds}s per target:"
