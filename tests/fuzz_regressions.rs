@@ -131,3 +131,12 @@ fn no_cut_inside_printed_json_whose_end_has_not_arrived() {
         assert_same(&whole, &main.finish_with(Some(&piece)), &format!("split at {tail_from}, the tail a byte at a time"));
     }
 }
+
+/// An epoch time with a huge exponent (`1.5e99999999999`, saturated to
+/// `i32::MAX`) overflowed when scaled to nanoseconds: it is no time.
+#[test]
+fn an_epoch_time_with_a_huge_exponent_is_no_time() {
+    let whole = check(b"{\"level\":\"info\",\"ts\":1.5e99999999999,\"msg\":\"x\"}\n", &ParseOptions::default());
+    assert_eq!(whole.records.len(), 1);
+    assert_eq!(whole.records[0].time, None);
+}
