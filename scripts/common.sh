@@ -12,6 +12,8 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
 # Versions that are known to work together here (see the TOOLCHAIN notes).
 TRUNK_VERSION=0.21.14
+# cargo-fuzz for fuzz/ (about 40 s to install on 2 cores).
+CARGO_FUZZ_VERSION=0.13.2
 
 # A progress line: `==> [12s] message` (seconds since the script started).
 say() { printf '==> [%3ds] %s\n' "$SECONDS" "$*"; }

@@ -43,6 +43,8 @@ if [[ -f Cargo.lock ]]; then
 else
     cargo fetch --quiet
 fi
+# (The fuzz targets are a workspace of their own, with their own lock.)
+cargo fetch --locked --quiet --manifest-path fuzz/Cargo.toml
 
 # 3. trunk, the wasm app builder.
 if [[ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]]; then
@@ -84,6 +86,11 @@ if [[ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]]; then
     say "installing fonts-dejavu-core from Debian (for --png)"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core
+fi
+
+# 9. cargo-fuzz, for the fuzz smoke run of `make test` (scripts/fuzz.sh).
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    cargo_install cargo-fuzz "$CARGO_FUZZ_VERSION"
 fi
 
 say "setup: ready ($(trunk --version), $(wasm-bindgen --version), wasm-opt $(wasm-opt --version | awk '{print $3}'))"

@@ -61,6 +61,9 @@ run_step "native build has no web crates" \
 run_step "clippy (native)" cargo clippy --all-targets -- -D warnings
 # The code as `cargo fmt` writes it (rustfmt.toml): a diff fails the step.
 run_step "cargo fmt --check" cargo fmt --check
+# The fuzz targets of fuzz/, each ~15 s over its corpus (built first, with
+# debug assertions and overflow checks): any crash, timeout or OOM fails.
+run_step "fuzz smoke (scripts/fuzz.sh smoke)" bash scripts/fuzz.sh smoke
 # www/example/cozyreport.zip (the app's "Open example") is the incident
 # fixture packed by scripts/make-example.py: it must match the fixture.
 run_step "example artifact matches the fixture" python3 scripts/make-example.py --check

@@ -324,7 +324,7 @@ pub fn parse_epoch_float(s: &[u8]) -> Option<Parsed> {
         return None;
     }
     // value = mantissa * 10^(exp - frac_digits) seconds
-    let scale = exp - frac_digits + 9; // to nanos
+    let scale = exp.saturating_sub(frac_digits).saturating_add(9); // to nanos (an exponent of any size)
     let nanos: i128 = if scale >= 0 {
         if scale > 20 {
             return None;

@@ -31,7 +31,7 @@ impl Origin {
 }
 
 /// What one line parsed into (before it becomes a [`crate::model::Record`]).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LineOut {
     pub format: Option<Format>,
     pub wrapper: Wrapper,

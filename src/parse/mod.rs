@@ -69,7 +69,12 @@ pub fn parse_file(path: impl Into<String>, mut bytes: Vec<u8>, opts: &ParseOptio
         bytes.shrink_to_fit();
     }
     let bounds = split_points(&bytes, opts);
-    let chunks: Vec<Chunk> = if bounds.len() <= 2 { vec![parse_chunk(&bytes, 0, bytes.len(), opts)] } else { parse_parallel(&bytes, &bounds, opts) };
+    let mut chunks: Vec<Chunk> = if bounds.len() <= 2 { vec![parse_chunk(&bytes, 0, bytes.len(), opts)] } else { parse_parallel(&bytes, &bounds, opts) };
+    // A piece after one that saw a name column would have peeled it: such
+    // a file is parsed on one thread (the same result, in more time).
+    if chunks.iter().rev().skip(1).any(|c| !c.resume.joins_fresh()) {
+        chunks = vec![parse_chunk(&bytes, 0, bytes.len(), opts)];
+    }
     let mut pf = merge(chunks, path, diagnostics);
     pf.bytes = bytes;
     pf.zone_offset_secs = opts.default_offset_secs;
@@ -152,20 +157,44 @@ fn find_record_start(bytes: &[u8], target: usize, opts: &ParseOptions) -> Search
             (line, at) = (&line[a..b], pos + a);
         }
         let line = &line[..line.len().min(opts.max_line_bytes)];
-        let mut cx = Ctx {
-            opts: LineOptions { default_offset_secs: opts.default_offset_secs },
-            fields: &mut scratch_fields,
-            scratch: &mut scratch,
-            last_format: Format::Unparsed,
-            name_prefix: Vec::new(),
+        // The line before may not be a CRI `P` piece, which this line
+        // would end (the pieces are one line).
+        let after_partial = pos >= 2 && {
+            let prev_start = memchr::memrchr(b'\n', &bytes[..pos - 1]).map_or(0, |i| i + 1);
+            let prev = &bytes[prev_start..pos - 1];
+            let prev = prev.strip_suffix(b"\r").unwrap_or(prev);
+            line::cri_header(prev).is_some_and(|h| h.partial)
         };
-        let mut lo = LineOut::default();
-        let ok = line::parse_line(line, Origin { start: at, scratch: false }, &mut cx, &mut lo);
+        // A line is parsed trying the format of the line before it first:
+        // a place to cut is a line that parses the same whatever that was
+        // (the pieces after a cut start with none).
+        let parse = |last_format: Format, fields: &mut Vec<_>, scratch: &mut Vec<u8>| {
+            let mut cx = Ctx { opts: LineOptions { default_offset_secs: opts.default_offset_secs }, fields, scratch, last_format, name_prefix: Vec::new() };
+            let mut lo = LineOut::default();
+            let ok = line::parse_line(line, Origin { start: at, scratch: false }, &mut cx, &mut lo);
+            (ok, lo, cx.last_format, cx.name_prefix)
+        };
+        let fresh = parse(Format::Unparsed, &mut scratch_fields, &mut scratch);
+        let (ok, lo) = (fresh.0, fresh.1);
+        // Nor may it look like a stack frame, which joins an ERROR line
+        // before it whatever it parses as.
+        let frame_like = !line.is_empty() && !line[0].is_ascii_digit() && line[0] != b'{' && line::is_stack_line(line);
+        if !after_partial && !frame_like && ok && !matches!(lo.format, None | Some(Format::Unparsed | Format::Text | Format::GoTraceback)) {
+            let (fields, bytes_out) = (std::mem::take(&mut scratch_fields), std::mem::take(&mut scratch));
+            let same = Format::ALL.iter().all(|&f| {
+                let (mut fs, mut sc) = (Vec::new(), Vec::new());
+                parse(f, &mut fs, &mut sc) == fresh && fs == fields && sc == bytes_out
+            });
+            if same {
+                match maybe_inside_pretty_json(bytes, pos, opts.max_line_bytes) {
+                    Some(false) => return Search::Found(pos),
+                    Some(true) => {}
+                    None => return Search::NeedMore,
+                }
+            }
+        }
         scratch_fields.clear();
         scratch.clear();
-        if ok && !matches!(lo.format, None | Some(Format::Unparsed | Format::Text | Format::GoTraceback)) {
-            return Search::Found(pos);
-        }
         pos = end + 1;
     }
     Search::GaveUp
@@ -392,7 +421,12 @@ impl StreamParser {
         let cut = piece.as_ref().and_then(|p| p.cut).map_or(end, |c| c as usize);
         parse_into(&self.bytes, self.parsed_to, cut, &self.opts, &mut self.parsed);
         if let Some(p) = piece {
-            p.append_to(&mut self.parsed, p.from as u32);
+            if self.parsed.resume.joins_fresh() {
+                p.append_to(&mut self.parsed, p.from as u32);
+            } else {
+                // The head saw a name column the piece did not know of.
+                parse_into(&self.bytes, cut, end, &self.opts, &mut self.parsed);
+            }
         }
         let mut pf = finish(ParsedFile { path: self.path, ..ParsedFile::default() }, self.parsed, self.diagnostics);
         pf.bytes = self.bytes;
@@ -423,6 +457,32 @@ struct Chunk {
     truncated_lines: u64,
     /// What was repaired in a copy from a terminal (`repair`).
     repairs: repair::Repairs,
+    /// The line parser's context where the chunk ends (the last line's
+    /// format, a name column seen), for the bytes parsed onto it next.
+    resume: Resume,
+}
+
+/// What parsing a line takes from the lines before it ([`Ctx`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Resume {
+    last_format: Format,
+    name_prefix: Vec<u8>,
+}
+
+impl Default for Resume {
+    fn default() -> Self {
+        Resume { last_format: Format::Unparsed, name_prefix: Vec::new() }
+    }
+}
+
+impl Resume {
+    /// Whether a piece parsed from a fresh start can follow a chunk that
+    /// ends with this context. The line at the cut parses the same after
+    /// any format (`find_record_start`), but a name column seen before
+    /// would be peeled from the lines after it.
+    fn joins_fresh(&self) -> bool {
+        self.name_prefix.is_empty()
+    }
 }
 
 /// Joins pieces: line numbers, field indexes and scratch spans are rebased.
@@ -464,6 +524,7 @@ fn append(acc: &mut Chunk, c: Chunk, raw_base: u32) {
     acc.truncated_lines += c.truncated_lines;
     acc.repairs.merge(&c.repairs, line_base);
     acc.counts.add(&c.counts);
+    acc.resume = c.resume;
 }
 
 /// A span of a piece moved to where it is in the joined file: `raw_base`
@@ -479,7 +540,7 @@ fn rebase(sp: Span, raw_base: u32, scratch_base: u32) -> Span {
 
 /// The parsed file from its joined pieces, with its diagnostics.
 fn finish(mut pf: ParsedFile, c: Chunk, mut diagnostics: Vec<Diagnostic>) -> ParsedFile {
-    let Chunk { records, fields, scratch, counts, problems, truncated_lines, repairs } = c;
+    let Chunk { records, fields, scratch, counts, problems, truncated_lines, repairs, resume: _ } = c;
     const LISTED: usize = 20;
     // (The last line's cut is said once, by the repairs' note.)
     let cut_last = repairs.cut_last.map(|(l, _)| l);
@@ -549,6 +610,7 @@ impl Chunk {
             problems: Vec::new(),
             truncated_lines: 0,
             repairs: repair::Repairs::default(),
+            resume: Resume::default(),
         }
     }
 }
@@ -558,12 +620,12 @@ impl Chunk {
 /// before `from`: line numbers, field indexes and scratch spans continue
 /// from there.
 fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut Chunk) {
-    let Chunk { records, fields, scratch, counts, problems, truncated_lines, repairs } = c;
+    let Chunk { records, fields, scratch, counts, problems, truncated_lines, repairs, resume } = c;
     let mut sink = Sink { records, counts, problems, truncated_lines, repairs, keep_fields: opts.keep_fields };
     // One UTF-8 check for the whole piece; per line only when it fails.
     let all_utf8 = is_ascii(&bytes[from..to]) || std::str::from_utf8(&bytes[from..to]).is_ok();
-    let mut cx =
-        Ctx { opts: LineOptions { default_offset_secs: opts.default_offset_secs }, fields, scratch, last_format: Format::Unparsed, name_prefix: Vec::new() };
+    let Resume { last_format, name_prefix } = std::mem::take(resume);
+    let mut cx = Ctx { opts: LineOptions { default_offset_secs: opts.default_offset_secs }, fields, scratch, last_format, name_prefix };
     let mut tail = Tail::Closed;
     let mut pos = from;
     let mut line_no = sink.counts.lines as u32;
@@ -624,6 +686,9 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         }
         let mark = cx.fields.len();
         let scratch_mark = cx.scratch.len();
+        // While a hard-wrapped group is open, a line that ends it is read
+        // again after it: what parsing it taught the context is undone.
+        let saved_context = wrap.as_ref().map(|_| (cx.last_format, cx.name_prefix.clone()));
         let mut out = LineOut::default();
         let first_line = line_no;
         // A JSON object printed over many lines (`kubectl logs | jq`): one
@@ -699,6 +764,9 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
                 // read again after it (the record before it may change).
                 cx.fields.truncate(mark);
                 cx.scratch.truncate(scratch_mark);
+                if let Some((f, p)) = saved_context {
+                    (cx.last_format, cx.name_prefix) = (f, p);
+                }
                 (pos, line_no, sink.counts.lines) = (start, first_line - 1, lines_before);
                 sink.counts.invalid_utf8_lines -= u64::from(bad_utf8);
                 sink.counts.overlong_lines -= u64::from(overlong);
@@ -759,6 +827,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
     if let Some(g) = wrap.take() {
         close_wrap(g, bytes, &mut sink, &mut cx, &mut last);
     }
+    *resume = Resume { last_format: cx.last_format, name_prefix: std::mem::take(&mut cx.name_prefix) };
     // The file's last line is in this piece: is it cut mid-record?
     if to == bytes.len() {
         if let Some((i, json_cut)) = last {
@@ -832,7 +901,9 @@ impl Sink<'_> {
         let counts = &mut *self.counts;
         if out.truncated {
             *self.truncated_lines += 1;
-            if self.problems.len() < 20 {
+            // The first 20 are listed (the note on impossible times aside,
+            // so a file cut in pieces lists the same ones).
+            if self.problems.iter().filter(|p| p.1 == PROBLEMS[0]).count() < 20 {
                 self.problems.push((line_no, PROBLEMS[0]));
             }
         }
@@ -1015,6 +1086,43 @@ fn pretty_json(bytes: &[u8], mut pos: usize, to: usize, max_bytes: usize) -> Opt
         pos = nl + 1;
     }
     None
+}
+
+/// Whether the line at `pos` may be inside a JSON object printed over many
+/// lines ([`pretty_json`]: at most 1,000 lines and `max_bytes` from its
+/// `{` line): a line `}` that closes more than the lines from `pos` open
+/// follows within that reach. `None`: the bytes end before that reach
+/// (more bytes may say).
+fn maybe_inside_pretty_json(bytes: &[u8], mut pos: usize, max_bytes: usize) -> Option<bool> {
+    let start = pos;
+    let mut depth = 0i64;
+    for _ in 0..1000 {
+        if pos - start > max_bytes {
+            return Some(false);
+        }
+        if pos >= bytes.len() {
+            return None;
+        }
+        let nl = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |k| pos + k);
+        let (mut in_str, mut esc) = (false, false);
+        for &b in &bytes[pos..nl] {
+            match (in_str, esc, b) {
+                (true, true, _) => esc = false,
+                (true, false, b'\\') => esc = true,
+                (true, false, b'"') => in_str = false,
+                (false, _, b'"') => in_str = true,
+                (false, _, b'{' | b'[') => depth += 1,
+                (false, _, b'}' | b']') => depth -= 1,
+                _ => {}
+            }
+        }
+        // (Such an object ends on a line of its own: `}`.)
+        if depth < 0 && bytes[pos..nl].trim_ascii() == b"}" {
+            return Some(true);
+        }
+        pos = nl + 1;
+    }
+    Some(false)
 }
 
 /// The note on a file's impossible timestamps.

@@ -1,0 +1,101 @@
+//! The parser: the whole file parsed at once must equal the same bytes
+//! streamed into a `StreamParser` in slices of varying sizes, and a file
+//! split between two workers at a byte (`StreamParser::split` and a
+//! `PieceParser`, its piece through its encoding; and without a piece).
+//! Slice sizes, the split byte and the options come from a hash of the
+//! input, so the text itself stays the corpus file as it is.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use reconscope::model::ParsedFile;
+use reconscope::parse::{parse_file, ParseOptions, Piece, PieceParser, StreamParser};
+use reconscope_fuzz::assert_same_parse;
+
+/// FNV-1a, then a xorshift stream of numbers from it.
+struct Numbers(u64);
+
+impl Numbers {
+    fn of(data: &[u8]) -> Numbers {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for &b in data {
+            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+        Numbers(h | 1)
+    }
+    fn next(&mut self, below: usize) -> usize {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        (x % below.max(1) as u64) as usize
+    }
+}
+
+fn touch(f: &ParsedFile) {
+    for r in &f.records {
+        let _ = (f.message(r), f.raw(r));
+        for field in f.fields(r) {
+            let _ = (f.key(field), f.value(field));
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut n = Numbers::of(data);
+    let opts = ParseOptions {
+        default_offset_secs: [0, 19_800, -18_000][n.next(3)],
+        // Now and then a tiny line limit, so long lines are cut.
+        max_line_bytes: if n.next(4) == 0 { 1 + n.next(300) } else { ParseOptions::default().max_line_bytes },
+        threads: 1,
+    };
+    let whole = parse_file("t.log", data.to_vec(), &opts);
+    touch(&whole);
+
+    // Streamed, in slices of 1 to 4096 bytes (a new size each time).
+    let mut sp = StreamParser::new("t.log", if n.next(2) == 0 { data.len() } else { 0 }, &opts);
+    let mut at = 0;
+    while at < data.len() {
+        let len = 1 + n.next(4096);
+        let end = (at + len).min(data.len());
+        sp.push(&data[at..end]);
+        at = end;
+    }
+    assert_same_parse(&whole, &sp.finish(), "streamed");
+
+    if data.len() < 2 {
+        return;
+    }
+    // Split at a byte: head and tail arrive side by side.
+    let tail_from = 1 + n.next(data.len() - 1);
+    let slice = 1 + n.next(2048);
+    let mut main = StreamParser::split("t.log", data.len(), tail_from, &opts).expect("inside the file");
+    let mut helper = PieceParser::new(tail_from as u64, data.len() - tail_from, &opts);
+    let (head, tail) = data.split_at(tail_from);
+    let (mut h, mut t) = (head.chunks(slice), tail.chunks(slice).enumerate());
+    loop {
+        let a = h.next();
+        if let Some(a) = a {
+            main.push(a);
+        }
+        let b = t.next();
+        if let Some((i, b)) = b {
+            main.write(tail_from + i * slice, b).expect("in order");
+            helper.push(b);
+        }
+        if a.is_none() && b.is_none() {
+            break;
+        }
+    }
+    assert!(main.is_complete());
+    let piece = helper.finish().encode();
+    Piece::check(&piece).expect("a piece reads back");
+    let split = main.finish_with(Some(&piece));
+    assert_same_parse(&whole, &split, &format!("split at {tail_from}"));
+
+    // The same split, the helper's piece lost: the head's parser parses all.
+    let mut main = StreamParser::split("t.log", data.len(), tail_from, &opts).expect("inside the file");
+    main.push(head);
+    main.write(tail_from, tail).expect("in order");
+    assert_same_parse(&whole, &main.finish_with(None), &format!("split at {tail_from}, no piece"));
+});

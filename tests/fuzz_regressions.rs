@@ -1,0 +1,142 @@
+//! Inputs the fuzz targets of `fuzz/` found (`scripts/fuzz.sh`), minimized,
+//! through the same code path as the target that found them. Each is a
+//! bug that was fixed; the test fails if it comes back.
+
+use reconscope::model::ParsedFile;
+use reconscope::parse::{parse_file, ParseOptions, Piece, PieceParser, StreamParser};
+
+/// The `parse` target's property: the whole file parsed at once, streamed
+/// in slices, and split between two workers at every byte (the tail's
+/// piece joined, or lost and parsed by the head's parser) give the same
+/// records, fields, scratch, counts and diagnostics. Returns the whole
+/// parse.
+fn check(input: &[u8], opts: &ParseOptions) -> ParsedFile {
+    let whole = parse_file("t.log", input.to_vec(), opts);
+    for slice in [1, 7, 64] {
+        let mut sp = StreamParser::new("t.log", input.len(), opts);
+        for part in input.chunks(slice) {
+            sp.push(part);
+        }
+        assert_same(&whole, &sp.finish(), &format!("streamed in {slice}-byte slices"));
+    }
+    for tail_from in 1..input.len() {
+        let (head, tail) = input.split_at(tail_from);
+        let mut helper = PieceParser::new(tail_from as u64, tail.len(), opts);
+        helper.push(tail);
+        let piece = helper.finish().encode();
+        assert!(Piece::check(&piece).is_ok());
+        for piece in [Some(piece.as_slice()), None] {
+            let mut main = StreamParser::split("t.log", input.len(), tail_from, opts).expect("inside the file");
+            main.push(head);
+            main.write(tail_from, tail).expect("in order");
+            let how = format!("split at {tail_from}, {}", if piece.is_some() { "piece joined" } else { "no piece" });
+            assert_same(&whole, &main.finish_with(piece), &how);
+        }
+    }
+    whole
+}
+
+fn assert_same(whole: &ParsedFile, other: &ParsedFile, how: &str) {
+    assert_eq!(whole.counts, other.counts, "{how}: counts");
+    assert_eq!(whole.diagnostics, other.diagnostics, "{how}: diagnostics");
+    assert!(whole.records == other.records, "{how}: records\n{:#?}\n{:#?}", whole.records, other.records);
+    assert_eq!(whole.fields, other.fields, "{how}: fields");
+    assert_eq!(whole.scratch, other.scratch, "{how}: scratch");
+}
+
+/// The lines of the whole parse's diagnostics that say a line is cut.
+fn cut_lines(f: &ParsedFile) -> Vec<u32> {
+    f.diagnostics.iter().filter(|d| d.message.starts_with("line is cut off inside its JSON object")).filter_map(|d| d.line).collect()
+}
+
+/// A line is parsed trying the previous line's format first, and a cut
+/// (where a piece starts with no previous format) was taken at a line that
+/// parses otherwise after another format: line 2, after line 1's JSON,
+/// parsed as a journald line; from a fresh start, as JSON in a journald
+/// wrapper. A cut is now only taken at a line that parses the same after
+/// any format.
+#[test]
+fn a_cut_line_parses_the_same_whatever_came_before() {
+    check(b"0 {\"level\":Z}\nDec 09 09:40:431 8: {\"level\":i,\"ts\":\"2\"}\n", &ParseOptions::default());
+}
+
+/// A line that ends a hard-wrapped group is read again after the group is
+/// settled, but what parsing it the first time taught the context (its
+/// format) stayed, and the group's joined text was parsed with it: line 2
+/// joined line 1 only when line 3 came after it in the same piece.
+#[test]
+fn a_line_read_again_after_a_wrapped_group_leaves_no_context() {
+    let input = b"Jan 10 12:50:00eer etcd: {\"level\":\"info\",\"ts\":\"6-01-10T \n.5\"}ion\",\"clu\x00\x00\x00\x00\x00\x00mber\x0f\x00\x00\x00\x00\x00\x00\x00\x00\x00\x001e1Autoscroll:3.5\"}\n{\"level\":i \n";
+    // (The fuzzer found it with a short line limit: every limit it tries.)
+    for max_line_bytes in (1..=300).chain([ParseOptions::default().max_line_bytes]) {
+        check(input, &ParseOptions { max_line_bytes, ..ParseOptions::default() });
+    }
+}
+
+/// At most 20 cut lines are listed, but the note on impossible times took
+/// one of the 20 places in the whole file and none in a piece after it, so
+/// a split file listed one cut line more.
+#[test]
+fn the_listed_cut_lines_do_not_depend_on_other_notes() {
+    let mut input = b"{\"level\":\"info\",\"ts\":\"2026-02-30T10:00:00Z\",\"msg\":\"no such day\"}\n".to_vec();
+    for i in 0..22 {
+        input.extend_from_slice(format!("{{\"level\":\"info\",\"ts\":\"2026-05-26T16:21:{i:02}Z\",\"msg\":\"cut\n").as_bytes());
+    }
+    input.extend_from_slice(b"{\"level\":\"info\",\"ts\":\"2026-05-26T16:22:00Z\",\"msg\":\"whole\"}\n");
+    let whole = check(&input, &ParseOptions::default());
+    // Lines 2 to 23 are cut; the first 20 are listed, and a note counts all.
+    assert_eq!(cut_lines(&whole), (2..=21).collect::<Vec<_>>());
+    assert!(whole.diagnostics.iter().any(|d| d.message.starts_with("22 lines in all are cut off")), "{:#?}", whole.diagnostics);
+    assert!(whole.diagnostics.iter().any(|d| d.line == Some(1) && d.message.starts_with("timestamp is impossible")), "{:#?}", whole.diagnostics);
+}
+
+/// A line that is a JSON record of its own was taken for a cut inside a
+/// JSON object printed over many lines (one record, lines 1 to 4): a cut
+/// is not taken where a line `}` closing more than it opens follows.
+#[test]
+fn no_cut_inside_a_json_object_printed_over_lines() {
+    let whole = check(b"{\n\"level\":\n{\"level\":\x00}\n}", &ParseOptions::default());
+    assert_eq!(whole.records.len(), 1, "{:#?}", whole.records);
+    assert_eq!((whole.records[0].line, whole.records[0].line_count), (1, 4));
+}
+
+/// A line like a stack frame joins the ERROR line before it before it is
+/// parsed, but it was taken for a cut because on its own it parses (as a
+/// chainsaw line): a cut is never taken at a line like a frame.
+#[test]
+fn no_cut_at_a_line_like_a_stack_frame() {
+    let whole = check(b"2025-04-16T16:04:18Z E \n | 10:44:26.go:\n", &ParseOptions::default());
+    assert_eq!(whole.records.len(), 1, "{:#?}", whole.records);
+    assert_eq!(whole.records[0].line_count, 2);
+}
+
+/// The same, the tail arriving a byte at a time: the piece's parser takes
+/// no cut before it has seen as far as such an object may reach.
+#[test]
+fn no_cut_inside_printed_json_whose_end_has_not_arrived() {
+    let input = b"{\"level\":\"info\",\"ts\":\"2026-05-26T16:21:07Z\",\"msg\":\"a\"}\n{\n\"level\": \"info\",\n\"SlurmCluster\":\n{\"level\":\"info\",\"ts\":\"2026-05-26T16:21:08Z\",\"msg\":\"inner\"}\n}\n";
+    let opts = ParseOptions::default();
+    let whole = parse_file("t.log", input.to_vec(), &opts);
+    assert_eq!(whole.records.iter().map(|r| (r.line, r.line_count)).collect::<Vec<_>>(), [(1, 1), (2, 5)]);
+    for tail_from in 1..input.len() {
+        let (head, tail) = input.split_at(tail_from);
+        let mut helper = PieceParser::new(tail_from as u64, tail.len(), &opts);
+        for b in tail.chunks(1) {
+            helper.push(b);
+        }
+        let piece = helper.finish().encode();
+        let mut main = StreamParser::split("t.log", input.len(), tail_from, &opts).expect("inside the file");
+        main.push(head);
+        main.write(tail_from, tail).expect("in order");
+        assert_same(&whole, &main.finish_with(Some(&piece)), &format!("split at {tail_from}, the tail a byte at a time"));
+    }
+}
+
+/// An epoch time with a huge exponent (`1.5e99999999999`, saturated to
+/// `i32::MAX`) overflowed when scaled to nanoseconds: it is no time.
+#[test]
+fn an_epoch_time_with_a_huge_exponent_is_no_time() {
+    let whole = check(b"{\"level\":\"info\",\"ts\":1.5e99999999999,\"msg\":\"x\"}\n", &ParseOptions::default());
+    assert_eq!(whole.records.len(), 1);
+    assert_eq!(whole.records[0].time, None);
+}
