@@ -48,6 +48,7 @@ fuzz_target!(|data: &[u8]| {
         // Now and then a tiny line limit, so long lines are cut.
         max_line_bytes: if n.next(4) == 0 { 1 + n.next(300) } else { ParseOptions::default().max_line_bytes },
         threads: 1,
+        ..ParseOptions::default()
     };
     let whole = parse_file("t.log", data.to_vec(), &opts);
     touch(&whole);
