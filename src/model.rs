@@ -389,6 +389,93 @@ pub fn file_name(path: &str) -> &str {
     path.rsplit(['/', '!']).next().unwrap_or(path)
 }
 
+/// The bytes of one input file: a buffer of its own, or bytes its caller
+/// holds for it, such as the CLI's read-only map of the file (which the
+/// page cache backs, so it is neither zeroed nor copied). Either way it
+/// reads as a `[u8]`, and is cut with [`FileBytes::truncate`]; the library
+/// never opens a file itself.
+#[derive(Clone)]
+pub struct FileBytes {
+    repr: BytesRepr,
+    /// How much of `repr` is the file (a map is cut by length only).
+    len: usize,
+}
+
+#[derive(Clone)]
+enum BytesRepr {
+    Owned(Vec<u8>),
+    Held(std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>),
+}
+
+impl FileBytes {
+    /// Bytes someone else holds (a file map): read, never written.
+    pub fn held(bytes: impl AsRef<[u8]> + Send + Sync + 'static) -> FileBytes {
+        let len = bytes.as_ref().len();
+        FileBytes { repr: BytesRepr::Held(std::sync::Arc::new(bytes)), len }
+    }
+
+    /// Keeps the first `n` bytes (all of them if there are fewer). What is
+    /// left out of an owned buffer is freed, not kept as spare capacity.
+    pub fn truncate(&mut self, n: usize) {
+        if n >= self.len {
+            return;
+        }
+        self.len = n;
+        if let BytesRepr::Owned(v) = &mut self.repr {
+            v.truncate(n);
+            v.shrink_to_fit();
+        }
+    }
+
+    /// Whether the bytes are held for the file (mapped), not its own buffer.
+    pub fn is_held(&self) -> bool {
+        matches!(self.repr, BytesRepr::Held(_))
+    }
+}
+
+impl Default for FileBytes {
+    fn default() -> Self {
+        FileBytes { repr: BytesRepr::Owned(Vec::new()), len: 0 }
+    }
+}
+
+impl From<Vec<u8>> for FileBytes {
+    fn from(v: Vec<u8>) -> Self {
+        let len = v.len();
+        FileBytes { repr: BytesRepr::Owned(v), len }
+    }
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        let all: &[u8] = match &self.repr {
+            BytesRepr::Owned(v) => v,
+            BytesRepr::Held(h) => (**h).as_ref(),
+        };
+        &all[..self.len]
+    }
+}
+
+impl AsRef<[u8]> for FileBytes {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl PartialEq for FileBytes {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl fmt::Debug for FileBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.is_held() { "held" } else { "owned" };
+        write!(f, "FileBytes({} bytes, {kind})", self.len)
+    }
+}
+
 /// Everything parsed from one input file.
 #[derive(Clone, Debug, Default)]
 pub struct ParsedFile {
@@ -406,7 +493,7 @@ pub struct ParsedFile {
     /// Where the year of its times written without one came from; `None`
     /// when it has no such times.
     pub year_source: Option<YearSource>,
-    pub bytes: Vec<u8>,
+    pub bytes: FileBytes,
     pub scratch: Vec<u8>,
     pub records: Vec<Record>,
     pub fields: Vec<Field>,
@@ -416,7 +503,7 @@ pub struct ParsedFile {
 
 impl ParsedFile {
     pub fn span_bytes(&self, s: Span) -> &[u8] {
-        let buf = if s.in_scratch() { &self.scratch } else { &self.bytes };
+        let buf: &[u8] = if s.in_scratch() { &self.scratch } else { &self.bytes };
         let start = s.start as usize;
         buf.get(start..start + s.len()).unwrap_or(&[])
     }

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 use crate::ingest::{self, Event, IngestOptions};
-use crate::model::{Diagnostic, ParsedFile};
+use crate::model::{Diagnostic, FileBytes, ParsedFile};
 use crate::parse::{self, ParseOptions};
 
 /// Options for [`Loaded::add`].
@@ -30,22 +30,22 @@ pub struct Loaded {
 impl Loaded {
     /// Reads one named input: a log file or an archive. A plain file's
     /// buffer is handed to the parser as it is, without a copy.
-    pub fn add(&mut self, name: &str, bytes: Vec<u8>, opts: &LoadOptions) {
+    pub fn add(&mut self, name: &str, bytes: impl Into<FileBytes>, opts: &LoadOptions) {
         self.add_with_mtime(name, bytes, None, opts);
     }
 
     /// [`Loaded::add`] for an input whose modification time is known (Unix
     /// seconds): times without a year take theirs from it when nothing in
     /// the logs gives one ([`crate::parse::resolve_years`]).
-    pub fn add_with_mtime(&mut self, name: &str, bytes: Vec<u8>, mtime_secs: Option<i64>, opts: &LoadOptions) {
+    pub fn add_with_mtime(&mut self, name: &str, bytes: impl Into<FileBytes>, mtime_secs: Option<i64>, opts: &LoadOptions) {
         let first = self.files.len();
-        self.add_members(name, bytes, opts);
+        self.add_members(name, bytes.into(), opts);
         for f in &mut self.files[first..] {
             f.file_mtime_secs = mtime_secs;
         }
     }
 
-    fn add_members(&mut self, name: &str, bytes: Vec<u8>, opts: &LoadOptions) {
+    fn add_members(&mut self, name: &str, bytes: FileBytes, opts: &LoadOptions) {
         let mut whole: Option<String> = None;
         let mut members = Vec::new();
         let mut used = self.total_bytes;

@@ -13,7 +13,7 @@ mod repair;
 use piece::EncodedPiece;
 pub use piece::{Piece, PieceError, PieceParser};
 
-use crate::model::{Diagnostic, Format, ParseCounts, ParsedFile, Record, Span, Timestamp, ValueKind, Wrapper, YearSource};
+use crate::model::{Diagnostic, FileBytes, Format, ParseCounts, ParsedFile, Record, Span, Timestamp, ValueKind, Wrapper, YearSource};
 use crate::time;
 use line::{Ctx, LineOptions, LineOut, Origin};
 
@@ -50,8 +50,9 @@ pub const MAX_FILE_BYTES: usize = (u32::MAX >> 1) as usize;
 /// With `opts.threads > 1` a big file is cut at record boundaries and the
 /// pieces are parsed on that many threads; the result is the same as with
 /// one thread.
-pub fn parse_file(path: impl Into<String>, mut bytes: Vec<u8>, opts: &ParseOptions) -> ParsedFile {
+pub fn parse_file(path: impl Into<String>, bytes: impl Into<FileBytes>, opts: &ParseOptions) -> ParsedFile {
     let path = path.into();
+    let mut bytes = bytes.into();
     let mut diagnostics = Vec::new();
     if bytes.len() > MAX_FILE_BYTES {
         diagnostics.push(Diagnostic {
@@ -66,7 +67,6 @@ pub fn parse_file(path: impl Into<String>, mut bytes: Vec<u8>, opts: &ParseOptio
         });
         // What is left out is freed, not kept as spare capacity.
         bytes.truncate(MAX_FILE_BYTES);
-        bytes.shrink_to_fit();
     }
     let bounds = split_points(&bytes, opts);
     let mut chunks: Vec<Chunk> = if bounds.len() <= 2 { vec![parse_chunk(&bytes, 0, bytes.len(), opts)] } else { parse_parallel(&bytes, &bounds, opts) };
@@ -429,7 +429,7 @@ impl StreamParser {
             }
         }
         let mut pf = finish(ParsedFile { path: self.path, ..ParsedFile::default() }, self.parsed, self.diagnostics);
-        pf.bytes = self.bytes;
+        pf.bytes = self.bytes.into();
         pf.zone_offset_secs = self.opts.default_offset_secs;
         pf
     }

@@ -414,7 +414,7 @@ fn split_files_take_bytes_only_in_order_and_say_when_some_are_missing() {
     assert_eq!(main.received(), input.len() - 100);
     // 100 bytes of the head never came: the file is what arrived in order.
     let cut = main.finish_with(None);
-    assert_eq!(cut.bytes, &input[..from - 100]);
+    assert_eq!(&cut.bytes[..], &input[..from - 100]);
     assert!(cut.diagnostics.iter().any(|d| d.message == format!("only the first {} of its {} bytes arrived", from - 100, input.len())));
 }
 

@@ -11,12 +11,14 @@ use reconscope::analyze::{self, Analysis, AnalyzeOptions, FindingKind};
 use reconscope::evidence::{self, ShareOptions};
 use reconscope::htmlreport::{self, AppAssets};
 use reconscope::layout::{self, LayoutOptions};
-use reconscope::model::{Diagnostic, ParsedFile};
+use reconscope::model::{Diagnostic, FileBytes, ParsedFile};
 use reconscope::pipeline::{LoadOptions, Loaded};
 use reconscope::redact::{RedactOptions, Redactor};
 use reconscope::report::{self, ReportOptions};
 use reconscope::stats::FileStats;
 use reconscope::{inert, render};
+
+mod mapped;
 
 const USAGE: &str = "\
 reconscope: reconcile timelines and stall findings from controller-runtime, etcd and CI logs
@@ -84,6 +86,8 @@ OPTIONS:
     --max-total-bytes N     Cap on decompressed bytes over all input (default 8 GiB);
                             a number of bytes or a size: 3GB, 500MiB (binary units).
     --max-ratio N           Cap on any member's compression ratio (default 200).
+    --no-mmap               Read input files instead of mapping them (for logs
+                            that may be cut while read: logrotate's copytruncate).
     -h, --help              Show this help.
 
 EXIT CODES:
@@ -126,6 +130,8 @@ struct Options {
     /// `share --file`.
     evidence_file: Option<PathBuf>,
     redact: RedactOptions,
+    /// False with `--no-mmap`: plain files are read, not mapped.
+    mmap: bool,
 }
 
 /// A usage or input error: exit code 2.
@@ -198,6 +204,7 @@ fn parse_options(args: &[OsString]) -> Result<Options> {
         report: ReportOptions::default(),
         finding: None,
         evidence_file: None,
+        mmap: true,
         redact: RedactOptions::default(),
     };
     let mut it = args.iter();
@@ -262,6 +269,7 @@ fn parse_options(args: &[OsString]) -> Result<Options> {
                 let v = value(a)?;
                 o.load.ingest.max_total_bytes = reconscope::ingest::parse_bytes(&v).map_err(|e| ExitTwo(format!("--max-total-bytes: {e}")))?;
             }
+            "--no-mmap" => o.mmap = false,
             "--max-ratio" => {
                 let v = value(a)?;
                 o.load.ingest.max_ratio = v.parse().map_err(|_| ExitTwo(format!("--max-ratio: `{v}` is not a number")))?;
@@ -417,24 +425,41 @@ impl Walk {
 
 /// Reads the file at `path` (named `name`); a plain log bigger than `room`
 /// only up to it, cut at its last whole line, with its whole size (an
-/// archive is read whole: `ingest` caps what its members produce).
-fn read_capped(path: &Path, name: &str, room: u64) -> std::io::Result<(Vec<u8>, Option<u64>)> {
+/// archive is read whole: `ingest` caps what its members produce). A
+/// regular file of [`mapped::MIN_MAP_BYTES`] or more is mapped, not read,
+/// unless `map` is false (`--no-mmap`).
+fn read_capped(path: &Path, name: &str, room: u64, map: bool) -> std::io::Result<(FileBytes, Option<u64>)> {
     use std::io::{Read, Seek};
-    let size = std::fs::metadata(path)?.len();
-    if size <= room {
-        return Ok((std::fs::read(path)?, None));
-    }
     let mut f = std::fs::File::open(path)?;
+    let meta = f.metadata()?;
+    let size = meta.len();
+    // (A file in /proc says it is empty and is not: it is read.)
+    let map = map && meta.is_file() && size >= mapped::MIN_MAP_BYTES;
+    let whole = |f: &mut std::fs::File| -> std::io::Result<FileBytes> {
+        if map {
+            return mapped::map(f, size);
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+        f.read_to_end(&mut bytes)?;
+        Ok(bytes.into())
+    };
+    if size <= room {
+        return Ok((whole(&mut f)?, None));
+    }
     let mut head = Vec::new();
     (&mut f).take(64 << 10).read_to_end(&mut head)?;
-    if !reconscope::pipeline::streamable(name, &head) {
-        return Ok((std::fs::read(path)?, None));
-    }
     f.rewind()?;
-    let mut bytes = Vec::new();
-    f.take(room).read_to_end(&mut bytes)?;
+    if !reconscope::pipeline::streamable(name, &head) {
+        return Ok((whole(&mut f)?, None));
+    }
+    let mut bytes: FileBytes = if map {
+        mapped::map(&f, room)?
+    } else {
+        let mut bytes = Vec::new();
+        f.take(room).read_to_end(&mut bytes)?;
+        bytes.into()
+    };
     bytes.truncate(memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1));
-    bytes.shrink_to_fit();
     Ok((bytes, Some(size)))
 }
 
@@ -470,7 +495,7 @@ fn load(opts: &Options) -> Result<(Vec<ParsedFile>, Vec<String>)> {
         }
         // A file named on the command line must be read; one found in a
         // folder that cannot be is noted, and the others are read.
-        let bytes = match read_capped(&path, &name, cap - loaded.total_bytes) {
+        let bytes = match read_capped(&path, &name, cap - loaded.total_bytes, opts.mmap) {
             Ok((b, None)) => b,
             Ok((b, Some(size))) => {
                 // A plain log over what is left of the cap: read up to it.
