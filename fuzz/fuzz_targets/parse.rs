@@ -8,8 +8,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use reconscope::model::ParsedFile;
-use reconscope::parse::{parse_file, ParseOptions, Piece, PieceParser, StreamParser};
-use reconscope_fuzz::assert_same_parse;
+use reconscope::parse::testing::{assert_same_parse, parse_split};
+use reconscope::parse::{parse_file, ParseOptions, StreamParser};
 
 /// FNV-1a, then a xorshift stream of numbers from it.
 struct Numbers(u64);
@@ -70,32 +70,12 @@ fuzz_target!(|data: &[u8]| {
     // Split at a byte: head and tail arrive side by side.
     let tail_from = 1 + n.next(data.len() - 1);
     let slice = 1 + n.next(2048);
-    let mut main = StreamParser::split("t.log", data.len(), tail_from, &opts).expect("inside the file");
-    let mut helper = PieceParser::new(tail_from as u64, data.len() - tail_from, &opts);
-    let (head, tail) = data.split_at(tail_from);
-    let (mut h, mut t) = (head.chunks(slice), tail.chunks(slice).enumerate());
-    loop {
-        let a = h.next();
-        if let Some(a) = a {
-            main.push(a);
-        }
-        let b = t.next();
-        if let Some((i, b)) = b {
-            main.write(tail_from + i * slice, b).expect("in order");
-            helper.push(b);
-        }
-        if a.is_none() && b.is_none() {
-            break;
-        }
-    }
-    assert!(main.is_complete());
-    let piece = helper.finish().encode();
-    Piece::check(&piece).expect("a piece reads back");
-    let split = main.finish_with(Some(&piece));
+    let split = parse_split(data, tail_from, slice, &opts);
     assert_same_parse(&whole, &split, &format!("split at {tail_from}"));
 
     // The same split, the helper's piece lost: the head's parser parses all.
     let mut main = StreamParser::split("t.log", data.len(), tail_from, &opts).expect("inside the file");
+    let (head, tail) = data.split_at(tail_from);
     main.push(head);
     main.write(tail_from, tail).expect("in order");
     assert_same_parse(&whole, &main.finish_with(None), &format!("split at {tail_from}, no piece"));

@@ -2,7 +2,6 @@
 //! and the small caps that keep an input from taking the machine.
 
 use reconscope::ingest::IngestOptions;
-use reconscope::model::ParsedFile;
 use reconscope::pipeline::{LoadOptions, Loaded};
 
 /// Decompressed bytes one fuzz input may produce (all archives together):
@@ -74,16 +73,3 @@ pub fn load(files: &[(String, &[u8])]) -> Loaded {
     loaded
 }
 
-/// Asserts that two parses of the same bytes are the same: records (every
-/// field, spans included), fields, scratch, counts, diagnostics, bytes.
-pub fn assert_same_parse(whole: &ParsedFile, other: &ParsedFile, how: &str) {
-    assert_eq!(whole.bytes, other.bytes, "{how}: bytes");
-    assert_eq!(whole.counts, other.counts, "{how}: counts");
-    assert_eq!(whole.diagnostics, other.diagnostics, "{how}: diagnostics");
-    assert_eq!(whole.records.len(), other.records.len(), "{how}: record count");
-    for (i, (a, b)) in whole.records.iter().zip(&other.records).enumerate() {
-        assert_eq!(a, b, "{how}: record {i}");
-    }
-    assert_eq!(whole.fields, other.fields, "{how}: fields");
-    assert_eq!(whole.scratch, other.scratch, "{how}: scratch");
-}

@@ -9,6 +9,8 @@ pub mod json;
 pub mod line;
 mod piece;
 mod repair;
+#[doc(hidden)]
+pub mod testing;
 
 use piece::EncodedPiece;
 pub use piece::{Piece, PieceError, PieceParser};

@@ -299,41 +299,14 @@ not a log line \u{ff} é\n\n\
     input
 }
 
-/// Parses `input` split at `tail_from` the way two workers do: the head
-/// and the tail arrive side by side in `slice`-byte slices, the tail is
-/// parsed by a `PieceParser` whose piece goes through its encoding.
-fn parse_split(input: &[u8], tail_from: usize, slice: usize) -> ParsedFile {
-    let opts = ParseOptions::default();
-    let mut main = StreamParser::split("t.log", input.len(), tail_from, &opts).expect("inside the file");
-    let mut helper = PieceParser::new(tail_from as u64, input.len() - tail_from, &opts);
-    let (head, tail) = input.split_at(tail_from);
-    let (mut h, mut t) = (head.chunks(slice), tail.chunks(slice).enumerate());
-    loop {
-        let a = h.next();
-        if let Some(a) = a {
-            main.push(a);
-        }
-        let b = t.next();
-        if let Some((i, b)) = b {
-            main.write(tail_from + i * slice, b).expect("in order");
-            helper.push(b);
-        }
-        if a.is_none() && b.is_none() {
-            break;
-        }
-    }
-    assert!(main.is_complete());
-    let piece = helper.finish().encode();
-    Piece::check(&piece).expect("round trip");
-    main.finish_with(Some(&piece))
-}
-
 /// The same records (every field, spans included), fields and scratch.
 fn assert_identical(one: &ParsedFile, two: &ParsedFile) {
-    assert_same(one, two);
-    assert!(one.records == two.records, "records differ");
-    assert_eq!(one.fields, two.fields);
-    assert_eq!(one.scratch, two.scratch);
+    testing::assert_same_parse(one, two, "");
+}
+
+/// [`testing::parse_split`] with the default options.
+fn parse_split(input: &[u8], tail_from: usize, slice: usize) -> ParsedFile {
+    testing::parse_split(input, tail_from, slice, &ParseOptions::default())
 }
 
 #[test]
