@@ -201,6 +201,21 @@ pub struct SourceLane {
     pub ended: Option<String>,
 }
 
+impl SourceLane {
+    /// The stretches that had lines: first line to last, the gaps cut out,
+    /// in time order (every painter draws these).
+    pub fn spans(&self) -> Vec<(i64, i64)> {
+        let mut out = Vec::with_capacity(self.gaps.len() + 1);
+        let mut from = self.first_nanos;
+        for &(gs, ge) in &self.gaps {
+            out.push((from, gs));
+            from = ge;
+        }
+        out.push((from, self.last_nanos));
+        out
+    }
+}
+
 /// A goroutine dump, drawn as a line across every row at its time.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DumpLine {

@@ -626,14 +626,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
             &middle_cut(&format!("log {}", clean(&src.label)), label_w - 16.0, FONT_SMALL, false),
             &format!(r#"fill="{}""#, p.muted),
         );
-        let mut from = src.first_nanos;
-        let mut spans: Vec<(i64, i64)> = Vec::new();
-        for &(gs, ge) in &src.gaps {
-            spans.push((from, gs));
-            from = ge;
-        }
-        spans.push((from, src.last_nanos));
-        for (s0, s1) in spans.into_iter().filter(|&(a, b)| visible(a, b)) {
+        for (s0, s1) in src.spans().into_iter().filter(|&(a, b)| visible(a, b)) {
             let (x0, x1) = (cx(x_of(s0)), cx(x_of(s1)));
             d.rect(x0, by, (x1 - x0).max(1.5), bh, &format!(r#"fill="{}" fill-opacity="0.35""#, p.muted));
         }

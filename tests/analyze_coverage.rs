@@ -452,6 +452,10 @@ fn a_hole_is_open_on_its_log_s_lane() {
     assert_eq!(tl.sources.len(), 1);
     let at = |s: &str| reconscope::time::parse_rfc3339(format!("2026-05-26T{s}Z").as_bytes(), false, 0).unwrap().ts.nanos;
     assert_eq!((tl.sources[0].label.as_str(), tl.sources[0].gaps.clone()), ("manager.log", vec![(at("10:04:52"), at("10:25:00"))]));
+    // What has lines, as every painter draws it: to the hole, and after it.
+    let (first, last) = (tl.sources[0].first_nanos, tl.sources[0].last_nanos);
+    assert_eq!((hms_of(first), hms_of(last)), ("10:00:00".to_string(), "10:26:46".to_string()));
+    assert_eq!(tl.sources[0].spans(), [(first, at("10:04:52")), (at("10:25:00"), last)]);
     let svg = reconscope::render::svg(&a, &tl, &reconscope::render::View::default());
     let doc = roxmltree::Document::parse(&svg).expect("well-formed");
     assert_eq!(doc.descendants().filter(|n| n.attribute("data-gap") == Some("1")).count(), 1);
@@ -459,4 +463,9 @@ fn a_hole_is_open_on_its_log_s_lane() {
     let a = run(&[("manager.log", text(&manager(Held::RanLong, None)))]);
     let tl = layout(&a, &LayoutOptions::default());
     assert_eq!(tl.sources.iter().map(|s| (s.label.as_str(), s.gaps.len())).collect::<Vec<_>>(), [("manager.log", 0)]);
+    assert_eq!(tl.sources[0].spans(), [(tl.sources[0].first_nanos, tl.sources[0].last_nanos)]);
+}
+
+fn hms_of(nanos: i64) -> String {
+    reconscope::time::Timestamp::new(nanos, 9).to_string()[11..19].to_string()
 }

@@ -18,18 +18,6 @@ pub(super) fn height(tl: &reconscope::layout::Timeline) -> f64 {
     (tl.sources.len() + more) as f64 * SOURCE_H + 4.0
 }
 
-/// Open spans of a source: first line to last, gaps cut out.
-fn spans(src: &reconscope::layout::SourceLane) -> Vec<(i64, i64)> {
-    let mut out = Vec::new();
-    let mut from = src.first_nanos;
-    for &(gs, ge) in &src.gaps {
-        out.push((from, gs));
-        from = ge;
-    }
-    out.push((from, src.last_nanos));
-    out
-}
-
 pub(super) fn paint(f: &Frame) {
     let (ctx, p, g) = (f.ctx, f.p, &f.g);
     if g.sources_h <= 0.0 {
@@ -50,7 +38,7 @@ pub(super) fn paint(f: &Frame) {
         let (bh, by) = (SOURCE_H - 5.0, y + 2.5);
         ctx.set_global_alpha(0.35);
         ctx.set_fill_style_str(&p.muted);
-        for (s, e) in spans(src).into_iter().filter(|&(s, e)| f.s.overlaps(s, e)) {
+        for (s, e) in src.spans().into_iter().filter(|&(s, e)| f.s.overlaps(s, e)) {
             let (x0, x1) = (f.s.x_clamped(s), f.s.x_clamped(e));
             ctx.fill_rect(x0, by, (x1 - x0).max(1.5), bh);
         }
