@@ -95,6 +95,19 @@ fn four_workers_held_by_a_hanging_dependency() {
     assert_eq!(kinds(FindingKind::SlowReconcile), 4, "{:#?}", a.findings);
     assert_eq!(kinds(FindingKind::StalledWorker), 0, "{:#?}", a.findings);
     assert_eq!(a.findings.len(), 5, "{:#?}", a.findings);
+    // The saturation explains the four slow reconciles (its holders, which
+    // started before it): it is read first.
+    let order: Vec<(&str, Option<&str>)> = a.findings.iter().map(|f| (f.kind.as_str(), f.object.as_ref().map(|o| o.name.as_str()))).collect();
+    assert_eq!(
+        order,
+        [
+            ("saturated-workers", None),
+            ("slow-reconcile", Some("db0")),
+            ("slow-reconcile", Some("db1")),
+            ("slow-reconcile", Some("db2")),
+            ("slow-reconcile", Some("db3"))
+        ]
+    );
 }
 
 #[test]

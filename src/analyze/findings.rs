@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use memchr::memmem;
 
 use crate::analyze::model::Uncovered;
-use crate::analyze::model::{Analysis, Finding, FindingKind, Outcome, Piece, Severity};
+use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, Outcome, Piece, Severity};
 use crate::analyze::{coverage, AnalyzeOptions};
 use crate::model::{Field, ParsedFile, Record, Timestamp, ValueKind};
 use crate::time::{honest_duration, Gap, NANOS_PER_SEC};
@@ -236,7 +236,24 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, cover
         }
     }
     out.sort_by_key(|f| (f.start, f.kind));
+    explanations_first(&mut out);
     a.findings = out;
+}
+
+/// Moves each `saturated-workers` finding before the first of the
+/// `slow-reconcile` findings of its holders: those started before the
+/// saturation did (it starts when the last worker was taken), but it is
+/// what explains them, so it is read first.
+fn explanations_first(out: &mut Vec<Finding>) {
+    for i in 0..out.len() {
+        let Some(Detail::Saturation(d)) = out[i].detail.as_deref() else { continue };
+        let holders = &out[i].reconciles[..d.held.len().min(out[i].reconciles.len())];
+        let explained = |f: &Finding| f.kind == FindingKind::SlowReconcile && !f.reconciles.is_empty() && f.reconciles.iter().all(|r| holders.contains(r));
+        if let Some(j) = out[..i].iter().position(explained) {
+            let f = out.remove(i);
+            out.insert(j, f);
+        }
+    }
 }
 
 /// A worker lane that ended no reconcile for far longer than usual and than
