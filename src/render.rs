@@ -202,6 +202,24 @@ pub fn middle_cut_by(s: &str, max_w: f64, width: impl Fn(&str) -> f64) -> String
     cut(lo)
 }
 
+/// A group row's label (`widget · 4 workers · at most 4 at once`) cut to
+/// `max_w` by dropping its last ` · ` parts whole, then, if its first part
+/// alone is too wide, cutting that in the middle: a count cut in half
+/// says nothing. Labels without ` · ` are cut as [`middle_cut_by`] does.
+pub fn parts_cut_by(s: &str, max_w: f64, width: impl Fn(&str) -> f64) -> String {
+    if width(s) <= max_w {
+        return s.to_string();
+    }
+    let parts: Vec<&str> = s.split(" · ").collect();
+    for k in (1..parts.len()).rev() {
+        let t = parts[..k].join(" · ");
+        if width(&t) <= max_w {
+            return t;
+        }
+    }
+    middle_cut_by(parts[0], max_w, width)
+}
+
 /// Font size and weight of a row's label.
 fn row_font(depth: u8) -> (f64, bool) {
     if depth == 0 {
@@ -759,7 +777,8 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
         let (size, bold) = row_font(row.depth);
         let indent = INDENT[row.depth.min(1) as usize];
         let full = clean(&row.label);
-        let shown = middle_cut(&full, label_w - indent - 8.0, size, bold);
+        let max_w = label_w - indent - 8.0;
+        let shown = if row.depth == 0 { parts_cut_by(&full, max_w, |t| text_width(t, size, bold)) } else { middle_cut(&full, max_w, size, bold) };
         let attrs = if bold { format!(r#"fill="{}" font-weight="bold""#, p.text) } else { format!(r#"fill="{}""#, p.text) };
         if shown != full {
             let _ = writeln!(d.out, "<g><title>{}</title>", esc(&full));
@@ -948,6 +967,19 @@ mod tests {
         let w = label_column_width([(long.as_str(), 1u8)], 1200.0);
         assert_eq!(w, (1200.0 * MAX_LABEL_SHARE).ceil());
         assert!(middle_cut(&long, w - INDENT[1] - 8.0, FONT, false).contains('…'));
+    }
+
+    #[test]
+    fn a_group_label_drops_its_last_parts_before_it_is_cut() {
+        // One unit a character.
+        let w = |s: &str| s.chars().count() as f64;
+        let label = "widget · 4 workers · at most 4 at once";
+        assert_eq!(parts_cut_by(label, 100.0, w), label);
+        assert_eq!(parts_cut_by(label, 30.0, w), "widget · 4 workers");
+        assert_eq!(parts_cut_by(label, 18.0, w), "widget · 4 workers");
+        assert_eq!(parts_cut_by(label, 17.0, w), "widget");
+        assert_eq!(parts_cut_by("tenantcontrolplane · 1 worker", 10.0, w), "tena…plane");
+        assert_eq!(parts_cut_by("ns/a-long-object-name", 10.0, w), middle_cut_by("ns/a-long-object-name", 10.0, w));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! or cut in the middle with "…", as the export does; the tooltip has them
 //! in full) and the scroll hint.
 
-use reconscope::render::middle_cut_by;
+use reconscope::render::{middle_cut_by, parts_cut_by};
 
 use super::{Frame, FONT, FONT_BOLD, ROW_H};
 
@@ -61,7 +61,8 @@ pub(super) fn labels(f: &Frame) {
             label.push_str(if row.collapsed { "▸ " } else { "▾ " });
         }
         label.push_str(&row.label);
-        let text = middle_cut_by(&label, g.label_w - indent - 8.0, |s| f.width(s));
+        let max_w = g.label_w - indent - 8.0;
+        let text = if row.depth == 0 { parts_cut_by(&label, max_w, |s| f.width(s)) } else { middle_cut_by(&label, max_w, |s| f.width(s)) };
         let _ = ctx.fill_text(&text, indent, y + ROW_H / 2.0);
     }
     ctx.restore();
