@@ -260,6 +260,9 @@ pub struct Loaded {
     pub millis: f64,
     /// Inputs read in part or not at all (a cap): the banner.
     pub left_out: Vec<LeftOut>,
+    /// Which load of the page's this is (1, 2, ...): what a panel keeps of
+    /// one load (the findings it unfolded) is not the next one's.
+    pub seq: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -379,6 +382,8 @@ pub struct AppState {
     pub duration_error: Option<String>,
     pub window_error: Option<String>,
     filter_seq: u32,
+    /// Loads finished so far ([`Loaded::seq`]).
+    loads: u32,
     /// "Read at most", as typed, and why it is not a size.
     pub read_at_most: String,
     pub read_at_most_error: Option<String>,
@@ -426,6 +431,7 @@ impl AppState {
             duration_error: None,
             window_error: None,
             filter_seq: 0,
+            loads: 0,
             read_at_most: String::new(),
             read_at_most_error: None,
         };
@@ -968,7 +974,9 @@ impl AppState {
         }
         self.evidence = evidence;
         fx.push(Effect::Chart(ChartCmd::SetZone));
-        self.loaded = Some(Loaded { analysis: Rc::new(a), files, notes, input_bytes, millis: now_ms - started, left_out });
+        self.loads += 1;
+        let seq = self.loads;
+        self.loaded = Some(Loaded { analysis: Rc::new(a), files, notes, input_bytes, millis: now_ms - started, left_out, seq });
         if let Some(f) = self.pending.take() {
             self.apply_fragment(f, fx);
         }

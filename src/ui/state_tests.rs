@@ -322,6 +322,17 @@ fn a_dump_time_analyses_again() {
     assert_eq!(s.loading.as_ref().unwrap().progress.phase, Phase::Analyzing);
 }
 
+/// Each finished load has a number of its own, so what the findings panel
+/// unfolded in one (by index) is not unfolded in the next.
+#[test]
+fn each_load_has_its_own_number() {
+    let mut s = loaded("");
+    assert_eq!(s.loaded.as_ref().unwrap().seq, 1);
+    s.reduce(Action::DumpTime(1_779_814_000_000_000_000), 1.0);
+    s.reduce(Action::Worker(WorkerId(0), FromWorker::Loaded(Box::new(incident()))), 600.0);
+    assert_eq!(s.loaded.as_ref().unwrap().seq, 2);
+}
+
 #[test]
 fn a_typed_window() {
     let mut s = loaded("");

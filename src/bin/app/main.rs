@@ -430,7 +430,7 @@ mod ui {
                             <p class="left-out-banner" data-testid="left-out-banner" role="alert">{ text }</p>
                         }
                         { crate::summary::summary(s, l, d, zone) }
-                        <crate::findings::Findings analysis={crate::findings::Shared(l.analysis.clone())} focus={s.focus} {zone}
+                        <crate::findings::Findings key={l.seq.to_string()} analysis={crate::findings::Shared(l.analysis.clone())} focus={s.focus} {zone}
                             dispatch={d.clone()} />
                         if let Some(st) = &s.share {
                             { crate::share_dialog::view(s, st, d, &self.refs.share) }
