@@ -1060,34 +1060,58 @@ struct Pretty {
 
 fn pretty_json(bytes: &[u8], mut pos: usize, to: usize, max_bytes: usize) -> Option<Pretty> {
     let start = pos;
-    let (mut depth, mut in_str, mut esc) = (1u32, false, false);
+    let mut depth = 1i64;
     for lines in 2..=1000u32 {
         if pos >= to || pos - start > max_bytes {
             return None;
         }
         let nl = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |k| pos + k);
         let end = if nl > pos && bytes[nl - 1] == b'\r' { nl - 1 } else { nl };
-        for &b in &bytes[pos..end] {
-            match (in_str, esc, b) {
-                (true, true, _) => esc = false,
-                (true, false, b'\\') => esc = true,
-                (true, false, b'"') => in_str = false,
-                (false, _, b'"') => in_str = true,
-                (false, _, b'{' | b'[') => depth += 1,
-                (false, _, b'}' | b']') => depth = depth.checked_sub(1)?,
-                _ => {}
-            }
-        }
-        // A string never spans lines in printed JSON.
-        if in_str {
+        let line = JsonLine::scan(&bytes[pos..end]);
+        // A string never spans lines in printed JSON, and nothing closes
+        // more than is open.
+        if line.in_string || depth + line.lowest < 0 {
             return None;
         }
+        depth += line.delta;
         if depth == 0 {
             return (bytes[pos..end].trim_ascii() == b"}").then_some(Pretty { end, next: nl + 1, lines });
         }
         pos = nl + 1;
     }
     None
+}
+
+/// One line of JSON printed over many lines, as [`pretty_json`] and
+/// [`maybe_inside_pretty_json`] read it: brackets outside strings.
+struct JsonLine {
+    /// Brackets opened less brackets closed.
+    delta: i64,
+    /// The lowest that running count went (0 or below).
+    lowest: i64,
+    /// The line ends inside a string.
+    in_string: bool,
+}
+
+impl JsonLine {
+    fn scan(line: &[u8]) -> JsonLine {
+        let (mut delta, mut lowest, mut in_str, mut esc) = (0i64, 0i64, false, false);
+        for &b in line {
+            match (in_str, esc, b) {
+                (true, true, _) => esc = false,
+                (true, false, b'\\') => esc = true,
+                (true, false, b'"') => in_str = false,
+                (false, _, b'"') => in_str = true,
+                (false, _, b'{' | b'[') => delta += 1,
+                (false, _, b'}' | b']') => {
+                    delta -= 1;
+                    lowest = lowest.min(delta);
+                }
+                _ => {}
+            }
+        }
+        JsonLine { delta, lowest, in_string: in_str }
+    }
 }
 
 /// Whether the line at `pos` may be inside a JSON object printed over many
@@ -1106,18 +1130,7 @@ fn maybe_inside_pretty_json(bytes: &[u8], mut pos: usize, max_bytes: usize) -> O
             return None;
         }
         let nl = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |k| pos + k);
-        let (mut in_str, mut esc) = (false, false);
-        for &b in &bytes[pos..nl] {
-            match (in_str, esc, b) {
-                (true, true, _) => esc = false,
-                (true, false, b'\\') => esc = true,
-                (true, false, b'"') => in_str = false,
-                (false, _, b'"') => in_str = true,
-                (false, _, b'{' | b'[') => depth += 1,
-                (false, _, b'}' | b']') => depth -= 1,
-                _ => {}
-            }
-        }
+        depth += JsonLine::scan(&bytes[pos..nl]).delta;
         // (Such an object ends on a line of its own: `}`.)
         if depth < 0 && bytes[pos..nl].trim_ascii() == b"}" {
             return Some(true);

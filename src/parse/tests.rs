@@ -795,3 +795,17 @@ fn records_are_the_same_without_their_fields() {
         check_without_fields(&p.display().to_string(), &std::fs::read(&p).expect("corpus file"), 1);
     }
 }
+
+#[test]
+fn a_printed_json_line_counts_brackets_outside_strings() {
+    let check = |line: &str, expect: (i64, i64, bool)| {
+        let l = JsonLine::scan(line.as_bytes());
+        assert_eq!((l.delta, l.lowest, l.in_string), expect, "{line}");
+    };
+    check(r#"  "spec": {"#, (1, 0, false));
+    check(r#"  "msg": "a } and a [ in text","#, (0, 0, false));
+    check(r#"  "q": "an \" escaped quote { ","#, (0, 0, false));
+    check(r#"  }, {"#, (0, -1, false));
+    check(r#"}]"#, (-2, -2, false));
+    check(r#"  "cut": "no end"#, (0, 0, true));
+}
