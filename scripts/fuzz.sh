@@ -89,14 +89,18 @@ campaign() {
     trap 'rm -rf "$tmp"' RETURN
     local -a rows=()
     for t in "${TARGETS[@]}"; do
-        mkdir -p "$tmp/$t"
+        mkdir -p "$tmp/$t" "fuzz/artifacts/$t"
         cp -r "fuzz/corpus/$t/." "$tmp/$t/"
         say "fuzz campaign: $t for ${seconds}s"
         local rc=0
         nice -n 10 "$(bin "$t")" "$tmp/$t" "${FLAGS[@]}" -max_total_time="$seconds" \
             -artifact_prefix="fuzz/artifacts/$t/" >"$tmp/$t.log" 2>&1 || rc=$?
         read -r execs crash timeout oom < <(figures "$tmp/$t.log")
-        [[ $rc == 0 ]] || status=1
+        if [[ $rc != 0 || $execs == 0 ]]; then
+            # (A run that could not start says why: it ran nothing.)
+            status=1
+            tail -40 "$tmp/$t.log"
+        fi
         # Only small inputs (at most MERGE_MAX_BYTES) that add coverage join
         # the committed corpus, which stays small.
         mkdir -p "$tmp/$t.merged" "$tmp/$t.small"
