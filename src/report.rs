@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::analyze::findings::{clock, human_duration};
-use crate::analyze::{Analysis, Detail, EtcdCoverage, Finding, FindingKind, LogGap, Outcome, Piece, Saturation, SourceCoverage, Throttle};
+use crate::analyze::{Analysis, Detail, EtcdCoverage, Finding, FindingKind, LogGap, Outcome, Piece, SourceCoverage};
 use crate::model::Timestamp;
 
 /// Options for [`markdown`].
@@ -514,25 +514,16 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
 /// The throttling windows, saturated workers and the manager's lease
 /// losses and restarts, as tables; each only when there is one.
 fn write_signals(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
-    let throttles: Vec<(&Finding, &Throttle)> = a
-        .findings
-        .iter()
-        .filter_map(|f| match f.detail.as_deref() {
-            Some(Detail::Throttle(t)) => Some((f, t)),
+    let details = || a.findings.iter().filter_map(|f| f.detail.as_deref().map(|d| (f, d)));
+    let throttles: Vec<String> = details()
+        .filter_map(|(f, d)| match d {
+            Detail::Throttle(t) => Some((f, t)),
             _ => None,
         })
-        .collect();
-    if !throttles.is_empty() {
-        writeln!(s)?;
-        writeln!(s, "### Throttled API requests")?;
-        writeln!(s)?;
-        writeln!(s, "| window | log | waited | 429 | longest wait | resources | reconciles overlapping |")?;
-        writeln!(s, "|---|---|---|---|---|---|---|")?;
-        for (f, t) in throttles.iter().take(20) {
+        .map(|(f, t)| {
             let res: Vec<String> = t.resources.iter().take(3).map(|r| format!("{} ({})", escape(&r.resource, 80), r.count)).collect();
             let more = if t.resources.len() > 3 { format!(" and {} more", t.resources.len() - 3) } else { String::new() };
-            writeln!(
-                s,
+            format!(
                 "| {} | {} | {} | {} | {} | {}{more} | {} |",
                 clk.window(f.start, f.end),
                 escape(crate::model::file_name(&t.source), 80),
@@ -541,30 +532,18 @@ fn write_signals(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
                 t.longest_wait_nanos.map_or("–".to_string(), crate::analyze::signals::wait_text),
                 if res.is_empty() { "–".to_string() } else { res.join(", ") },
                 t.reconciles_overlapping
-            )?;
-        }
-        if throttles.len() > 20 {
-            writeln!(s)?;
-            writeln!(s, "{} more windows are in `analyze --json`.", throttles.len() - 20)?;
-        }
-    }
-    let sats: Vec<(&Finding, &Saturation)> = a
-        .findings
-        .iter()
-        .filter_map(|f| match f.detail.as_deref() {
-            Some(Detail::Saturation(x)) => Some((f, x)),
-            _ => None,
+            )
         })
         .collect();
-    if !sats.is_empty() {
-        writeln!(s)?;
-        writeln!(s, "### Saturated workers")?;
-        writeln!(s)?;
-        writeln!(s, "| controller | workers | held | window | objects waited | longest estimated wait |")?;
-        writeln!(s, "|---|---|---|---|---|---|")?;
-        for (f, x) in sats.iter().take(20) {
-            writeln!(
-                s,
+    let header = ["window", "log", "waited", "429", "longest wait", "resources", "reconciles overlapping"];
+    write_table(s, "Throttled API requests", &header, &throttles, "windows")?;
+    let sats: Vec<String> = details()
+        .filter_map(|(f, d)| match d {
+            Detail::Saturation(x) => Some((f, x)),
+            _ => None,
+        })
+        .map(|(f, x)| {
+            format!(
                 "| {} | {} | {} | {} | {} | {} |",
                 f.controller.map_or("–".to_string(), |c| escape(&a.controllers[c].name, 80)),
                 x.workers,
@@ -572,20 +551,21 @@ fn write_signals(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
                 clk.window(f.start, f.end),
                 x.waited.len(),
                 x.waited.iter().map(|w| w.estimated_wait_nanos).max().map_or("–".to_string(), human_duration)
-            )?;
-        }
-    }
-    let mut rows = Vec::new();
-    for f in &a.findings {
-        match f.detail.as_deref() {
-            Some(Detail::Lease(l)) => rows.push(format!(
+            )
+        })
+        .collect();
+    let header = ["controller", "workers", "held", "window", "objects waited", "longest estimated wait"];
+    write_table(s, "Saturated workers", &header, &sats, "saturations")?;
+    let processes: Vec<String> = details()
+        .filter_map(|(_, d)| match d {
+            Detail::Lease(l) => Some(format!(
                 "| lease lost | {} | {} | {} {} |",
                 escape(crate::model::file_name(&l.source), 80),
                 clk.at(l.lost),
                 code(&l.said, 200, true),
                 l.stopped.map_or(String::new(), |t| format!("(stopping from {})", clk.at(t)))
             )),
-            Some(Detail::Restart(r)) => rows.push(format!(
+            Detail::Restart(r) => Some(format!(
                 "| restart | {} → {} | {} → {} | previous ended: {}; reconciling resumed {}; {} cut off |",
                 escape(crate::model::file_name(&r.previous), 80),
                 escape(crate::model::file_name(&r.current), 80),
@@ -595,18 +575,33 @@ fn write_signals(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
                 r.resumed.map_or("never".to_string(), |t| format!("at {}", clk.at(t))),
                 r.cut_off.len()
             )),
-            _ => {}
-        }
+            _ => None,
+        })
+        .collect();
+    write_table(s, "Manager processes", &["what", "log", "when", ""], &processes, "lost leases and restarts")
+}
+
+/// Rows a signal's table lists at most; the rest are in the JSON.
+const MAX_TABLE_ROWS: usize = 20;
+
+/// A `###` section with a table of `rows` (each a whole `| … |` line),
+/// the first [`MAX_TABLE_ROWS`] of them, then how many more (`what`) the
+/// JSON holds. Nothing when there are no rows.
+fn write_table(s: &mut String, title: &str, header: &[&str], rows: &[String], what: &str) -> std::fmt::Result {
+    if rows.is_empty() {
+        return Ok(());
     }
-    if !rows.is_empty() {
+    writeln!(s)?;
+    writeln!(s, "### {title}")?;
+    writeln!(s)?;
+    writeln!(s, "| {} |", header.join(" | "))?;
+    writeln!(s, "|{}", "---|".repeat(header.len()))?;
+    for r in rows.iter().take(MAX_TABLE_ROWS) {
+        writeln!(s, "{r}")?;
+    }
+    if rows.len() > MAX_TABLE_ROWS {
         writeln!(s)?;
-        writeln!(s, "### Manager processes")?;
-        writeln!(s)?;
-        writeln!(s, "| what | log | when | |")?;
-        writeln!(s, "|---|---|---|---|")?;
-        for r in rows.iter().take(20) {
-            writeln!(s, "{r}")?;
-        }
+        writeln!(s, "{} more {what} are in `analyze --json`.", rows.len() - MAX_TABLE_ROWS)?;
     }
     Ok(())
 }
@@ -708,6 +703,24 @@ fn outcome_word(o: Outcome) -> &'static str {
 mod tests {
     use super::*;
     use crate::analyze::{ObjectRef, Severity};
+
+    #[test]
+    fn a_table_lists_twenty_rows_and_says_how_many_more() {
+        let rows: Vec<String> = (1..=23).map(|i| format!("| {i} | x |")).collect();
+        let mut s = String::new();
+        write_table(&mut s, "Saturated workers", &["n", "what"], &rows, "saturations").unwrap();
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[..5], ["", "### Saturated workers", "", "| n | what |", "|---|---|"]);
+        assert_eq!(lines[5], "| 1 | x |");
+        assert_eq!(lines[24], "| 20 | x |");
+        assert_eq!(lines[25..], ["", "3 more saturations are in `analyze --json`."]);
+        let mut s = String::new();
+        write_table(&mut s, "Saturated workers", &["n"], &rows[..20], "saturations").unwrap();
+        assert!(!s.contains("more"), "{s}");
+        let mut s = String::new();
+        write_table(&mut s, "Saturated workers", &["n"], &[], "saturations").unwrap();
+        assert_eq!(s, "", "no rows, no section");
+    }
 
     #[test]
     fn escapes_tables_html_and_links() {
