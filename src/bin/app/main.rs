@@ -368,9 +368,7 @@ mod ui {
                         view: ctx.link().callback(|v| Msg::Act(Action::View(v))),
                     };
                     self.chart = Chart::new(canvas, tooltip, events);
-                    if let Some(c) = &self.chart {
-                        c.set_zone(self.zone());
-                    }
+                    // (Its zone and data are set just below.)
                     self.state.chart_stale = Some(false);
                 }
             }
