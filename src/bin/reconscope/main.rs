@@ -435,9 +435,10 @@ fn read_capped(path: &Path, name: &str, room: u64, map: bool) -> std::io::Result
     let size = meta.len();
     // (A file in /proc says it is empty and is not: it is read.)
     let map = map && meta.is_file() && size >= mapped::MIN_MAP_BYTES;
+    // A file system that cannot map (some FUSE mounts) is read instead.
     let whole = |f: &mut std::fs::File| -> std::io::Result<FileBytes> {
-        if map {
-            return mapped::map(f, size);
+        if let Some(b) = map.then(|| mapped::map(f, size).ok()).flatten() {
+            return Ok(b);
         }
         let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
         f.read_to_end(&mut bytes)?;
@@ -452,12 +453,13 @@ fn read_capped(path: &Path, name: &str, room: u64, map: bool) -> std::io::Result
     if !reconscope::pipeline::streamable(name, &head) {
         return Ok((whole(&mut f)?, None));
     }
-    let mut bytes: FileBytes = if map {
-        mapped::map(&f, room)?
-    } else {
-        let mut bytes = Vec::new();
-        f.take(room).read_to_end(&mut bytes)?;
-        bytes.into()
+    let mut bytes: FileBytes = match map.then(|| mapped::map(&f, room).ok()).flatten() {
+        Some(b) => b,
+        None => {
+            let mut bytes = Vec::new();
+            f.take(room).read_to_end(&mut bytes)?;
+            bytes.into()
+        }
     };
     bytes.truncate(memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1));
     Ok((bytes, Some(size)))
