@@ -404,14 +404,30 @@ pub struct FileBytes {
 #[derive(Clone)]
 enum BytesRepr {
     Owned(Vec<u8>),
-    Held(std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>),
+    /// What holds the bytes, and where they are: found once, so that
+    /// reading a span (the analysis does millions) is no call through
+    /// the holder.
+    Held {
+        _holder: std::sync::Arc<dyn std::any::Any + Send + Sync>,
+        at: std::ptr::NonNull<u8>,
+    },
 }
 
+// SAFETY: `at` points into the bytes `_holder` owns, which are `Send` and
+// `Sync` and never written (see `FileBytes::held`).
+unsafe impl Send for FileBytes {}
+unsafe impl Sync for FileBytes {}
+
 impl FileBytes {
-    /// Bytes someone else holds (a file map): read, never written.
-    pub fn held(bytes: impl AsRef<[u8]> + Send + Sync + 'static) -> FileBytes {
-        let len = bytes.as_ref().len();
-        FileBytes { repr: BytesRepr::Held(std::sync::Arc::new(bytes)), len }
+    /// Bytes someone else holds (a file map): read, never written. Their
+    /// address is stable while they live (`StableDeref`), so it is taken
+    /// once.
+    pub fn held<T>(bytes: T) -> FileBytes
+    where
+        T: stable_deref_trait::StableDeref<Target = [u8]> + Send + Sync + 'static,
+    {
+        let (len, at) = (bytes.len(), std::ptr::NonNull::from(&*bytes).cast::<u8>());
+        FileBytes { repr: BytesRepr::Held { _holder: std::sync::Arc::new(bytes), at }, len }
     }
 
     /// Keeps the first `n` bytes (all of them if there are fewer). What is
@@ -429,7 +445,7 @@ impl FileBytes {
 
     /// Whether the bytes are held for the file (mapped), not its own buffer.
     pub fn is_held(&self) -> bool {
-        matches!(self.repr, BytesRepr::Held(_))
+        matches!(self.repr, BytesRepr::Held { .. })
     }
 }
 
@@ -449,11 +465,13 @@ impl From<Vec<u8>> for FileBytes {
 impl std::ops::Deref for FileBytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        let all: &[u8] = match &self.repr {
-            BytesRepr::Owned(v) => v,
-            BytesRepr::Held(h) => (**h).as_ref(),
-        };
-        &all[..self.len]
+        match &self.repr {
+            BytesRepr::Owned(v) => &v[..self.len],
+            // SAFETY: `at` is the start of the holder's bytes, at least
+            // `len` long (`truncate` only shortens), alive and unchanged
+            // while the holder is, which `self` keeps.
+            BytesRepr::Held { at, .. } => unsafe { std::slice::from_raw_parts(at.as_ptr(), self.len) },
+        }
     }
 }
 
@@ -569,5 +587,30 @@ impl ParsedFile {
 
     pub fn last_time(&self) -> Option<Timestamp> {
         self.records.iter().filter_map(|r| r.time.or(r.collected)).max()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FileBytes;
+
+    /// Owned or held, the bytes read the same, are cut by length only,
+    /// and a clone of held bytes reads them where they are.
+    #[test]
+    fn file_bytes_owned_or_held() {
+        let text = b"line one\nline two\n".to_vec();
+        let (mut owned, mut held) = (FileBytes::from(text.clone()), FileBytes::held(text.clone()));
+        assert!(!owned.is_held() && held.is_held());
+        assert_eq!((&owned[..], &held[..]), (&text[..], &text[..]));
+        assert_eq!(owned, held);
+        owned.truncate(9);
+        held.truncate(9);
+        held.truncate(40);
+        assert_eq!((&owned[..], &held[..]), (&b"line one\n"[..], &b"line one\n"[..]));
+        let copy = held.clone();
+        drop(held);
+        assert_eq!(&copy[..], b"line one\n");
+        assert_eq!(format!("{copy:?}"), "FileBytes(9 bytes, held)");
+        assert_eq!(&FileBytes::default()[..], b"");
     }
 }

@@ -18,14 +18,6 @@ use reconscope::model::FileBytes;
 /// an artifact folder may hold thousands of small logs.
 pub const MIN_MAP_BYTES: u64 = 1 << 20;
 
-struct Map(memmap2::Mmap);
-
-impl AsRef<[u8]> for Map {
-    fn as_ref(&self) -> &[u8] {
-        &self.0
-    }
-}
-
 /// The first `len` bytes of `file`, mapped read-only (its pages faulted in
 /// up front, which costs less than a fault per page as the parser reads).
 pub fn map(file: &File, len: u64) -> io::Result<FileBytes> {
@@ -38,7 +30,7 @@ pub fn map(file: &File, len: u64) -> io::Result<FileBytes> {
     // (the parser reads bytes, any bytes), and a cut makes the pages past
     // the new end raise SIGBUS, which the handler turns into exit 2.
     let map = unsafe { memmap2::MmapOptions::new().len(len).populate().map(file)? };
-    Ok(FileBytes::held(Map(map)))
+    Ok(FileBytes::held(map))
 }
 
 const SIGBUS_MESSAGE: &[u8] =
