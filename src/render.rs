@@ -220,6 +220,16 @@ pub fn parts_cut_by(s: &str, max_w: f64, width: impl Fn(&str) -> f64) -> String 
     middle_cut_by(parts[0], max_w, width)
 }
 
+/// A row's label cut to `max_w`, as every painter cuts it: a group row's
+/// ([`parts_cut_by`]) by its parts, any other in the middle.
+pub fn row_label_cut_by(s: &str, depth: u8, max_w: f64, width: impl Fn(&str) -> f64) -> String {
+    if depth == 0 {
+        parts_cut_by(s, max_w, width)
+    } else {
+        middle_cut_by(s, max_w, width)
+    }
+}
+
 /// Font size and weight of a row's label.
 fn row_font(depth: u8) -> (f64, bool) {
     if depth == 0 {
@@ -778,7 +788,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
         let indent = INDENT[row.depth.min(1) as usize];
         let full = clean(&row.label);
         let max_w = label_w - indent - 8.0;
-        let shown = if row.depth == 0 { parts_cut_by(&full, max_w, |t| text_width(t, size, bold)) } else { middle_cut(&full, max_w, size, bold) };
+        let shown = row_label_cut_by(&full, row.depth, max_w, |t| text_width(t, size, bold));
         let attrs = if bold { format!(r#"fill="{}" font-weight="bold""#, p.text) } else { format!(r#"fill="{}""#, p.text) };
         if shown != full {
             let _ = writeln!(d.out, "<g><title>{}</title>", esc(&full));
@@ -980,6 +990,9 @@ mod tests {
         assert_eq!(parts_cut_by(label, 17.0, w), "widget");
         assert_eq!(parts_cut_by("tenantcontrolplane · 1 worker", 10.0, w), "tena…plane");
         assert_eq!(parts_cut_by("ns/a-long-object-name", 10.0, w), middle_cut_by("ns/a-long-object-name", 10.0, w));
+        // Only a group row (depth 0) is cut by its parts.
+        assert_eq!(row_label_cut_by(label, 0, 30.0, w), "widget · 4 workers");
+        assert_eq!(row_label_cut_by(label, 1, 30.0, w), middle_cut_by(label, 30.0, w));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! or cut in the middle with "…", as the export does; the tooltip has them
 //! in full) and the scroll hint.
 
-use reconscope::render::{middle_cut_by, parts_cut_by};
+use reconscope::render::row_label_cut_by;
 
 use super::{Frame, FONT, FONT_BOLD, ROW_H};
 
@@ -62,7 +62,7 @@ pub(super) fn labels(f: &Frame) {
         }
         label.push_str(&row.label);
         let max_w = g.label_w - indent - 8.0;
-        let text = if row.depth == 0 { parts_cut_by(&label, max_w, |s| f.width(s)) } else { middle_cut_by(&label, max_w, |s| f.width(s)) };
+        let text = row_label_cut_by(&label, row.depth, max_w, |s| f.width(s));
         let _ = ctx.fill_text(&text, indent, y + ROW_H / 2.0);
     }
     ctx.restore();
