@@ -43,11 +43,12 @@ build() {
 target_dir() { if [[ $SANITIZER == none ]]; then echo target; else echo target-asan; fi; }
 bin() { echo "fuzz/$(target_dir)/x86_64-unknown-linux-gnu/release/$1"; }
 
-# run TARGET SECONDS CORPUS_DIR LOG: one libFuzzer run; its exit code.
+# run TARGET SECONDS CORPUS_DIR LOG [NICENESS]: one libFuzzer run; its
+# exit code. (libFuzzer will not start without its artifacts folder.)
 run() {
-    local target=$1 seconds=$2 corpus=$3 log=$4
+    local target=$1 seconds=$2 corpus=$3 log=$4 niceness=${5:-0}
     mkdir -p "fuzz/artifacts/$target"
-    "$(bin "$target")" "$corpus" "${FLAGS[@]}" -max_total_time="$seconds" \
+    nice -n "$niceness" "$(bin "$target")" "$corpus" "${FLAGS[@]}" -max_total_time="$seconds" \
         -artifact_prefix="fuzz/artifacts/$target/" >"$log" 2>&1
 }
 
@@ -89,12 +90,11 @@ campaign() {
     trap 'rm -rf "$tmp"' RETURN
     local -a rows=()
     for t in "${TARGETS[@]}"; do
-        mkdir -p "$tmp/$t" "fuzz/artifacts/$t"
+        mkdir -p "$tmp/$t"
         cp -r "fuzz/corpus/$t/." "$tmp/$t/"
         say "fuzz campaign: $t for ${seconds}s"
         local rc=0
-        nice -n 10 "$(bin "$t")" "$tmp/$t" "${FLAGS[@]}" -max_total_time="$seconds" \
-            -artifact_prefix="fuzz/artifacts/$t/" >"$tmp/$t.log" 2>&1 || rc=$?
+        run "$t" "$seconds" "$tmp/$t" "$tmp/$t.log" 10 || rc=$?
         read -r execs crash timeout oom < <(figures "$tmp/$t.log")
         if [[ $rc != 0 || $execs == 0 ]]; then
             # (A run that could not start says why: it ran nothing.)
