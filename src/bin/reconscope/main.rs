@@ -436,8 +436,9 @@ fn read_capped(path: &Path, name: &str, room: u64, map: bool) -> std::io::Result
     // (A file in /proc says it is empty and is not: it is read.)
     let map = map && meta.is_file() && size >= mapped::MIN_MAP_BYTES;
     // A file system that cannot map (some FUSE mounts) is read instead.
+    let try_map = |f: &std::fs::File, len: u64| map.then(|| mapped::map(f, len).ok()).flatten();
     let whole = |f: &mut std::fs::File| -> std::io::Result<FileBytes> {
-        if let Some(b) = map.then(|| mapped::map(f, size).ok()).flatten() {
+        if let Some(b) = try_map(f, size) {
             return Ok(b);
         }
         let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
@@ -453,7 +454,7 @@ fn read_capped(path: &Path, name: &str, room: u64, map: bool) -> std::io::Result
     if !reconscope::pipeline::streamable(name, &head) {
         return Ok((whole(&mut f)?, None));
     }
-    let mut bytes: FileBytes = match map.then(|| mapped::map(&f, room).ok()).flatten() {
+    let mut bytes: FileBytes = match try_map(&f, room) {
         Some(b) => b,
         None => {
             let mut bytes = Vec::new();
