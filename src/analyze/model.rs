@@ -366,7 +366,9 @@ pub struct Saturation {
     pub workers: u32,
     /// How long its reconciles usually take (the median, at least 1s).
     pub normal_nanos: i64,
-    /// The reconciles that held the workers.
+    /// The reconciles that held the workers. The finding's `reconciles`
+    /// are theirs first, in this order, then those of the objects that
+    /// waited (`findings::explanations_first` reads them so).
     pub held: Vec<String>,
     /// Objects reconciled right after, with the estimated wait of each.
     pub waited: Vec<Waited>,
