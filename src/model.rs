@@ -276,9 +276,16 @@ pub struct Record {
     /// The value of its `reconcileID` field, found while parsing (empty
     /// when it has none): the key the analysis groups by.
     pub reconcile_id: Span,
-    /// Range into [`ParsedFile::fields`].
+    /// Range into [`ParsedFile::fields`] (empty when the fields are not
+    /// kept: see `fields_again_after`).
     pub fields_start: u32,
     pub fields_len: u16,
+    /// Its fields are not kept, because its first line alone gives them
+    /// back: parsed again with this format tried first, as the parser did
+    /// (the format of the line before it), they are the same fields.
+    /// [`ParsedFile::fields`] does so. `None`: they are in
+    /// [`ParsedFile::fields`] (or it has none).
+    pub fields_again_after: Option<Format>,
     /// 1-based line number of the first line.
     pub line: u32,
     /// Number of physical lines, continuation lines included.
@@ -494,6 +501,18 @@ impl fmt::Debug for FileBytes {
     }
 }
 
+/// How a record's fields are parsed again from its first line, when they
+/// were not kept (`Record::fields_again_after`): the parser's own function,
+/// which this module, below the parser, cannot name.
+#[derive(Clone, Copy)]
+pub struct FieldsAgain(pub fn(&ParsedFile, &Record, Format) -> Vec<Field>);
+
+impl fmt::Debug for FieldsAgain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("FieldsAgain")
+    }
+}
+
 /// Everything parsed from one input file.
 #[derive(Clone, Debug, Default)]
 pub struct ParsedFile {
@@ -515,6 +534,9 @@ pub struct ParsedFile {
     pub scratch: Vec<u8>,
     pub records: Vec<Record>,
     pub fields: Vec<Field>,
+    /// Set by the parser when a record's fields may have to be parsed
+    /// again (`Record::fields_again_after`).
+    pub fields_again: Option<FieldsAgain>,
     pub counts: ParseCounts,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -548,19 +570,27 @@ impl ParsedFile {
         self.bytes.get(s..s + r.byte_len as usize).unwrap_or(&[])
     }
 
-    pub fn fields<'a>(&'a self, r: &Record) -> &'a [Field] {
-        &self.fields[r.fields_range()]
+    /// A record's fields: the kept ones, or, when it kept none because its
+    /// line gives them back (`Record::fields_again_after`), its first line
+    /// parsed again.
+    pub fn fields<'a>(&'a self, r: &Record) -> Cow<'a, [Field]> {
+        match (r.fields_again_after, self.fields_again) {
+            (Some(after), Some(FieldsAgain(again))) => Cow::Owned(again(self, r, after)),
+            _ => Cow::Borrowed(self.fields.get(r.fields_range()).unwrap_or(&[])),
+        }
     }
 
     /// Looks a field up by key, and decodes its value (JSON strings are
     /// unescaped; other JSON values are returned verbatim).
     pub fn field(&self, r: &Record, key: &str) -> Option<Cow<'_, str>> {
-        let f = self.fields(r).iter().find(|f| self.span_bytes(f.key) == key.as_bytes())?;
+        let fields = self.fields(r);
+        let f = fields.iter().find(|f| self.span_bytes(f.key) == key.as_bytes())?;
         Some(self.value(f))
     }
 
     pub fn field_raw(&self, r: &Record, key: &str) -> Option<&[u8]> {
-        let f = self.fields(r).iter().find(|f| self.span_bytes(f.key) == key.as_bytes())?;
+        let fields = self.fields(r);
+        let f = fields.iter().find(|f| self.span_bytes(f.key) == key.as_bytes())?;
         Some(self.span_bytes(f.value))
     }
 

@@ -78,7 +78,7 @@ fn check_invariants(bytes: Vec<u8>) {
     for r in &pf.records {
         let _ = pf.message(r);
         let _ = pf.raw(r);
-        for f in pf.fields(r) {
+        for f in pf.fields(r).iter() {
             let _ = pf.value(f);
             let _ = pf.key(f);
         }

@@ -1,8 +1,9 @@
 //! The parser: the whole file parsed at once must equal the same bytes
 //! streamed into a `StreamParser` in slices of varying sizes, and a file
 //! split between two workers at a byte (`StreamParser::split` and a
-//! `PieceParser`, its piece through its encoding; and without a piece).
-//! Slice sizes, the split byte and the options come from a hash of the
+//! `PieceParser`, its piece through its encoding; and without a piece),
+//! the fields left to be parsed again (`keep_fields` off) or all kept, the
+//! other way compared too. Slice sizes, the split byte and the options come from a hash of the
 //! input, so the text itself stays the corpus file as it is.
 #![no_main]
 
@@ -35,7 +36,7 @@ impl Numbers {
 fn touch(f: &ParsedFile) {
     for r in &f.records {
         let _ = (f.message(r), f.raw(r));
-        for field in f.fields(r) {
+        for field in f.fields(r).iter() {
             let _ = (f.key(field), f.value(field));
         }
     }
@@ -48,10 +49,12 @@ fuzz_target!(|data: &[u8]| {
         // Now and then a tiny line limit, so long lines are cut.
         max_line_bytes: if n.next(4) == 0 { 1 + n.next(300) } else { ParseOptions::default().max_line_bytes },
         threads: 1,
-        ..ParseOptions::default()
+        keep_fields: n.next(2) == 0,
     };
     let whole = parse_file("t.log", data.to_vec(), &opts);
     touch(&whole);
+    let other_way = parse_file("t.log", data.to_vec(), &ParseOptions { keep_fields: !opts.keep_fields, ..opts });
+    assert_same_parse(&whole, &other_way, "fields kept the other way");
 
     // Streamed, in slices of 1 to 4096 bytes (a new size each time).
     let mut sp = StreamParser::new("t.log", if n.next(2) == 0 { data.len() } else { 0 }, &opts);

@@ -434,8 +434,8 @@ fn deadline_in(raw: &[u8], kind: ValueKind) -> bool {
 
 /// Whether a record's message or `error` field says a deadline passed.
 fn says_deadline(f: &ParsedFile, r: &Record) -> bool {
-    let error = || f.fields(r).iter().find(|fl| f.span_bytes(fl.key) == b"error");
-    deadline_in(f.span_bytes(r.message), r.message_kind) || error().is_some_and(|fl: &Field| deadline_in(f.span_bytes(fl.value), fl.kind))
+    deadline_in(f.span_bytes(r.message), r.message_kind)
+        || f.fields(r).iter().find(|fl| f.span_bytes(fl.key) == b"error").is_some_and(|fl: &Field| deadline_in(f.span_bytes(fl.value), fl.kind))
 }
 
 /// A reconcile that failed on a deadline far sooner than the timeout: its

@@ -370,7 +370,8 @@ impl<'a> Gather<'a> {
         const KEYS: [&[u8]; 9] =
             [b"name", b"namespace", b"controller", b"controllerGroup", b"controllerKind", b"object", b"request", b"reconciler group", b"reconciler kind"];
         let mut k = [None::<&Field>; 9];
-        for fl in f.fields(r) {
+        let fields = f.fields(r);
+        for fl in fields.iter() {
             if let Some(slot) = KEYS.iter().position(|&w| w == f.span_bytes(fl.key)) {
                 k[slot].get_or_insert(fl);
             }
@@ -380,7 +381,7 @@ impl<'a> Gather<'a> {
         // when the line lacks one of them (kamaji's lines have both).
         let mut kind_key = None::<(&Field, ObjectRef)>;
         if k[0].is_none() || k[4].or(k[8]).is_none() {
-            kind_key = f.fields(r).iter().filter(|fl| is_kind_word(f.span_bytes(fl.key))).find_map(|fl| object_value(&f.value(fl)).map(|o| (fl, o)));
+            kind_key = fields.iter().filter(|fl| is_kind_word(f.span_bytes(fl.key))).find_map(|fl| object_value(&f.value(fl)).map(|o| (fl, o)));
         }
         // A Kind key must be the controller's kind when the line names it.
         if let (Some(kind), Some((fl, _))) = (k[4].or(k[8]), kind_key.as_ref()) {

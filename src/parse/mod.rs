@@ -30,17 +30,19 @@ pub struct ParseOptions {
     /// Threads to parse one big file on (1: this thread only). Ignored in
     /// wasm, which parses on one thread.
     pub threads: usize,
-    /// Keep each record's fields (`ParsedFile::fields`). Without them the
-    /// records are the same (their `reconcile_id` too, found while
-    /// parsing) but each has no fields: for `reconscope stats`, which
-    /// counts and dates records and needs no fields, this saves about a
-    /// third of the memory a parsed log takes beside its bytes.
+    /// Keep every record's fields in `ParsedFile::fields`. Off (the
+    /// default), a record whose first line alone gives its fields back
+    /// keeps none (`Record::fields_again_after`; most lines of a log) and
+    /// `ParsedFile::fields(record)` parses that line again: the same
+    /// records, the same fields, read more slowly, and about a third less
+    /// memory beside the file's bytes (a field is 20 bytes, and a
+    /// controller's log has one per ~57 bytes).
     pub keep_fields: bool,
 }
 
 impl Default for ParseOptions {
     fn default() -> Self {
-        ParseOptions { default_offset_secs: 0, max_line_bytes: 1 << 20, threads: 1, keep_fields: true }
+        ParseOptions { default_offset_secs: 0, max_line_bytes: 1 << 20, threads: 1, keep_fields: false }
     }
 }
 
@@ -570,10 +572,25 @@ fn finish(mut pf: ParsedFile, c: Chunk, mut diagnostics: Vec<Diagnostic>) -> Par
     }
     pf.records = records;
     pf.fields = fields;
+    pf.fields_again = Some(crate::model::FieldsAgain(fields_again));
     pf.scratch = scratch;
     pf.counts = counts;
     pf.diagnostics = diagnostics;
     pf
+}
+
+/// The fields of a record that kept none (`Record::fields_again_after`):
+/// its first line parsed again as the line loop parsed it, after the same
+/// format, with nothing peeled first and the file's zone.
+fn fields_again(pf: &ParsedFile, r: &Record, after: Format) -> Vec<crate::model::Field> {
+    let raw = pf.raw(r);
+    let first = memchr::memchr(b'\n', raw).map_or(raw, |n| &raw[..n]);
+    let first = first.strip_suffix(b"\r").unwrap_or(first);
+    let (mut fields, mut scratch) = (Vec::new(), Vec::new());
+    let opts = LineOptions { default_offset_secs: pf.zone_offset_secs };
+    let mut cx = Ctx { opts, fields: &mut fields, scratch: &mut scratch, last_format: after, name_prefix: Vec::new() };
+    line::parse_line(first, Origin { start: r.offset as usize, scratch: false }, &mut cx, &mut LineOut::default());
+    fields
 }
 
 /// What the record before the current line lets a continuation line join.
@@ -623,7 +640,7 @@ impl Chunk {
 /// from there.
 fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut Chunk) {
     let Chunk { records, fields, scratch, counts, problems, truncated_lines, repairs, resume } = c;
-    let mut sink = Sink { records, counts, problems, truncated_lines, repairs, keep_fields: opts.keep_fields };
+    let mut sink = Sink { records, counts, problems, truncated_lines, repairs, keep_fields: opts.keep_fields, again_after: None };
     // One UTF-8 check for the whole piece; per line only when it fails.
     let all_utf8 = is_ascii(&bytes[from..to]) || std::str::from_utf8(&bytes[from..to]).is_ok();
     let Resume { last_format, name_prefix } = std::mem::take(resume);
@@ -688,6 +705,10 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         }
         let mark = cx.fields.len();
         let scratch_mark = cx.scratch.len();
+        // (What a line parsed as itself, with nothing peeled or joined
+        // first, needs to parse again: `Record::fields_again_after`.)
+        let (format_before, prefix_before) = (cx.last_format, cx.name_prefix.is_empty());
+        let mut as_itself = false;
         // While a hard-wrapped group is open, a line that ends it is read
         // again after it: what parsing it taught the context is undone.
         let saved_context = wrap.as_ref().map(|_| (cx.last_format, cx.name_prefix.clone()));
@@ -751,7 +772,10 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
                     out.inner = (end, end);
                     true
                 }
-                None => line::parse_line(s, Origin { start: at, scratch: false }, &mut cx, &mut out),
+                None => {
+                    as_itself = !framed && !overlong && prefix_before;
+                    line::parse_line(s, Origin { start: at, scratch: false }, &mut cx, &mut out)
+                }
             }
         };
         let fmt = if ok { out.format.unwrap_or(Format::Unparsed) } else { Format::Unparsed };
@@ -804,6 +828,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         head = None;
         let in_wrap = wrap.is_some();
         let cut = out.truncated;
+        sink.again_after = as_itself.then_some(format_before);
         tail = sink.push(&mut cx, bytes, &mut out, fmt, mark, Span::raw(at, at + s.len()), first_line, line_no, start, end);
         if let Some(kind) = chrome {
             sink.repairs.chrome(kind, line_no, s);
@@ -878,6 +903,10 @@ struct Sink<'a> {
     repairs: &'a mut repair::Repairs,
     /// [`ParseOptions::keep_fields`].
     keep_fields: bool,
+    /// The next record's line parsed as itself after this format: its
+    /// fields may be left to be parsed again (`Record::fields_again_after`).
+    /// Taken by `push`.
+    again_after: Option<Format>,
 }
 
 impl Sink<'_> {
@@ -955,11 +984,19 @@ impl Sink<'_> {
                 buf.get(f.key.start as usize..f.key.start as usize + f.key.len()) == Some(b"reconcileID")
             })
             .map_or(Span::EMPTY, |f| f.value);
-        let nfields = if self.keep_fields {
-            nfields
-        } else {
+        // Fields its line gives back are not kept: all of them in the
+        // file's bytes, as many as a record holds.
+        let again_after = self.again_after.take().filter(|_| {
+            !self.keep_fields
+                && nfields > 0
+                && cx.fields.len() - mark == nfields
+                && cx.fields[mark..].iter().all(|f| !f.key.in_scratch() && !f.value.in_scratch())
+        });
+        let nfields = if again_after.is_some() {
             cx.fields.truncate(mark);
             0
+        } else {
+            nfields
         };
         self.records.push(Record {
             time: if fmt == Format::Unparsed { None } else { out.time },
@@ -974,6 +1011,7 @@ impl Sink<'_> {
             reconcile_id,
             fields_start: mark as u32,
             fields_len: nfields as u16,
+            fields_again_after: again_after,
             line: first_line,
             line_count: line_no - first_line + 1,
             offset: start as u64,

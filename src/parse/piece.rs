@@ -178,7 +178,7 @@ impl PieceParser {
 }
 
 /// Bytes per record and per field in the encoded form.
-const RECORD_BYTES: usize = 75;
+const RECORD_BYTES: usize = 76;
 const FIELD_BYTES: usize = 17;
 
 impl Piece {
@@ -232,7 +232,8 @@ impl Piece {
 /// One record, fixed-width: time and collection time (presence, nanos,
 /// digits), yearless/level/format/wrapper/message kind, the logger,
 /// message and reconcile id spans, fields start and count, line, line
-/// count, byte offset and length.
+/// count, byte offset and length, the format its fields are parsed again
+/// after (0: they are kept; k + 1: `Format::ALL[k]`).
 fn record_bytes(r: &Record) -> [u8; RECORD_BYTES] {
     let mut b = [0u8; RECORD_BYTES];
     for (at, t) in [(0, r.time), (10, r.collected)] {
@@ -252,6 +253,7 @@ fn record_bytes(r: &Record) -> [u8; RECORD_BYTES] {
     b[59..63].copy_from_slice(&r.line_count.to_le_bytes());
     b[63..71].copy_from_slice(&r.offset.to_le_bytes());
     b[71..75].copy_from_slice(&r.byte_len.to_le_bytes());
+    b[75] = r.fields_again_after.map_or(0, |f| f as u8 + 1);
     b
 }
 
@@ -380,6 +382,7 @@ impl<'a> EncodedPiece<'a> {
                 || flags[2] as usize >= Format::ALL.len()
                 || flags[3] as usize >= Wrapper::ALL.len()
                 || flags[4] as usize >= ValueKind::ALL.len()
+                || b[75] as usize > Format::ALL.len()
             {
                 return Err(PieceError("an unknown level, format, wrapper or value kind"));
             }
@@ -422,6 +425,7 @@ impl<'a> EncodedPiece<'a> {
             line_count: le_u32(b, 59),
             offset: le_u64(b, 63) + u64::from(raw_base),
             byte_len: le_u32(b, 71),
+            fields_again_after: b[75].checked_sub(1).map(|k| Format::ALL[k as usize]),
         }));
         acc.fields.reserve_exact(self.fields.len());
         acc.fields.extend(self.fields.iter().map(|b| Field { key: shift(b, 0), value: shift(b, 8), kind: ValueKind::ALL[b[16] as usize] }));

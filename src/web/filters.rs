@@ -167,8 +167,12 @@ impl TextMatcher {
                 (self.anchored || span.in_scratch()) && self.is_match(bytes)
             }
         };
+        // Fields not kept are in the raw line, as written: only an escape
+        // in it or an anchored pattern can match them otherwise, so only
+        // then are they parsed again.
+        let fields_in_raw = rec.fields_again_after.is_some() && !self.anchored && memchr::memchr(b'\\', f.raw(rec)).is_none();
         decoded(rec.message, rec.message_kind)
-            || f.fields(rec).iter().any(|fl| decoded(fl.value, fl.kind) || (fl.key.in_scratch() && self.is_match(f.span_bytes(fl.key))))
+            || (!fields_in_raw && f.fields(rec).iter().any(|fl| decoded(fl.value, fl.kind) || (fl.key.in_scratch() && self.is_match(f.span_bytes(fl.key)))))
     }
 }
 

@@ -172,9 +172,7 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         "stats" => {
-            let mut opts = parse_options(&args[1..])?;
-            // Its figures need no record's fields: they are not kept.
-            opts.load.parse.keep_fields = false;
+            let opts = parse_options(&args[1..])?;
             stats(&opts)
         }
         "analyze" => {
