@@ -583,15 +583,18 @@ impl ParsedFile {
     /// Looks a field up by key, and decodes its value (JSON strings are
     /// unescaped; other JSON values are returned verbatim).
     pub fn field(&self, r: &Record, key: &str) -> Option<Cow<'_, str>> {
-        let fields = self.fields(r);
-        let f = fields.iter().find(|f| self.span_bytes(f.key) == key.as_bytes())?;
-        Some(self.value(f))
+        self.find_field(&self.fields(r), key).map(|f| self.value(f))
     }
 
     pub fn field_raw(&self, r: &Record, key: &str) -> Option<&[u8]> {
-        let fields = self.fields(r);
-        let f = fields.iter().find(|f| self.span_bytes(f.key) == key.as_bytes())?;
-        Some(self.span_bytes(f.value))
+        self.find_field(&self.fields(r), key).map(|f| self.span_bytes(f.value))
+    }
+
+    /// The first of `fields` (a record's, from [`ParsedFile::fields`])
+    /// named `key`: for several keys of one record, whose line
+    /// [`ParsedFile::field`] would parse again for each.
+    pub fn find_field<'f>(&self, fields: &'f [Field], key: &str) -> Option<&'f Field> {
+        fields.iter().find(|f| self.span_bytes(f.key) == key.as_bytes())
     }
 
     pub fn value(&self, f: &Field) -> Cow<'_, str> {

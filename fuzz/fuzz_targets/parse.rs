@@ -2,9 +2,10 @@
 //! streamed into a `StreamParser` in slices of varying sizes, and a file
 //! split between two workers at a byte (`StreamParser::split` and a
 //! `PieceParser`, its piece through its encoding; and without a piece),
-//! the fields left to be parsed again (`keep_fields` off) or all kept, the
-//! other way compared too. Slice sizes, the split byte and the options come from a hash of the
-//! input, so the text itself stays the corpus file as it is.
+//! with the fields left to be parsed again (`keep_fields` off) or all kept,
+//! and compared with the other way too. Slice sizes, the split byte and
+//! the options come from a hash of the input, so the text itself stays the
+//! corpus file as it is.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -128,11 +128,13 @@ pub fn analyze(files: &[ParsedFile], records: &[RecordRef]) -> (Vec<Election>, V
         let Some(t) = time_of(r) else { continue };
         let msg = f.message(r);
         if msg == "retrying of unary invoker failed" {
+            let fields = f.fields(r);
+            let field = |key| f.find_field(&fields, key).map(|fl| f.value(fl));
             warnings.push(ClientWarning {
                 time: t,
-                target: f.field(r, "target").map(|s| s.into_owned()),
-                attempt: f.field(r, "attempt").and_then(|s| s.parse().ok()),
-                error: f.field(r, "error").map(|s| s.into_owned()),
+                target: field("target").map(|s| s.into_owned()),
+                attempt: field("attempt").and_then(|s| s.parse().ok()),
+                error: field("error").map(|s| s.into_owned()),
                 record: rr,
             });
             continue;

@@ -8,7 +8,7 @@ use memchr::memmem;
 use crate::analyze::model::Uncovered;
 use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, Outcome, Piece, Severity};
 use crate::analyze::{coverage, AnalyzeOptions};
-use crate::model::{Field, ParsedFile, Record, Timestamp, ValueKind};
+use crate::model::{ParsedFile, Record, Timestamp, ValueKind};
 use crate::time::{honest_duration, Gap, NANOS_PER_SEC};
 
 pub use crate::time::human_duration;
@@ -434,8 +434,7 @@ fn deadline_in(raw: &[u8], kind: ValueKind) -> bool {
 
 /// Whether a record's message or `error` field says a deadline passed.
 fn says_deadline(f: &ParsedFile, r: &Record) -> bool {
-    deadline_in(f.span_bytes(r.message), r.message_kind)
-        || f.fields(r).iter().find(|fl| f.span_bytes(fl.key) == b"error").is_some_and(|fl: &Field| deadline_in(f.span_bytes(fl.value), fl.kind))
+    deadline_in(f.span_bytes(r.message), r.message_kind) || f.find_field(&f.fields(r), "error").is_some_and(|fl| deadline_in(f.span_bytes(fl.value), fl.kind))
 }
 
 /// A reconcile that failed on a deadline far sooner than the timeout: its

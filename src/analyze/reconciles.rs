@@ -288,7 +288,10 @@ impl<'a> Gather<'a> {
             let rref = RecordRef { file: fi as u32, record: ri as u32 };
             let Some(rid) = f.reconcile_id(r) else {
                 if raw_msg == b"Starting workers" {
-                    if let (Some(c), Some(n)) = (f.field(r, "controller"), f.field(r, "worker count")) {
+                    let fields = f.fields(r);
+                    if let (Some(c), Some(n)) =
+                        (f.find_field(&fields, "controller").map(|c| f.value(c)), f.find_field(&fields, "worker count").map(|n| f.value(n)))
+                    {
                         if let Ok(n) = n.parse::<u32>() {
                             self.starting.push((c.into_owned(), n));
                         }

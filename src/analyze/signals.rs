@@ -70,7 +70,8 @@ pub fn may_matter(raw: &[u8]) -> bool {
 
 /// Whether a warning or error line's `error` field may say 429.
 pub fn error_may_matter(f: &ParsedFile, r: &Record) -> bool {
-    f.field_raw(r, "error").or_else(|| f.field_raw(r, "err")).is_some_and(says_too_many)
+    let fields = f.fields(r);
+    f.find_field(&fields, "error").or_else(|| f.find_field(&fields, "err")).is_some_and(|fl| says_too_many(f.span_bytes(fl.value)))
 }
 
 /// `too many requests`, `Too Many Requests`, `TooManyRequests`: the API
@@ -188,12 +189,14 @@ fn throttled_of(f: &ParsedFile, r: &Record, rr: RecordRef, time: Timestamp) -> O
     if let Some(rest) = m.strip_prefix("Throttling request took ") {
         return Some(Throttled { rr, time, wait: wait_text(rest), resource: request_resource(&m), too_many: false });
     }
+    let fields = f.fields(r);
+    let field = |key| f.find_field(&fields, key);
     if m.starts_with("Waited before sending request") {
-        let wait = f.field(r, "delay").and_then(|d| go_duration(&d));
-        let resource = f.field(r, "URL").or_else(|| f.field(r, "url")).and_then(|u| resource_of(&u));
+        let wait = field("delay").and_then(|d| go_duration(&f.value(d)));
+        let resource = field("URL").or_else(|| field("url")).and_then(|u| resource_of(&f.value(u)));
         return Some(Throttled { rr, time, wait, resource, too_many: false });
     }
-    let err = f.field_raw(r, "error").or_else(|| f.field_raw(r, "err"));
+    let err = field("error").or_else(|| field("err")).map(|fl| f.span_bytes(fl.value));
     if says_too_many(f.span_bytes(r.message)) || (r.level >= Level::Warn && err.is_some_and(says_too_many)) {
         return Some(Throttled { rr, time, wait: None, resource: None, too_many: true });
     }

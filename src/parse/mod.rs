@@ -707,7 +707,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         let scratch_mark = cx.scratch.len();
         // (What a line parsed as itself, with nothing peeled or joined
         // first, needs to parse again: `Record::fields_again_after`.)
-        let (format_before, prefix_before) = (cx.last_format, cx.name_prefix.is_empty());
+        let (format_before, no_name_column) = (cx.last_format, cx.name_prefix.is_empty());
         let mut as_itself = false;
         // While a hard-wrapped group is open, a line that ends it is read
         // again after it: what parsing it taught the context is undone.
@@ -773,7 +773,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
                     true
                 }
                 None => {
-                    as_itself = !framed && !overlong && prefix_before;
+                    as_itself = !framed && !overlong && no_name_column;
                     line::parse_line(s, Origin { start: at, scratch: false }, &mut cx, &mut out)
                 }
             }
