@@ -542,6 +542,24 @@ pub struct ParsedFile {
 }
 
 impl ParsedFile {
+    /// Asks the CPU to bring the start of a span's bytes into its cache,
+    /// for a pass over the records that reads them a few records later
+    /// (natively on x86-64; elsewhere nothing).
+    #[inline]
+    pub fn prefetch(&self, s: Span) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let buf: &[u8] = if s.in_scratch() { &self.scratch } else { &self.bytes };
+            if let Some(b) = buf.get(s.start as usize) {
+                // SAFETY: SSE is in every x86-64 CPU, and a prefetch is a
+                // hint: it reads nothing and cannot fault.
+                unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(std::ptr::from_ref(b).cast()) };
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = s;
+    }
+
     pub fn span_bytes(&self, s: Span) -> &[u8] {
         let buf: &[u8] = if s.in_scratch() { &self.scratch } else { &self.bytes };
         let start = s.start as usize;

@@ -28,11 +28,15 @@ fn t(ts: Option<Timestamp>) -> Value {
 
 /// What the CLI adds to the document: each finding's evidence link
 /// (`findings[].link`, present when given) and the run's notes (`notes`,
-/// present when given).
+/// present when given); and how [`write_json`] writes it.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Extras<'a> {
     pub links: Option<&'a [Option<String>]>,
     pub notes: Option<&'a [String]>,
+    /// How many threads [`write_json`] renders the reconciles with (the
+    /// longest list by far), this one included; 0 or 1: this one alone.
+    /// The document is the same byte for byte.
+    pub threads: usize,
 }
 
 /// The whole document as a value (for tests and library users; the CLI
@@ -43,16 +47,218 @@ pub fn to_json(inputs: &[FileStats], a: &Analysis) -> Value {
 
 /// Writes the document to `w` as it serialises it, one element at a time
 /// (never the whole document in memory), pretty-printed with its keys in
-/// order. Give `w` a buffer: serde_json writes in small pieces.
+/// order: what `serde_json::to_writer_pretty` gives of [`to_json`]'s
+/// value. Give `w` a buffer: serde_json writes in small pieces.
 pub fn write_json<W: std::io::Write>(w: W, inputs: &[FileStats], a: &Analysis, extras: Extras<'_>) -> serde_json::Result<()> {
-    let mut ser = serde_json::Serializer::pretty(w);
-    Doc { inputs, a, extras }.serialize(&mut ser)
+    write_json_in(w, inputs, a, extras, RECONCILES_PER_CHUNK)
+}
+
+/// The reconciles are rendered this many at a time, each chunk into a
+/// buffer of its own (about 1 MiB), by one thread of [`Extras::threads`].
+const RECONCILES_PER_CHUNK: usize = 2048;
+
+fn write_json_in<W: std::io::Write>(mut w: W, inputs: &[FileStats], a: &Analysis, extras: Extras<'_>, chunk: usize) -> serde_json::Result<()> {
+    w.write_all(b"{").map_err(serde_json::Error::io)?;
+    let mut out = Raw { w: &mut w, first: true, threads: extras.threads.max(1), chunk: chunk.max(1) };
+    Doc { inputs, a, extras }.entries(&mut out)?;
+    w.write_all(b"\n}").map_err(serde_json::Error::io)
 }
 
 struct Doc<'a> {
     inputs: &'a [FileStats],
     a: &'a Analysis,
     extras: Extras<'a>,
+}
+
+/// Where the document's top-level entries go: a serde map ([`to_json`]),
+/// or straight to the writer ([`write_json`]), which renders the
+/// reconciles on several threads.
+trait Entries {
+    type Error;
+    fn entry<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Self::Error>;
+    fn reconciles(&mut self, a: &Analysis) -> Result<(), Self::Error>;
+}
+
+struct Map<'m, M>(&'m mut M);
+
+impl<M: SerializeMap> Entries for Map<'_, M> {
+    type Error = M::Error;
+    fn entry<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), M::Error> {
+        self.0.serialize_entry(key, value)
+    }
+    fn reconciles(&mut self, a: &Analysis) -> Result<(), M::Error> {
+        self.0.serialize_entry("reconciles", &SeqOf(|| a.reconciles.iter().map(|r| reconcile_doc(a, r))))
+    }
+}
+
+/// The top-level map written by hand, each value by serde_json as its
+/// pretty printer writes it at that depth ([`Indented`]).
+struct Raw<W> {
+    w: W,
+    first: bool,
+    threads: usize,
+    chunk: usize,
+}
+
+impl<W: std::io::Write> Raw<W> {
+    fn key(&mut self, key: &str) -> serde_json::Result<()> {
+        let sep: &[u8] = if self.first { b"\n  " } else { b",\n  " };
+        self.first = false;
+        self.w.write_all(sep).map_err(serde_json::Error::io)?;
+        serde_json::to_writer(&mut self.w, key)?;
+        self.w.write_all(b": ").map_err(serde_json::Error::io)
+    }
+}
+
+impl<W: std::io::Write> Entries for Raw<W> {
+    type Error = serde_json::Error;
+    fn entry<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> serde_json::Result<()> {
+        self.key(key)?;
+        value.serialize(&mut serde_json::Serializer::with_formatter(&mut self.w, Indented::at(1)))
+    }
+    fn reconciles(&mut self, a: &Analysis) -> serde_json::Result<()> {
+        self.key("reconciles")?;
+        write_reconciles(&mut self.w, a, self.threads, self.chunk)
+    }
+}
+
+/// serde_json's pretty printer (two spaces an indent) from `depth` down:
+/// a value written at that depth, as the printer writes it inside the
+/// document.
+struct Indented {
+    depth: usize,
+    has_value: bool,
+}
+
+impl Indented {
+    fn at(depth: usize) -> Indented {
+        Indented { depth, has_value: false }
+    }
+    fn indent<W: ?Sized + std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        for _ in 0..self.depth {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+}
+
+impl serde_json::ser::Formatter for Indented {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"[")
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            w.write_all(b"\n")?;
+            self.indent(w)?;
+        }
+        w.write_all(b"]")
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        self.indent(w)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"{")
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            w.write_all(b"\n")?;
+            self.indent(w)?;
+        }
+        w.write_all(b"}")
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        self.indent(w)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+/// The `reconciles` list at depth 1, `chunk` reconciles at a time: with
+/// more than one thread, the other threads render chunks in turn into
+/// buffers while this one writes them in order.
+fn write_reconciles<W: std::io::Write>(w: &mut W, a: &Analysis, threads: usize, chunk: usize) -> serde_json::Result<()> {
+    let io = serde_json::Error::io;
+    if a.reconciles.is_empty() {
+        return w.write_all(b"[]").map_err(io);
+    }
+    let chunks: Vec<&[Reconcile]> = a.reconciles.chunks(chunk).collect();
+    // Chunk `k` into `buf`, each element after its separator.
+    let render = |k: usize, buf: &mut Vec<u8>| -> serde_json::Result<()> {
+        buf.clear();
+        for (j, r) in chunks[k].iter().enumerate() {
+            buf.extend_from_slice(if k == 0 && j == 0 { b"\n    " } else { b",\n    " });
+            reconcile_doc(a, r).serialize(&mut serde_json::Serializer::with_formatter(&mut *buf, Indented::at(2)))?;
+        }
+        Ok(())
+    };
+    w.write_all(b"[").map_err(io)?;
+    let lanes = threads.min(chunks.len());
+    if lanes <= 1 {
+        let mut buf = Vec::new();
+        for k in 0..chunks.len() {
+            render(k, &mut buf)?;
+            w.write_all(&buf).map_err(io)?;
+        }
+    } else {
+        std::thread::scope(|s| -> serde_json::Result<()> {
+            let (render, n) = (&render, chunks.len());
+            // Helper `h` renders chunks h, h + lanes, ...: one chunk ahead
+            // of the writer at most, in buffers it is given back.
+            let mut helpers = Vec::new();
+            for h in 1..lanes {
+                let (done, rendered) = std::sync::mpsc::sync_channel::<serde_json::Result<Vec<u8>>>(1);
+                let (give_back, given) = std::sync::mpsc::channel::<Vec<u8>>();
+                s.spawn(move || {
+                    for k in (h..n).step_by(lanes) {
+                        let mut buf = given.try_recv().unwrap_or_default();
+                        let r = render(k, &mut buf).map(|()| buf);
+                        // (The writer stopped: nothing more is wanted.)
+                        if done.send(r).is_err() {
+                            return;
+                        }
+                    }
+                });
+                helpers.push((rendered, give_back));
+            }
+            let mut own = Vec::new();
+            for k in 0..chunks.len() {
+                match k % lanes {
+                    0 => {
+                        render(k, &mut own)?;
+                        w.write_all(&own).map_err(io)?;
+                    }
+                    h => {
+                        let (rendered, give_back) = &helpers[h - 1];
+                        // (A helper that panicked sends nothing: the scope
+                        // passes its panic on.)
+                        let Ok(buf) = rendered.recv() else { break };
+                        let buf = buf?;
+                        w.write_all(&buf).map_err(io)?;
+                        let _ = give_back.send(buf);
+                    }
+                }
+            }
+            Ok(())
+        })?;
+    }
+    w.write_all(b"\n  ]").map_err(io)
 }
 
 /// A list serialised as its items are made.
@@ -70,15 +276,22 @@ where
 
 impl Serialize for Doc<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let a = self.a;
-        // Keys in order, as serde_json's own maps have them.
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry("controllers", &Seq(|| a.controllers.iter().map(controller)))?;
-        m.serialize_entry("coverage", &coverage(a))?;
-        m.serialize_entry("dumps", &Seq(|| a.dumps.iter().map(dump)))?;
-        m.serialize_entry("elections", &Seq(|| a.elections.iter().map(election)))?;
+        self.entries(&mut Map(&mut m))?;
+        m.end()
+    }
+}
+
+impl Doc<'_> {
+    /// The entries, keys in order, as serde_json's own maps have them.
+    fn entries<E: Entries>(&self, m: &mut E) -> Result<(), E::Error> {
+        let a = self.a;
+        m.entry("controllers", &Seq(|| a.controllers.iter().map(controller)))?;
+        m.entry("coverage", &coverage(a))?;
+        m.entry("dumps", &Seq(|| a.dumps.iter().map(dump)))?;
+        m.entry("elections", &Seq(|| a.elections.iter().map(election)))?;
         let links = self.extras.links;
-        m.serialize_entry(
+        m.entry(
             "findings",
             &Seq(|| {
                 a.findings.iter().enumerate().map(move |(i, f)| {
@@ -90,9 +303,9 @@ impl Serialize for Doc<'_> {
                 })
             }),
         )?;
-        m.serialize_entry("goroutines", &Seq(|| a.goroutines.iter().map(|g| goroutine(a, g))))?;
+        m.entry("goroutines", &Seq(|| a.goroutines.iter().map(|g| goroutine(a, g))))?;
         // Reconciles in flight against the workers, per bucket of the run.
-        m.serialize_entry(
+        m.entry(
             "in_flight",
             &Seq(|| {
                 a.in_flight.iter().map(|l| {
@@ -104,18 +317,18 @@ impl Serialize for Doc<'_> {
             }),
         )?;
         // (Through a value, for its keys in order too.)
-        m.serialize_entry("inputs", &Seq(|| self.inputs.iter().map(|i| serde_json::to_value(i).unwrap_or(Value::Null))))?;
+        m.entry("inputs", &Seq(|| self.inputs.iter().map(|i| serde_json::to_value(i).unwrap_or(Value::Null))))?;
         // When each manager held its leader lease.
-        m.serialize_entry("leadership", &Seq(|| a.leadership.iter().map(|l| json!({"source": l.source, "acquired": t(Some(l.acquired)), "lost": t(l.lost)}))))?;
+        m.entry("leadership", &Seq(|| a.leadership.iter().map(|l| json!({"source": l.source, "acquired": t(Some(l.acquired)), "lost": t(l.lost)}))))?;
         if let Some(notes) = self.extras.notes {
-            m.serialize_entry("notes", notes)?;
+            m.entry("notes", notes)?;
         }
-        m.serialize_entry("objects", &Seq(|| a.objects.iter().map(object)))?;
-        m.serialize_entry("reconciles", &SeqOf(|| a.reconciles.iter().map(|r| reconcile_doc(a, r))))?;
-        m.serialize_entry("schema", SCHEMA)?;
+        m.entry("objects", &Seq(|| a.objects.iter().map(object)))?;
+        m.reconciles(a)?;
+        m.entry("schema", SCHEMA)?;
         // false: the logs gave no year; times are `--MM-DDThh:mm:ssZ`.
-        m.serialize_entry("year_known", &!a.year_unknown)?;
-        m.end()
+        m.entry("year_known", &!a.year_unknown)?;
+        Ok(())
     }
 }
 
@@ -341,14 +554,20 @@ mod tests {
         let inputs: Vec<FileStats> = loaded.files.iter().map(FileStats::of).collect();
         let links: Vec<Option<String>> = (0..a.findings.len()).map(|i| (i % 2 == 0).then(|| format!("https://x.example/#ev={i}"))).collect();
         let notes = vec!["a note".to_string()];
-        let mut streamed = Vec::new();
-        write_json(&mut streamed, &inputs, &a, Extras { links: Some(&links), notes: Some(&notes) }).unwrap();
         let mut doc = to_json(&inputs, &a);
         for (i, f) in doc["findings"].as_array_mut().unwrap().iter_mut().enumerate() {
             f["link"] = json!(links[i]);
         }
         doc["notes"] = json!(notes);
-        assert_eq!(String::from_utf8(streamed).unwrap(), serde_json::to_string_pretty(&doc).unwrap());
+        let pretty = serde_json::to_string_pretty(&doc).unwrap();
+        // On one thread or several, the reconciles in one chunk or many
+        // (the last one short, or one reconcile each).
+        assert!(a.reconciles.len() > 10 && a.reconciles.len() % 3 != 0, "{}", a.reconciles.len());
+        for (threads, chunk) in [(0, RECONCILES_PER_CHUNK), (1, 3), (2, RECONCILES_PER_CHUNK), (2, 3), (3, 1), (16, 4)] {
+            let mut streamed = Vec::new();
+            write_json_in(&mut streamed, &inputs, &a, Extras { links: Some(&links), notes: Some(&notes), threads }, chunk).unwrap();
+            assert_eq!(String::from_utf8(streamed).unwrap(), pretty, "{threads} threads, {chunk} a chunk");
+        }
         // The reconciles, written from a struct, are what a map per
         // element gives.
         let by_map: Vec<Value> = a
@@ -369,5 +588,49 @@ mod tests {
             .collect();
         assert!(a.reconciles.iter().any(|r| r.latent_start.is_some()) && a.reconciles.iter().any(|r| r.error.is_some()));
         assert_eq!(serde_json::to_string_pretty(&doc["reconciles"]).unwrap(), serde_json::to_string_pretty(&by_map).unwrap());
+    }
+
+    /// A document with no reconciles is the value pretty-printed too.
+    #[test]
+    fn an_empty_analysis_is_the_value_pretty_printed() {
+        let a = Analysis::default();
+        for threads in [1, 2] {
+            let mut streamed = Vec::new();
+            write_json(&mut streamed, &[], &a, Extras { threads, ..Default::default() }).unwrap();
+            assert_eq!(String::from_utf8(streamed).unwrap(), serde_json::to_string_pretty(&to_json(&[], &a)).unwrap());
+        }
+    }
+
+    /// A writer that fails stops the document with its error, whatever
+    /// thread renders the chunk it fails in (the helpers stop too).
+    #[test]
+    fn a_failing_writer_stops_the_document() {
+        struct FailsAfter(usize);
+        impl std::io::Write for FailsAfter {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                if self.0 < b.len() {
+                    return Err(std::io::Error::new(std::io::ErrorKind::BrokenPipe, "closed"));
+                }
+                self.0 -= b.len();
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let text = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/incident/cozyreport/kamaji/kamaji-controller.log")).unwrap();
+        let mut loaded = crate::pipeline::Loaded::default();
+        loaded.add("kamaji-controller.log", text, &crate::pipeline::LoadOptions::default());
+        loaded.finish();
+        let (a, _) = crate::analyze::analyze(&loaded.files, &crate::analyze::AnalyzeOptions::default());
+        let mut whole = Vec::new();
+        write_json(&mut whole, &[], &a, Extras::default()).unwrap();
+        // Into the first chunk, the second (a helper's), and the last.
+        for at in [10, whole.len() / 2, whole.len() - 2] {
+            for threads in [1, 2, 3] {
+                let e = write_json_in(FailsAfter(at), &[], &a, Extras { threads, ..Default::default() }, 2).unwrap_err();
+                assert!(e.is_io() && e.to_string().contains("closed"), "{e}");
+            }
+        }
     }
 }

@@ -193,6 +193,9 @@ fn normalise(msg: &str, name: Option<&str>) -> String {
 /// Slots of [`Gather::recent`] (a power of two).
 const RECENT: usize = 1024;
 
+/// How many records ahead [`Gather::records`] asks for a line's bytes.
+const PREFETCH_AHEAD: usize = 8;
+
 /// The gathering over every record.
 struct Gather<'a> {
     reconciles: Vec<Reconcile>,
@@ -284,6 +287,12 @@ impl<'a> Gather<'a> {
     /// and last record with a time (see [`coverage`]).
     fn records(&mut self, fi: usize, f: &'a ParsedFile, cover: (u32, u32)) {
         for (ri, r) in f.records.iter().enumerate() {
+            // The bytes of the line a few records on, while this one is
+            // read: each record's first read of its line misses the cache.
+            if let Some(ahead) = f.records.get(ri + PREFETCH_AHEAD) {
+                f.prefetch(ahead.reconcile_id);
+                f.prefetch(ahead.message);
+            }
             let raw_msg = f.span_bytes(r.message);
             let rref = RecordRef { file: fi as u32, record: ri as u32 };
             let Some(rid) = f.reconcile_id(r) else {

@@ -280,7 +280,8 @@ fn parse_options(args: &[OsString]) -> Result<Options> {
             s => o.inputs.push(PathBuf::from(s)),
         }
     }
-    // Big files are parsed on every core.
+    // Big files are parsed on every core (and `--json`'s reconciles
+    // rendered on them).
     o.load.parse.threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if o.inputs.is_empty() {
         bail!(ExitTwo("no INPUT given; see `reconscope --help`".into()));
@@ -631,7 +632,8 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         // Streamed through a buffer: an unbuffered pretty printer makes a
         // write call per token.
         let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut out);
-        let extras = analyze::json::Extras { links: Some(&links), notes: Some(&notes) };
+        // The reconciles rendered on as many threads as parsed the logs.
+        let extras = analyze::json::Extras { links: Some(&links), notes: Some(&notes), threads: opts.load.parse.threads };
         analyze::json::write_json(&mut w, &inputs, &analysis, extras)?;
         writeln!(w)?;
         w.flush()?;
