@@ -380,9 +380,9 @@ impl<'a> Plan<'a> {
             .filter(|(i, r)| !focus_set.contains(i) && r.start().nanos <= w1 && r.last.nanos >= w0)
             .map(|(i, r)| {
                 let distance = if r.last.nanos < f0 {
-                    f0 - r.last.nanos
+                    f0.saturating_sub(r.last.nanos)
                 } else if r.start().nanos > f1 {
-                    r.start().nanos - f1
+                    r.start().nanos.saturating_sub(f1)
                 } else {
                     0
                 };
@@ -678,8 +678,8 @@ fn election_records(a: &Analysis, files: &[ParsedFile], elections: &[usize]) -> 
     let mut out = BTreeSet::new();
     for &ei in elections {
         let e = &a.elections[ei];
-        let lo = e.start.nanos - NANOS_PER_SEC;
-        let hi = e.end.map_or(e.start.nanos, |t| t.nanos) + NANOS_PER_SEC;
+        let lo = e.start.nanos.saturating_sub(NANOS_PER_SEC);
+        let hi = e.end.map_or(e.start.nanos, |t| t.nanos).saturating_add(NANOS_PER_SEC);
         let mut n = 0;
         'files: for (fi, f) in files.iter().enumerate() {
             for (ri, r) in f.records.iter().enumerate() {

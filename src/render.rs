@@ -452,7 +452,7 @@ pub fn election_label(a: &Analysis, b: &crate::layout::Band) -> String {
 
 pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     let p = &LIGHT;
-    let (t0, t1) = view.window.unwrap_or((t.start_nanos, t.end_nanos.max(t.start_nanos + NANOS_PER_SEC)));
+    let (t0, t1) = view.window.unwrap_or((t.start_nanos, t.end_nanos.max(t.start_nanos.saturating_add(NANOS_PER_SEC))));
     let t1 = t1.max(t0.saturating_add(1));
     let width = (view.width_px as f64).max(600.0).round();
     let off = zone(view.utc_offset_secs).local_minus_utc();

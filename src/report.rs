@@ -415,7 +415,7 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
     // One-line reconciles have no duration: after every other.
     slow.sort_by_key(|&i| {
         let r = &a.reconciles[i];
-        (r.is_one_line(), std::cmp::Reverse(r.last.nanos - r.start().nanos), i)
+        (r.is_one_line(), std::cmp::Reverse(r.last.nanos.saturating_sub(r.start().nanos)), i)
     });
     if slow.is_empty() {
         writeln!(s, "None.")?;

@@ -519,8 +519,9 @@ pub struct Gap {
 impl Gap {
     pub fn between(start: Timestamp, end: Timestamp) -> Gap {
         let tick = tick_nanos(start.digits.min(end.digits));
-        let d = (end.nanos - start.nanos).max(0);
-        Gap { nanos: d, tick, at_least: (d - (tick - 1)).max(0), at_most: d + (tick - 1) }
+        // (Times more than 292 years apart saturate: no wrap.)
+        let d = end.nanos.saturating_sub(start.nanos).max(0);
+        Gap { nanos: d, tick, at_least: d.saturating_sub(tick - 1).max(0), at_most: d.saturating_add(tick - 1) }
     }
 
     /// Both timestamps exact to the nanosecond: the difference is the figure.
@@ -553,7 +554,7 @@ pub fn honest_duration(start: Timestamp, end: Timestamp) -> String {
     if g.within_tick() {
         return format!("under {}", human_duration(g.tick));
     }
-    human_duration((g.nanos + g.tick / 2) / g.tick * g.tick)
+    human_duration(g.nanos.saturating_add(g.tick / 2) / g.tick * g.tick)
 }
 
 /// What a person types for a duration, in nanoseconds: numbers, each with

@@ -140,3 +140,44 @@ fn an_epoch_time_with_a_huge_exponent_is_no_time() {
     assert_eq!(whole.records.len(), 1);
     assert_eq!(whole.records[0].time, None);
 }
+
+/// Times far apart (1679 and 2025, more than the 292 years an i64 of
+/// nanoseconds spans) overflowed the wait between them, in the coverage's
+/// gaps first (the `pipeline` target, 2026-12-02). Every analysis step and
+/// writer takes them: the wait between two such lines saturates, never
+/// wraps, and the logs' gap is still a gap.
+#[test]
+fn times_far_apart_have_a_gap_between_them() {
+    use reconscope::analyze::{self, AnalyzeOptions};
+    use reconscope::pipeline::{LoadOptions, Loaded};
+    let mut log = String::new();
+    let line = |t: &str, msg: &str, id: &str| {
+        format!("{t}\tINFO\t{msg}\t{{\"controller\": \"c\", \"namespace\": \"n\", \"name\": \"o\", \"reconcileID\": \"{id}\"}}\n")
+    };
+    for i in 0..12 {
+        log += &line(&format!("1679-03-05T22:40:{i:02}Z"), "Reconciling", &format!("a{i}"));
+        log += &line(&format!("1679-03-05T22:41:{i:02}Z"), "Reconcile done, requeueing after 10s", &format!("a{i}"));
+    }
+    // One reconcile across the centuries, and then more of them.
+    log += &line("2025-03-05T22:40:41.747Z", "Reconcile done", "a11");
+    for i in 0..12 {
+        log += &line(&format!("2262-03-05T22:42:{i:02}Z"), "Reconciling", &format!("b{i}"));
+        log += &line(&format!("2262-03-05T22:43:{i:02}Z"), "Reconciler error", &format!("b{i}"));
+    }
+    let mut loaded = Loaded::default();
+    loaded.add("manager.log", log.into_bytes(), &LoadOptions::default());
+    loaded.finish();
+    let (a, _) = analyze::analyze(&loaded.files, &AnalyzeOptions::default());
+    assert_eq!(a.reconciles.len(), 24);
+    let source = &a.coverage.sources[0];
+    assert_eq!(source.gaps.len(), 2, "{:?}", source.gaps);
+    assert!(source.gaps.iter().all(|g| g.end > g.start));
+    // The writers too.
+    let doc = analyze::json::to_json(&[], &a);
+    let gaps = doc["coverage"]["sources"][0]["gaps"].as_array().expect("gaps").clone();
+    assert_eq!(gaps.len(), 2);
+    assert!(gaps.iter().all(|g| g["nanos"].as_i64().is_some_and(|n| n > 0)), "{gaps:?}");
+    let _ = reconscope::report::markdown(&a, &Default::default());
+    let tl = reconscope::layout::layout(&a, &Default::default());
+    let _ = reconscope::render::svg(&a, &tl, &Default::default());
+}

@@ -115,7 +115,8 @@ fn is_etcd_log(f: &ParsedFile) -> bool {
 /// The 95th percentile (nearest rank) of sorted `times`' waits, and the
 /// gaps (see the module's rule).
 fn gaps_of(times: &[i64]) -> (i64, Vec<(i64, i64)>) {
-    let mut waits: Vec<i64> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    // (Times more than 292 years apart saturate: no wrap.)
+    let mut waits: Vec<i64> = times.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
     if waits.is_empty() {
         return (0, Vec::new());
     }
@@ -125,7 +126,7 @@ fn gaps_of(times: &[i64]) -> (i64, Vec<(i64, i64)>) {
         return (normal, Vec::new());
     }
     let threshold = normal.saturating_mul(GAP_FACTOR).max(GAP_FLOOR_NANOS);
-    let gaps = times.windows(2).filter(|w| w[1] - w[0] > threshold).map(|w| (w[0], w[1])).collect();
+    let gaps = times.windows(2).filter(|w| w[1].saturating_sub(w[0]) > threshold).map(|w| (w[0], w[1])).collect();
     (normal, gaps)
 }
 
@@ -373,7 +374,7 @@ pub fn right_after_gap(a: &Analysis, index: &Index, r: &Reconcile) -> bool {
     let Some(first) = a.records_of(r).first() else { return false };
     let Some(s) = index.source_of_file.get(first.file as usize).copied().flatten() else { return false };
     let c = &a.coverage.sources[s];
-    c.gaps.iter().any(|g| g.end.nanos <= r.first.nanos && r.first.nanos - g.end.nanos <= c.normal_gap_nanos)
+    c.gaps.iter().any(|g| g.end.nanos <= r.first.nanos && r.first.nanos.saturating_sub(g.end.nanos) <= c.normal_gap_nanos)
 }
 
 /// The silence from `start` to `end` of a worker whose lines are in

@@ -215,7 +215,7 @@ fn windows(cluster: &str, ev: &[Event]) -> Vec<Election> {
     let mut starting_term = false;
     for e in ev {
         if let (Some(o), Some(at)) = (open.as_ref(), last_sign) {
-            if e.kind != Kind::Elected && e.kind != Kind::BecameLeader && e.time.nanos - at.nanos > APART_NANOS {
+            if e.kind != Kind::Elected && e.kind != Kind::BecameLeader && e.time.nanos.saturating_sub(at.nanos) > APART_NANOS {
                 let _ = o;
                 out.extend(open.take());
                 lost_at = None;
@@ -227,7 +227,11 @@ fn windows(cluster: &str, ev: &[Event]) -> Vec<Election> {
                 if let Some(last) = out.last_mut() {
                     // An echo of the election just closed (a follower that
                     // only now notices) does not open a new one.
-                    if open.is_none() && e.term.is_some() && e.term <= last.term && last.end.is_some_and(|end| e.time.nanos - end.nanos <= ECHO_NANOS) {
+                    if open.is_none()
+                        && e.term.is_some()
+                        && e.term <= last.term
+                        && last.end.is_some_and(|end| e.time.nanos.saturating_sub(end.nanos) <= ECHO_NANOS)
+                    {
                         continue;
                     }
                 }
@@ -259,10 +263,11 @@ fn windows(cluster: &str, ev: &[Event]) -> Vec<Election> {
                     o.term = e.term;
                     o.leader = Some(new_leader.clone());
                     let from = lost_at.unwrap_or(o.start);
-                    o.leaderless_nanos = Some(e.time.nanos - from.nanos);
+                    o.leaderless_nanos = Some(e.time.nanos.saturating_sub(from.nanos));
                     out.push(o);
                 } else {
-                    let echo = out.last().is_some_and(|last| last.term == e.term && last.end.is_some_and(|end| e.time.nanos - end.nanos <= ECHO_NANOS));
+                    let echo =
+                        out.last().is_some_and(|last| last.term == e.term && last.end.is_some_and(|end| e.time.nanos.saturating_sub(end.nanos) <= ECHO_NANOS));
                     let repeat = leader.as_deref() == Some(new_leader.as_str()) && out.last().is_some_and(|l| l.term == e.term);
                     if echo {
                         if let Some(last) = out.last_mut() {

@@ -279,7 +279,7 @@ fn stalled_workers(
             continue;
         }
         // The instance's normal gap between reconcile ends: the median.
-        let mut gaps: Vec<i64> = by_end.windows(2).map(|w| w[1].last.nanos - w[0].last.nanos).collect();
+        let mut gaps: Vec<i64> = by_end.windows(2).map(|w| w[1].last.nanos.saturating_sub(w[0].last.nanos)).collect();
         let mid = gaps.len() / 2;
         let normal = (*gaps.select_nth_unstable(mid).1).max(NANOS_PER_SEC);
         let threshold = (normal * 20).max(opts.reconcile_timeout_nanos * 2);
@@ -290,7 +290,7 @@ fn stalled_workers(
         }
         for (lane, lane_rs) in by_lane.iter().enumerate() {
             for w in lane_rs.windows(2) {
-                let gap = w[1].last.nanos - w[0].last.nanos;
+                let gap = w[1].last.nanos.saturating_sub(w[0].last.nanos);
                 if gap <= threshold {
                     continue;
                 }
@@ -298,7 +298,8 @@ fn stalled_workers(
                 // The reconcile that ends the gap must have been in flight
                 // during it: its first line came late, or it ran long.
                 // Otherwise the worker was idle, not stuck.
-                let held_long = next.latent_start.is_some_and(|ls| ls <= prev.last) || next.last.nanos - next.first.nanos > opts.reconcile_timeout_nanos;
+                let held_long =
+                    next.latent_start.is_some_and(|ls| ls <= prev.last) || next.last.nanos.saturating_sub(next.first.nanos) > opts.reconcile_timeout_nanos;
                 if !held_long {
                     continue;
                 }
@@ -306,13 +307,14 @@ fn stalled_workers(
                 // 10 minutes up to `prev`'s end), or a burst after (ending
                 // after `next`, within a minute): stretches of `by_end`.
                 let ends_by = |t: i64| by_end.partition_point(|e| e.last.nanos <= t);
-                let before = ends_by(prev.last.nanos) - by_end.partition_point(|e| e.last.nanos < prev.last.nanos - 10 * 60 * NANOS_PER_SEC);
+                let before = ends_by(prev.last.nanos) - by_end.partition_point(|e| e.last.nanos < prev.last.nanos.saturating_sub(10 * 60 * NANOS_PER_SEC));
                 let after_from = by_end.partition_point(|e| e.last <= next.last);
-                let after: Vec<usize> = by_end[after_from..ends_by(next.last.nanos + 60 * NANOS_PER_SEC).max(after_from)].iter().map(|e| e.i).collect();
+                let after: Vec<usize> =
+                    by_end[after_from..ends_by(next.last.nanos.saturating_add(60 * NANOS_PER_SEC)).max(after_from)].iter().map(|e| e.i).collect();
                 if before < 3 && after.len() < 3 {
                     continue;
                 }
-                let start = prev.last.at(prev.last.nanos + tick(prev.last), prev.last.digits);
+                let start = prev.last.at(prev.last.nanos.saturating_add(tick(prev.last)), prev.last.digits);
                 let end = next.last;
                 // The worker's silence against its log: the source of the
                 // held reconcile's first line, its own lines left out.
@@ -448,7 +450,7 @@ fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: 
         let r = &a.reconciles[i];
         // Ran long (its latent start says so): a real timeout, not this.
         if let Some(ls) = r.latent_start {
-            if r.first.nanos - ls.nanos > opts.reconcile_timeout_nanos / 10 {
+            if r.first.nanos.saturating_sub(ls.nanos) > opts.reconcile_timeout_nanos / 10 {
                 continue;
             }
         }
@@ -473,7 +475,7 @@ fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: 
         // The first such warning logged between its first and last line.
         let k = deadline_warnings.partition_point(|(rr, _)| rr <= first_rec);
         let client = deadline_warnings.get(k).filter(|(rr, _)| rr.file == first_rec.file && rr.record < last_rec.record).map(|&(_, wi)| &a.client_warnings[wi]);
-        let after = deadline_at.nanos - r.first.nanos;
+        let after = deadline_at.nanos.saturating_sub(r.first.nanos);
         if after > opts.reconcile_timeout_nanos / 10 {
             continue;
         }
@@ -520,8 +522,8 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
         let Some(req) = requested else { continue };
         let still_there = o.in_dump && !o.finalizers.is_empty();
         let late = match o.deleted {
-            Some(d) => d.nanos - req.nanos > opts.stuck_deletion_nanos,
-            None => evidence_end.is_some_and(|e| e.nanos - req.nanos > opts.stuck_deletion_nanos),
+            Some(d) => d.nanos.saturating_sub(req.nanos) > opts.stuck_deletion_nanos,
+            None => evidence_end.is_some_and(|e| e.nanos.saturating_sub(req.nanos) > opts.stuck_deletion_nanos),
         };
         if !(still_there || (o.deleted.is_none() && late)) {
             continue;
@@ -566,7 +568,7 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
 
 fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
     for (i, r) in a.reconciles.iter().enumerate() {
-        let d = r.last.nanos - r.first.nanos;
+        let d = r.last.nanos.saturating_sub(r.first.nanos);
         if d <= opts.reconcile_timeout_nanos {
             continue;
         }
@@ -618,13 +620,13 @@ fn hot_loops(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
         let mut j = 0;
         let mut i = 0;
         while i < rs.len() {
-            while rs[i].0.nanos - rs[j].0.nanos > 60 * NANOS_PER_SEC {
+            while rs[i].0.nanos.saturating_sub(rs[j].0.nanos) > 60 * NANOS_PER_SEC {
                 j += 1;
             }
             if i - j + 1 > limit {
                 // The whole minute from the window's start.
                 let mut k = i;
-                while k + 1 < rs.len() && rs[k + 1].0.nanos - rs[j].0.nanos <= 60 * NANOS_PER_SEC {
+                while k + 1 < rs.len() && rs[k + 1].0.nanos.saturating_sub(rs[j].0.nanos) <= 60 * NANOS_PER_SEC {
                     k += 1;
                 }
                 let (s, e) = (rs[j].0, a.reconciles[rs[k].1].last);
@@ -667,12 +669,12 @@ fn error_bursts(a: &Analysis, failed: &[usize], out: &mut Vec<Finding>) {
         let mut j = 0;
         let mut i = 0;
         while i < errs.len() {
-            while errs[i].0.nanos - errs[j].0.nanos > 60 * NANOS_PER_SEC {
+            while errs[i].0.nanos.saturating_sub(errs[j].0.nanos) > 60 * NANOS_PER_SEC {
                 j += 1;
             }
             if i - j + 1 >= MIN_ERRORS {
                 let mut k = i;
-                while k + 1 < errs.len() && errs[k + 1].0.nanos - errs[j].0.nanos <= 60 * NANOS_PER_SEC {
+                while k + 1 < errs.len() && errs[k + 1].0.nanos.saturating_sub(errs[j].0.nanos) <= 60 * NANOS_PER_SEC {
                     k += 1;
                 }
                 let (s, e) = (errs[j].0, errs[k].0);

@@ -66,7 +66,7 @@ pub fn read(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
             for (gi, g) in goroutine::group(&d.goroutines).into_iter().enumerate() {
                 let controller = g.info.reconciler.as_deref().and_then(|r| controller_of(a, r));
                 let blocked_since_at_most = match (time, g.max_wait_minutes) {
-                    (Some(t), Some(m)) if m > 0 => Some(t.at(t.nanos - i64::from(m) * 60 * NANOS_PER_SEC, 0)),
+                    (Some(t), Some(m)) if m > 0 => minutes_before(t, m).map(|n| t.at(n, 0)),
                     _ => None,
                 };
                 a.goroutines.push(GoroutineGroup {
@@ -241,14 +241,14 @@ pub fn link(a: &mut Analysis) {
         }
         let Some(t) = a.dumps[g.dump].time else { continue };
         // When it blocked: at or before T − M, and not long before that.
-        let wait = i64::from(g.max_wait_minutes.unwrap_or(0)) * 60 * NANOS_PER_SEC;
-        let (b_lo, b_hi) = (t.nanos - wait - GC_LAG_NANOS, t.nanos - wait);
+        let wait = i64::from(g.max_wait_minutes.unwrap_or(0)).saturating_mul(60 * NANOS_PER_SEC);
+        let (b_lo, b_hi) = (t.nanos.saturating_sub(wait).saturating_sub(GC_LAG_NANOS), t.nanos.saturating_sub(wait));
         let fits_controller = |c: Option<usize>| g.controller.is_none() || c == g.controller;
         let finding = a.findings.iter().position(|f| {
             f.kind == FindingKind::StalledWorker
                 && f.blocked.is_none()
                 && fits_controller(f.controller)
-                && f.start.nanos - 60 * NANOS_PER_SEC <= b_hi
+                && f.start.nanos.saturating_sub(60 * NANOS_PER_SEC) <= b_hi
                 && b_lo <= f.end.nanos
                 && f.start.nanos <= t.nanos
                 && t.nanos <= f.end.nanos
@@ -263,7 +263,7 @@ pub fn link(a: &mut Analysis) {
                 .iter()
                 .enumerate()
                 .filter(|(_, r)| fits_controller(Some(r.controller)) && r.start().nanos <= t.nanos && t.nanos <= r.last.nanos)
-                .min_by_key(|(i, r)| ((r.start().nanos - b_hi).abs(), *i))
+                .min_by_key(|(i, r)| (r.start().nanos.abs_diff(b_hi), *i))
                 .map(|(i, _)| i),
         };
         let call = g.blocked_in.as_ref().or(g.frames.first()).map(|f| f.func.clone());
@@ -277,10 +277,16 @@ pub fn link(a: &mut Analysis) {
         let d = &a.dumps[g.dump];
         let source = d.time_source.map_or("", DumpTimeSource::describe);
         let waited = match g.max_wait_minutes {
-            Some(m) if m > 0 => Sentence::default().text(format!(" blocked {m}+ minutes (")).code(format!("[{}, {m} minutes]", g.state)).text(format!(
-                ": since {} or earlier, as Go counts the wait from the first garbage collection that saw it, up to about 2 minutes late)",
-                clock(Timestamp::new(t.nanos - i64::from(m) * 60 * NANOS_PER_SEC, 0)),
-            )),
+            Some(m) if m > 0 => {
+                Sentence::default().text(format!(" blocked {m}+ minutes (")).code(format!("[{}, {m} minutes]", g.state)).text(match minutes_before(t, m) {
+                    Some(since) => format!(
+                        ": since {} or earlier, as Go counts the wait from the first garbage collection that saw it, up to about 2 minutes late)",
+                        clock(Timestamp::new(since, 0)),
+                    ),
+                    // (More minutes than a time before the dump can hold.)
+                    None => ")".to_string(),
+                })
+            }
             _ => Sentence::default().text(" waiting (").code(format!("[{}]", g.state)).text(")"),
         };
         let under_clause = under.as_deref().map_or(Sentence::default(), |u| Sentence::default().text(" under ").code(u));
@@ -325,9 +331,27 @@ pub fn link(a: &mut Analysis) {
     }
 }
 
+/// The time `m` minutes before `t`, in nanoseconds; `None` when a time
+/// cannot hold it (a dump's minutes are the dump's text: any number).
+fn minutes_before(t: Timestamp, m: u32) -> Option<i64> {
+    i64::from(m).checked_mul(60 * NANOS_PER_SEC).and_then(|w| t.nanos.checked_sub(w))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A dump's minutes are any number it writes: more than a time before
+    /// the dump holds is no time, never a wrap.
+    #[test]
+    fn minutes_before_a_time_are_checked() {
+        let t = Timestamp::new(90 * 60 * NANOS_PER_SEC, 0);
+        assert_eq!(minutes_before(t, 30), Some(60 * 60 * NANOS_PER_SEC));
+        assert_eq!(minutes_before(t, 90), Some(0));
+        assert_eq!(minutes_before(Timestamp::new(i64::MIN + 1, 0), 1), None);
+        // 8,171 years of minutes.
+        assert_eq!(minutes_before(t, u32::MAX), None);
+    }
 
     #[test]
     fn only_the_dump_part_of_a_log_is_read() {

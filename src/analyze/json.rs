@@ -425,7 +425,7 @@ fn coverage(a: &Analysis) -> Value {
             "path": s.path, "files": s.files, "pod": s.pod, "container": s.container,
             "first": t(Some(s.first)), "last": t(Some(s.last)), "lines": s.lines,
             "normal_gap_nanos": s.normal_gap_nanos,
-            "gaps": s.gaps.iter().map(|g| json!({"start": t(Some(g.start)), "end": t(Some(g.end)), "nanos": g.end.nanos - g.start.nanos})).collect::<Vec<_>>(),
+            "gaps": s.gaps.iter().map(|g| json!({"start": t(Some(g.start)), "end": t(Some(g.end)), "nanos": g.end.nanos.saturating_sub(g.start.nanos)})).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "uncovered": c.uncovered.iter().map(|u| json!({
             "controller": ctrl_id(a, Some(u.controller)), "controller_instance": a.controllers.get(u.controller).map(|c| c.id.clone()),
@@ -450,7 +450,7 @@ fn object(o: &ObjectLifecycle) -> Value {
         "updates": o.updates.iter().map(|u| u.to_string()).collect::<Vec<_>>(),
         "deletion_requested": t(o.deletion_requested.or(o.marked_for_deletion)),
         "deleted": t(o.deleted),
-        "deletion_latency_nanos": o.deleted.zip(o.deletion_requested.or(o.marked_for_deletion)).map(|(d, r)| d.nanos - r.nanos),
+        "deletion_latency_nanos": o.deleted.zip(o.deletion_requested.or(o.marked_for_deletion)).map(|(d, r)| d.nanos.saturating_sub(r.nanos)),
         "finalizers": o.finalizers,
         "generation": o.generation, "observed_generation": o.observed_generation,
     })

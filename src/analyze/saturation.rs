@@ -30,7 +30,7 @@ pub fn find(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
         if n < 2 || rs.len() < n + 3 || a.controllers[ci].workers_source == "inferred" {
             continue;
         }
-        let mut durations: Vec<i64> = rs.iter().map(|&i| a.reconciles[i].last.nanos - a.reconciles[i].start().nanos).collect();
+        let mut durations: Vec<i64> = rs.iter().map(|&i| a.reconciles[i].last.nanos.saturating_sub(a.reconciles[i].start().nanos)).collect();
         let mid = durations.len() / 2;
         let normal = (*durations.select_nth_unstable(mid).1).max(NANOS_PER_SEC);
         let threshold = (normal * 20).max(opts.reconcile_timeout_nanos * 2);
@@ -58,7 +58,7 @@ pub fn find(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
             // All held from `t` until the first of them ends.
             let held = in_flight.clone();
             let end = held.iter().map(|&h| a.reconciles[h].last).min().unwrap_or(t);
-            if end.nanos - t.nanos <= threshold {
+            if end.nanos.saturating_sub(t.nanos) <= threshold {
                 continue;
             }
             if let Some(f) = finding(a, ci, rs, &held, t, end, normal) {
@@ -90,13 +90,13 @@ fn finding(a: &Analysis, ci: usize, rs: &[usize], held: &[usize], start: Timesta
     let before = rs
         .iter()
         .filter(|&&i| !held.contains(&i))
-        .filter(|&&i| a.reconciles[i].last <= start && a.reconciles[i].last.nanos > start.nanos - 600 * NANOS_PER_SEC)
+        .filter(|&&i| a.reconciles[i].last <= start && a.reconciles[i].last.nanos > start.nanos.saturating_sub(600 * NANOS_PER_SEC))
         .count();
     let mut after: Vec<usize> = rs
         .iter()
         .copied()
         .filter(|i| !held.contains(i))
-        .filter(|&i| a.reconciles[i].start() >= end && a.reconciles[i].start().nanos <= end.nanos + 60 * NANOS_PER_SEC)
+        .filter(|&i| a.reconciles[i].start() >= end && a.reconciles[i].start().nanos <= end.nanos.saturating_add(60 * NANOS_PER_SEC))
         .collect();
     after.sort_by_key(|&i| (a.reconciles[i].start(), i));
     if before < 3 && after.len() < 3 {
@@ -121,14 +121,14 @@ fn finding(a: &Analysis, ci: usize, rs: &[usize], held: &[usize], start: Timesta
         let due = match starts_of.get_mut(&o) {
             Some(ss) if ss.len() >= 2 => {
                 ss.sort();
-                let mut gaps: Vec<i64> = ss.windows(2).map(|w| w[1].nanos - w[0].nanos).collect();
+                let mut gaps: Vec<i64> = ss.windows(2).map(|w| w[1].nanos.saturating_sub(w[0].nanos)).collect();
                 let m = gaps.len() / 2;
                 let period = *gaps.select_nth_unstable(m).1;
-                (ss[ss.len() - 1].nanos + period).max(start.nanos)
+                ss[ss.len() - 1].nanos.saturating_add(period).max(start.nanos)
             }
             _ => start.nanos,
         };
-        let wait = a.reconciles[i].start().nanos - due;
+        let wait = a.reconciles[i].start().nanos.saturating_sub(due);
         if wait > 0 {
             waited.push(Waited { object: o, reconcile_id: a.reconciles[i].reconcile_id.clone(), estimated_wait_nanos: wait });
         }

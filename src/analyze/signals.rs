@@ -379,7 +379,7 @@ fn leadership(files: &[ParsedFile], life: &[Vec<Event>]) -> Vec<Leadership> {
 /// A wait as client-go writes it, to the millisecond: `197ms`, `1.09s`,
 /// `22.824s`; a minute or more as [`human_duration`].
 pub fn wait_text(nanos: i64) -> String {
-    let ms = (nanos + 500_000) / 1_000_000;
+    let ms = nanos.saturating_add(500_000) / 1_000_000;
     if ms < 1000 {
         format!("{ms}ms")
     } else if ms < 60_000 {
@@ -469,7 +469,7 @@ fn throttle_windows(
     let mut i = 0;
     while i < ts.len() {
         let mut j = i + 1;
-        while j < ts.len() && ts[j].time.nanos - ts[j - 1].time.nanos <= QUIET_NANOS {
+        while j < ts.len() && ts[j].time.nanos.saturating_sub(ts[j - 1].time.nanos) <= QUIET_NANOS {
             j += 1;
         }
         let w = &ts[i..j];
@@ -477,7 +477,7 @@ fn throttle_windows(
         let waits: Vec<&Throttled> = w.iter().filter(|t| !t.too_many).collect();
         let too_many = w.len() - waits.len();
         let longest = waits.iter().filter(|t| t.wait.is_some()).max_by_key(|t| (t.wait, std::cmp::Reverse(t.rr)));
-        let start_nanos = w.iter().map(|t| t.time.nanos - t.wait.unwrap_or(0)).min().unwrap_or(w[0].time.nanos);
+        let start_nanos = w.iter().map(|t| t.time.nanos.saturating_sub(t.wait.unwrap_or(0))).min().unwrap_or(w[0].time.nanos);
         let first = w[0].time;
         let start = first.at(start_nanos, first.digits);
         let end = w[w.len() - 1].time;
@@ -581,7 +581,7 @@ fn around(spans: &[(u32, Timestamp, Timestamp)], ended: &[bool], fi: u32, t: Tim
         if s.0 != fi || s.1 > t {
             continue;
         }
-        if !ended[i] && (s.2 >= t || t.nanos - s.2.nanos <= timeout) {
+        if !ended[i] && (s.2 >= t || t.nanos.saturating_sub(s.2.nanos) <= timeout) {
             in_flight.push(i);
         } else if ended[i] && s.2 <= t && last.is_none_or(|l| spans[l].2 <= s.2) {
             last = Some(i);
@@ -613,7 +613,7 @@ fn lease_losses(
         // then the exit's `leaderelection lost`).
         let mut e = k + 1;
         for (j, x) in ev.iter().enumerate().skip(k + 1) {
-            if x.time.nanos - lost.time.nanos > 60 * NANOS_PER_SEC {
+            if x.time.nanos.saturating_sub(lost.time.nanos) > 60 * NANOS_PER_SEC {
                 break;
             }
             if x.life == Life::Lost {

@@ -1245,7 +1245,7 @@ pub fn align_clocks(files: &mut [ParsedFile]) {
 /// (line time - wrapper time) of each record of `f` with both, a year of
 /// its own and a wrapper that `keep`s.
 fn skews(f: &ParsedFile, keep: impl Fn(Wrapper) -> bool) -> Vec<i64> {
-    f.records.iter().filter(|r| !r.yearless && keep(r.wrapper)).filter_map(|r| Some(r.time?.nanos - r.collected?.nanos)).collect()
+    f.records.iter().filter(|r| !r.yearless && keep(r.wrapper)).filter_map(|r| r.time?.nanos.checked_sub(r.collected?.nanos)).collect()
 }
 
 /// The median of `v` (the upper one of an even count); `None` when empty.

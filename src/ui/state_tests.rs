@@ -512,7 +512,7 @@ fn controller_object_and_duration_filters_apply_on_the_page() {
     assert!(only.contains(&stalled));
     for &i in &only {
         let r = &a.reconciles[i as usize];
-        assert!(r.last.nanos - r.start().nanos > 600_000_000_000);
+        assert!(r.last.nanos.saturating_sub(r.start().nanos) > 600_000_000_000);
     }
     let up = s.reduce(Action::Filter(FilterChange::LongerThan("soon".into())), 5.0);
     assert!(s.duration_error.is_some() && s.layout.only.is_none(), "a bad duration filters nothing");
