@@ -616,7 +616,7 @@ impl<'a> Plan<'a> {
 /// A window around `lo..hi`: a tenth of its length on each side, at least
 /// 30 s, out to whole seconds.
 fn pad(lo: i64, hi: i64) -> (i64, i64) {
-    let margin = ((hi - lo) / 10).max(30 * NANOS_PER_SEC);
+    let margin = (hi.saturating_sub(lo) / 10).max(30 * NANOS_PER_SEC);
     let (lo, hi) = (lo.saturating_sub(margin), hi.saturating_add(margin));
     (lo.div_euclid(NANOS_PER_SEC).saturating_mul(NANOS_PER_SEC), hi.div_euclid(NANOS_PER_SEC).saturating_add(1).saturating_mul(NANOS_PER_SEC))
 }

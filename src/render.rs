@@ -429,7 +429,7 @@ pub fn highlight_label(a: &Analysis, h: &crate::layout::Highlight) -> String {
             Some(d) => format!("{} {d}", h.kind.as_str()),
             None => format!("{} at {}", h.kind.as_str(), crate::analyze::findings::clock(f.start)),
         },
-        None => format!("{} {}", h.kind.as_str(), human_duration(h.end_nanos - h.start_nanos)),
+        None => format!("{} {}", h.kind.as_str(), human_duration(h.end_nanos.saturating_sub(h.start_nanos))),
     }
 }
 
@@ -442,7 +442,7 @@ pub fn election_label(a: &Analysis, b: &crate::layout::Band) -> String {
         None => "election".to_string(),
     };
     if let Some(l) = b.leaderless_start_nanos {
-        text.push_str(&format!(" · {} leaderless", human_duration(b.end_nanos - l)));
+        text.push_str(&format!(" · {} leaderless", human_duration(b.end_nanos.saturating_sub(l))));
     }
     if let Some(e) = e {
         text = format!("{}: {text}", e.cluster);

@@ -486,7 +486,7 @@ pub fn human_duration(nanos: i64) -> String {
     if n < 999_500_000 {
         return format!("{}ms", (n + 500_000) / 1_000_000);
     }
-    let s = (n + NANOS_PER_SEC / 2) / NANOS_PER_SEC;
+    let s = n.saturating_add(NANOS_PER_SEC / 2) / NANOS_PER_SEC;
     if s < 60 {
         return format!("{s}s");
     }

@@ -177,7 +177,19 @@ fn times_far_apart_have_a_gap_between_them() {
     let gaps = doc["coverage"]["sources"][0]["gaps"].as_array().expect("gaps").clone();
     assert_eq!(gaps.len(), 2);
     assert!(gaps.iter().all(|g| g["nanos"].as_i64().is_some_and(|n| n > 0)), "{gaps:?}");
-    let _ = reconscope::report::markdown(&a, &Default::default());
+    let md = reconscope::report::markdown(&a, &Default::default());
     let tl = reconscope::layout::layout(&a, &Default::default());
     let _ = reconscope::render::svg(&a, &tl, &Default::default());
+    // The reconcile across the centuries is the slowest, its duration said
+    // in hours; the evidence of each finding pads its window.
+    let slow = a.findings.iter().find(|f| f.kind == analyze::FindingKind::SlowReconcile && f.message.contains("a11"));
+    assert!(slow.is_some_and(|f| f.message.contains("h")), "{:#?}", a.findings.iter().map(|f| &f.message).collect::<Vec<_>>());
+    assert!(md.contains("a11"));
+    // The longest wait a time holds, as people read it.
+    assert_eq!(reconscope::time::human_duration(i64::MAX), "2562047h47m");
+    for i in 0..a.findings.len() {
+        let opts = reconscope::evidence::ShareOptions { finding: Some(i), artifact: "a.zip".into(), ..Default::default() };
+        let shared = reconscope::evidence::share(&a, &loaded.files, &opts).expect("evidence");
+        reconscope::evidence::from_payload(&shared.payload).expect("evidence reads back");
+    }
 }

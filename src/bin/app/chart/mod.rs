@@ -487,7 +487,7 @@ impl State {
     fn reset_view(&mut self) {
         self.extent = self.tl_extent();
         let (lo, hi) = self.extent;
-        let pad = (hi - lo) / 100;
+        let pad = hi.saturating_sub(lo) / 100;
         self.scale = self.scale.with_window(lo.saturating_sub(pad), hi.saturating_add(pad));
         self.scroll = 0.0;
     }
@@ -692,9 +692,9 @@ impl State {
         let i = bars.partition_point(|b| b.start_nanos <= t);
         let dist = |b: &reconscope::layout::Bar| {
             if t < b.start_nanos {
-                b.start_nanos - t
+                b.start_nanos.saturating_sub(t)
             } else if t > b.end_nanos {
-                t - b.end_nanos
+                t.saturating_sub(b.end_nanos)
             } else {
                 0
             }
@@ -850,7 +850,7 @@ impl State {
             // No finer than the election's own timestamps.
             match a.elections.get(b.election as usize).and_then(|e| Some((e.start, e.end?))) {
                 Some((s, e)) => honest_duration(s, e),
-                None => human_duration(b.end_nanos - b.start_nanos),
+                None => human_duration(b.end_nanos.saturating_sub(b.start_nanos)),
             }
         ))
     }
