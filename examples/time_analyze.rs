@@ -1,6 +1,6 @@
-//! Times the analysis of log files step by step, on two threads as the CLI
-//! runs it here (`--threads 1`: as the browser's worker runs it):
-//! `cargo run --release --example time_analyze -- FILE... [--runs N] [--threads N]`.
+//! Times the analysis of log files on one thread, step by step, as the
+//! browser worker (wasm, one thread) runs it:
+//! `cargo run --release --example time_analyze -- FILE... [--runs N]`.
 //!
 //! The files are parsed first (on two threads: parsing is not what is
 //! timed). Then each run calls the steps of `analyze::analyze` one after
@@ -25,13 +25,8 @@ fn main() -> std::io::Result<()> {
         runs = args.get(i + 1).and_then(|s| s.parse().ok()).unwrap_or(runs);
         args.drain(i..(i + 2).min(args.len()));
     }
-    let mut threads = 2usize;
-    if let Some(i) = args.iter().position(|a| a == "--threads") {
-        threads = args.get(i + 1).and_then(|s| s.parse().ok()).unwrap_or(threads);
-        args.drain(i..(i + 2).min(args.len()));
-    }
     if args.is_empty() {
-        eprintln!("usage: time_analyze FILE... [--runs N] [--threads N]");
+        eprintln!("usage: time_analyze FILE... [--runs N]");
         std::process::exit(2);
     }
     let load = LoadOptions { parse: ParseOptions { threads: 2, ..Default::default() }, ..Default::default() };
@@ -44,9 +39,7 @@ fn main() -> std::io::Result<()> {
     let files = &loaded.files;
     let records: usize = files.iter().map(|f| f.records.len()).sum();
     eprintln!("parsed {records} records in {} ms", ms(t.elapsed()).trim());
-    // As the CLI runs it on this machine's two cores (`--threads 1`: as
-    // the browser's worker does).
-    let opts = AnalyzeOptions { threads, ..AnalyzeOptions::default() };
+    let opts = AnalyzeOptions::default();
     println!(
         "{:>8} {:>8} {:>8} {:>8} {:>8} {:>8} | {:>8} | {:>8} {:>8}",
         "build", "etcd+cov", "objects", "gorout", "findings", "link", "steps", "analyze", "json"
@@ -78,7 +71,7 @@ fn main() -> std::io::Result<()> {
         let whole = analyze::analyze(files, &opts);
         let t8 = Instant::now();
         let mut w = std::io::BufWriter::with_capacity(1 << 16, std::io::sink());
-        analyze::json::write_json(&mut w, &[], &whole.0, analyze::json::Extras { threads, ..Default::default() }).expect("the JSON document");
+        analyze::json::write_json(&mut w, &[], &whole.0, analyze::json::Extras { threads: 2, ..Default::default() }).expect("the JSON document");
         drop(w);
         let t9 = Instant::now();
         drop(whole);

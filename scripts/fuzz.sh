@@ -3,7 +3,9 @@
 #
 #   scripts/fuzz.sh smoke              each target ~15 s over a copy of its
 #                                      corpus; fails on any crash, timeout or OOM
-#   scripts/fuzz.sh campaign [SECONDS] each target SECONDS (default 600), then
+#   scripts/fuzz.sh campaign [SECONDS [TARGET...]]
+#                                      each target (or those named) SECONDS
+#                                      (default 600), then
 #                                      new inputs that add coverage merged into
 #                                      fuzz/corpus/<target>; prints a table
 #   FUZZ_SANITIZER=none scripts/fuzz.sh campaign [SECONDS]
@@ -89,11 +91,15 @@ smoke() {
 
 campaign() {
     local seconds=${1:-600} tmp status=0
+    shift || true
+    local -a targets=("$@")
+    [[ ${#targets[@]} -gt 0 ]] || targets=("${TARGETS[@]}")
+    for t in "${targets[@]}"; do [[ " ${TARGETS[*]} " == *" $t "* ]] || die "no fuzz target $t (${TARGETS[*]})"; done
     build "${FUZZ_SANITIZER:-address}"
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' RETURN
     local -a rows=()
-    for t in "${TARGETS[@]}"; do
+    for t in "${targets[@]}"; do
         mkdir -p "$tmp/$t"
         cp -r "fuzz/corpus/$t/." "$tmp/$t/"
         say "fuzz campaign: $t for ${seconds}s"
@@ -124,6 +130,6 @@ campaign() {
 
 case "${1:-}" in
     smoke) smoke ;;
-    campaign) campaign "${2:-600}" ;;
-    *) die "usage: scripts/fuzz.sh smoke | campaign [SECONDS]" ;;
+    campaign) shift; campaign "$@" ;;
+    *) die "usage: scripts/fuzz.sh smoke | campaign [SECONDS [TARGET...]]" ;;
 esac

@@ -36,9 +36,6 @@ pub struct AnalyzeOptions {
     /// When goroutine dumps were taken, for a dump whose time nothing else
     /// gives (no wrapper, file name, archive time or log lines around it).
     pub dump_time_nanos: Option<i64>,
-    /// How many threads read a big file's reconcile lines, this one
-    /// included (0 or 1: this one alone); the analysis is the same.
-    pub threads: usize,
 }
 
 impl Default for AnalyzeOptions {
@@ -49,7 +46,6 @@ impl Default for AnalyzeOptions {
             hot_loop_per_minute: 30,
             stuck_deletion_nanos: 5 * 60 * NANOS_PER_SEC,
             dump_time_nanos: None,
-            threads: 1,
         }
     }
 }

@@ -5,7 +5,7 @@ use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::analyze::model::{ControllerInstance, ObjectRef, Outcome, Reconcile, RecordRef};
 use crate::analyze::{etcd, signals, AnalyzeOptions};
@@ -35,10 +35,10 @@ struct Draft {
 /// Interns normalised messages: each distinct (message, object name) pair
 /// is normalised once, whatever the number of records.
 #[derive(Default)]
-struct Vocab {
-    /// By raw message (its number in [`Messages`]): the same text is the
-    /// same word, whichever object's name it was normalised with first.
-    raw: Vec<Option<Raw>>,
+struct Vocab<'a> {
+    /// By raw message: the same text is the same word, whichever object's
+    /// name it was normalised with first.
+    raw: HashMap<Bytes<'a>, Raw>,
     ids: HashMap<String, u32>,
     words: Vec<String>,
     /// controller-runtime's own message.
@@ -77,8 +77,6 @@ struct Raw {
     etcd: bool,
     /// [`signals`] reads it (see [`signals::may_matter`]).
     signal: bool,
-    /// controller-runtime's `Reconciler error`, whatever the level.
-    reconciler_error: bool,
 }
 
 /// A log line that marks a step of an object's deletion.
@@ -108,7 +106,7 @@ impl Deletion {
 /// A deletion step seen in a reconcile: reconcile index, time, step.
 pub type DeletionStep = (usize, Timestamp, Deletion);
 
-impl Vocab {
+impl<'a> Vocab<'a> {
     /// The id of a normalised message, added if new.
     fn add(&mut self, norm: String, requeue: bool) -> u32 {
         let next = self.words.len() as u32;
@@ -124,128 +122,17 @@ impl Vocab {
 
     /// The word of a raw message (normalised with the object's `name` when
     /// its text is new).
-    fn word(&mut self, f: &ParsedFile, r: &Record, message: u32, raw: &[u8], name: Option<&str>) -> Raw {
-        if let Some(w) = self.known(message) {
+    fn word(&mut self, f: &ParsedFile, r: &'a Record, raw: &'a [u8], name: Option<&str>) -> Raw {
+        if let Some(&w) = self.raw.get(&Bytes(raw)) {
             return w;
         }
         let norm = normalise(&f.message(r), name);
         let requeue = norm.contains("requeue") || norm.contains("enqueuing back");
-        let w =
-            Raw { word: self.add(norm, requeue), etcd: etcd::may_matter(raw), signal: signals::may_matter(raw), reconciler_error: raw == b"Reconciler error" };
-        let i = message as usize;
-        if self.raw.len() <= i {
-            self.raw.resize(i + 1, None);
-        }
-        self.raw[i] = Some(w);
+        let w = Raw { word: self.add(norm, requeue), etcd: etcd::may_matter(raw), signal: signals::may_matter(raw) };
+        self.raw.insert(Bytes(raw), w);
         w
     }
-
-    /// The word of a raw message seen before.
-    fn known(&self, message: u32) -> Option<Raw> {
-        self.raw.get(message as usize).copied().flatten()
-    }
 }
-
-/// Raw message texts, numbered in order of first sight.
-#[derive(Default)]
-struct Messages<'a> {
-    ids: HashMap<Bytes<'a>, u32>,
-    texts: Vec<&'a [u8]>,
-}
-
-impl<'a> Messages<'a> {
-    fn id(&mut self, text: &'a [u8]) -> u32 {
-        let next = self.texts.len() as u32;
-        let id = *self.ids.entry(Bytes(text)).or_insert(next);
-        if id == next {
-            self.texts.push(text);
-        }
-        id
-    }
-}
-
-/// What the gathering reads of a reconcile line's own bytes before it
-/// finds the line's reconcile: its id as a UUID (when it is one) and its
-/// message's number in [`Messages`]. Read one line at a time, or for a
-/// big file first, on several threads ([`Gather::see`]).
-#[derive(Clone, Copy, Default)]
-struct Seen {
-    /// The UUID's bits, high half first (when `tag` says it is one).
-    uuid: [u64; 2],
-    message: u32,
-    /// The top bit: the id is a UUID. The rest: 1 + the index of the
-    /// line's [`Opening`] when it is the first line of its reconcile in its
-    /// run of records (0: none, or read one line at a time).
-    tag: u32,
-}
-
-const SEEN_UUID: u32 = 1 << 31;
-
-impl Seen {
-    fn new(uuid: Option<u128>, message: u32, opening: Option<usize>) -> Seen {
-        let u = uuid.unwrap_or(0);
-        let tag = if uuid.is_some() { SEEN_UUID } else { 0 } | opening.map_or(0, |i| i as u32 + 1);
-        Seen { uuid: [(u >> 64) as u64, u as u64], message, tag }
-    }
-    fn uuid(&self) -> Option<u128> {
-        (self.tag & SEEN_UUID != 0).then(|| u128::from(self.uuid[0]) << 64 | u128::from(self.uuid[1]))
-    }
-    fn opening(&self) -> Option<usize> {
-        (self.tag & !SEEN_UUID).checked_sub(1).map(|i| i as usize)
-    }
-}
-
-/// What a new reconcile takes from its first record's fields (see
-/// [`opening`]): read when the reconcile opens, or for a big file on the
-/// threads of [`Gather::see`].
-struct Opening {
-    name: Option<Field>,
-    namespace: Option<Field>,
-    controller: Option<Field>,
-    group: Option<Field>,
-    kind: Option<Field>,
-    /// A key named after a Kind (`"RayCluster": {"name":..}`, klog's
-    /// `Cluster="ns/name"`): the object's kind, when no field names one.
-    kind_key: Option<Field>,
-    /// The object when no `name` field names it: the Kind key's value, or
-    /// `object` / `request`.
-    object: Option<ObjectRef>,
-}
-
-/// One pass over a record's fields for what a new reconcile needs.
-fn opening(f: &ParsedFile, r: &Record) -> Opening {
-    const KEYS: [&[u8]; 9] =
-        [b"name", b"namespace", b"controller", b"controllerGroup", b"controllerKind", b"object", b"request", b"reconciler group", b"reconciler kind"];
-    let mut k = [None::<Field>; 9];
-    let fields = f.fields(r);
-    for fl in fields.iter() {
-        if let Some(slot) = KEYS.iter().position(|&w| w == f.span_bytes(fl.key)) {
-            k[slot].get_or_insert(*fl);
-        }
-    }
-    // A Kind key: looked for only when the line lacks the object's name or
-    // its kind (kamaji's lines have both).
-    let (name, kind) = (k[0], k[4].or(k[8]));
-    let mut kind_key = None::<(Field, ObjectRef)>;
-    if name.is_none() || kind.is_none() {
-        kind_key = fields.iter().filter(|fl| is_kind_word(f.span_bytes(fl.key))).find_map(|fl| object_value(&f.value(fl)).map(|o| (*fl, o)));
-    }
-    // A Kind key must be the controller's kind when the line names it.
-    if let (Some(kind), Some((fl, _))) = (kind, kind_key.as_ref()) {
-        if f.span_bytes(kind.value) != f.span_bytes(fl.key) {
-            kind_key = None;
-        }
-    }
-    let object = match name {
-        Some(_) => None,
-        None => kind_key.as_ref().map(|(_, o)| o.clone()).or_else(|| k[5].or(k[6]).and_then(|fl| object_value(&f.value(&fl)))),
-    };
-    Opening { name, namespace: k[1], controller: k[2], group: k[3].or(k[7]), kind, kind_key: kind_key.map(|(fl, _)| fl), object }
-}
-
-/// Records a file needs for [`Gather::see`] to read them on several
-/// threads (fewer are read one at a time, as they are gathered).
-const SEE_APART_RECORDS: usize = if cfg!(test) { 1 } else { 1 << 14 };
 
 pub fn time_of(r: &Record) -> Option<Timestamp> {
     r.time.or(r.collected)
@@ -333,8 +220,7 @@ struct Gather<'a> {
     /// each string with its number, in order of first use.
     objects: HashMap<(Bytes<'a>, Bytes<'a>), Arc<ObjectRef>>,
     strings: HashMap<Bytes<'a>, (Arc<str>, u32)>,
-    messages: Messages<'a>,
-    vocab: Vocab,
+    vocab: Vocab<'a>,
     /// `Starting workers` lines, in order: controller, count.
     starting: Vec<(String, u32)>,
     /// Deletion steps, by reconcile index.
@@ -359,7 +245,6 @@ impl<'a> Gather<'a> {
             by_id: HashMap::default(),
             objects: HashMap::default(),
             strings: HashMap::default(),
-            messages: Messages::default(),
             vocab: Vocab::default(),
             starting: Vec::new(),
             deletions: Vec::new(),
@@ -400,16 +285,13 @@ impl<'a> Gather<'a> {
     /// lines, and the records the etcd analysis reads (a message is looked
     /// at once here, rather than once for each). `cover`: the file's first
     /// and last record with a time (see [`coverage`]).
-    fn records(&mut self, fi: usize, f: &'a ParsedFile, cover: (u32, u32), threads: usize) {
-        let (seen, mut openings) = if threads > 1 && f.records.len() >= SEE_APART_RECORDS { self.see(f, threads) } else { Default::default() };
+    fn records(&mut self, fi: usize, f: &'a ParsedFile, cover: (u32, u32)) {
         for (ri, r) in f.records.iter().enumerate() {
             // The bytes of the line a few records on, while this one is
             // read: each record's first read of its line misses the cache.
-            if seen.is_empty() {
-                if let Some(ahead) = f.records.get(ri + PREFETCH_AHEAD) {
-                    f.prefetch(ahead.reconcile_id);
-                    f.prefetch(ahead.message);
-                }
+            if let Some(ahead) = f.records.get(ri + PREFETCH_AHEAD) {
+                f.prefetch(ahead.reconcile_id);
+                f.prefetch(ahead.message);
             }
             let raw_msg = f.span_bytes(r.message);
             let rref = RecordRef { file: fi as u32, record: ri as u32 };
@@ -438,15 +320,11 @@ impl<'a> Gather<'a> {
             // The message's word when its text was seen before, looked up
             // before the reconcile: reading the message and reading the id
             // (both far away in memory) then overlap. A third faster in wasm.
-            let s = seen.get(ri).copied().unwrap_or_else(|| Seen::new(uuid_bits(rid), self.messages.id(raw_msg), None));
-            let (uuid, message) = (s.uuid(), s.message);
-            let known = self.vocab.known(message);
+            let known = self.vocab.raw.get(&Bytes(raw_msg)).copied();
+            let uuid = uuid_bits(rid);
             let idx = match self.find(rid, uuid) {
                 Some(i) => i,
-                None => {
-                    let o = s.opening().and_then(|i| openings[i].take()).unwrap_or_else(|| opening(f, r));
-                    self.open(f, r, t, rid, uuid, o)
-                }
+                None => self.open(f, r, t, rid, uuid),
             };
             let rec = &mut self.reconciles[idx];
             rec.first = rec.first.min(t);
@@ -455,8 +333,7 @@ impl<'a> Gather<'a> {
             if rref.record == cover.0 || rref.record == cover.1 {
                 rec.truncated = true;
             }
-            let Raw { word: w, etcd, signal, reconciler_error } =
-                known.unwrap_or_else(|| self.vocab.word(f, r, message, raw_msg, rec.object.as_ref().map(|o| o.name.as_str())));
+            let Raw { word: w, etcd, signal } = known.unwrap_or_else(|| self.vocab.word(f, r, raw_msg, rec.object.as_ref().map(|o| o.name.as_str())));
             self.lines.push((idx as u32, rref, w));
             if etcd {
                 self.etcd.push(rref);
@@ -464,7 +341,7 @@ impl<'a> Gather<'a> {
             if signal {
                 self.signals.push(rref);
             }
-            if (r.level >= Level::Error || reconciler_error) && rec.error.is_none() {
+            if (r.level >= Level::Error || raw_msg == b"Reconciler error") && rec.error.is_none() {
                 let msg = f.message(r);
                 let e = f.field(r, "error").map(|s| s.into_owned()).unwrap_or_else(|| msg.to_string());
                 rec.error = Some(format!("{msg}: {e}"));
@@ -481,68 +358,8 @@ impl<'a> Gather<'a> {
         }
     }
 
-    /// What [`Gather::records`] reads of each reconcile line of a big file
-    /// (a default for other records), read on `threads` threads, a run of
-    /// records each: the reading of every line's bytes, which miss the
-    /// cache, is shared out. Each thread numbers the messages it sees; the
-    /// numbers are then made the file's, in order.
-    fn see(&mut self, f: &'a ParsedFile, threads: usize) -> (Vec<Seen>, Vec<Option<Opening>>) {
-        let mut seen = vec![Seen::default(); f.records.len()];
-        let per = f.records.len().div_ceil(threads);
-        let runs: Vec<(Messages<'a>, Vec<Option<Opening>>)> = std::thread::scope(|s| {
-            let handles: Vec<_> = seen
-                .chunks_mut(per)
-                .zip(f.records.chunks(per))
-                .map(|(seen, records)| {
-                    s.spawn(move || {
-                        let mut messages = Messages::default();
-                        // The first line of each reconcile in this run, which
-                        // opens it unless an earlier run did.
-                        let (mut uuids, mut ids) = (HashSet::<u128>::default(), HashSet::<Bytes<'a>>::default());
-                        let mut openings = Vec::new();
-                        for (i, r) in records.iter().enumerate() {
-                            if let Some(ahead) = records.get(i + PREFETCH_AHEAD) {
-                                f.prefetch(ahead.reconcile_id);
-                                f.prefetch(ahead.message);
-                            }
-                            let Some(rid) = f.reconcile_id(r) else { continue };
-                            let uuid = uuid_bits(rid);
-                            let first = time_of(r).is_some() && uuid.map_or_else(|| ids.insert(Bytes(rid)), |u| uuids.insert(u));
-                            let at = first.then(|| {
-                                openings.push(Some(opening(f, r)));
-                                openings.len() - 1
-                            });
-                            seen[i] = Seen::new(uuid, messages.id(f.span_bytes(r.message)), at);
-                        }
-                        (messages, openings)
-                    })
-                })
-                .collect();
-            // (A thread that panicked passes its panic on.)
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-        });
-        // The runs' message numbers and openings made the file's.
-        let mut openings = Vec::with_capacity(runs.iter().map(|r| r.1.len()).sum());
-        for ((messages, run_openings), (seen, records)) in runs.into_iter().zip(seen.chunks_mut(per).zip(f.records.chunks(per))) {
-            let ids: Vec<u32> = messages.texts.iter().map(|t| self.messages.id(t)).collect();
-            let offset = openings.len();
-            for (s, r) in seen.iter_mut().zip(records) {
-                if !r.reconcile_id.is_empty() {
-                    *s = Seen::new(s.uuid(), ids[s.message as usize], s.opening().map(|i| i + offset));
-                }
-            }
-            openings.extend(run_openings);
-        }
-        // Room for the reconciles they open (fewer when one spans runs).
-        self.reconciles.reserve(openings.len());
-        self.drafts.reserve(openings.len());
-        self.uuids.reserve(openings.len());
-        (seen, openings)
-    }
-
     /// A new reconcile, from its first record; returns its index.
-    #[inline(never)]
-    fn open(&mut self, f: &'a ParsedFile, r: &Record, t: Timestamp, rid: &'a [u8], uuid: Option<u128>, o: Opening) -> usize {
+    fn open(&mut self, f: &'a ParsedFile, r: &Record, t: Timestamp, rid: &'a [u8], uuid: Option<u128>) -> usize {
         let i = self.reconciles.len();
         match uuid {
             Some(u) => {
@@ -561,24 +378,47 @@ impl<'a> Gather<'a> {
             }
         }
         self.uuids.push(uuid.unwrap_or(0));
-        let object = match o.name {
-            Some(name) => {
-                let ns = o.namespace.map_or(&b""[..], |fl| f.span_bytes(fl.value));
-                Some(
-                    self.objects
-                        .entry((Bytes(ns), Bytes(f.span_bytes(name.value))))
-                        .or_insert_with(|| {
-                            let namespace = o.namespace.map(|fl| f.value(&fl).into_owned()).filter(|n| !n.is_empty());
-                            Arc::new(ObjectRef { namespace, name: f.value(&name).into_owned() })
-                        })
-                        .clone(),
-                )
+        // One pass over the fields for what a new reconcile needs.
+        const KEYS: [&[u8]; 9] =
+            [b"name", b"namespace", b"controller", b"controllerGroup", b"controllerKind", b"object", b"request", b"reconciler group", b"reconciler kind"];
+        let mut k = [None::<&Field>; 9];
+        let fields = f.fields(r);
+        for fl in fields.iter() {
+            if let Some(slot) = KEYS.iter().position(|&w| w == f.span_bytes(fl.key)) {
+                k[slot].get_or_insert(fl);
             }
-            None => o.object.map(Arc::new),
+        }
+        // A key named after a Kind (`"RayCluster": {"name":..}`, klog's
+        // `Cluster="ns/name"`): the object, and its kind. Looked for only
+        // when the line lacks one of them (kamaji's lines have both).
+        let mut kind_key = None::<(&Field, ObjectRef)>;
+        if k[0].is_none() || k[4].or(k[8]).is_none() {
+            kind_key = fields.iter().filter(|fl| is_kind_word(f.span_bytes(fl.key))).find_map(|fl| object_value(&f.value(fl)).map(|o| (fl, o)));
+        }
+        // A Kind key must be the controller's kind when the line names it.
+        if let (Some(kind), Some((fl, _))) = (k[4].or(k[8]), kind_key.as_ref()) {
+            if f.span_bytes(kind.value) != f.span_bytes(fl.key) {
+                kind_key = None;
+            }
+        }
+        let object = if let Some(name) = k[0] {
+            let ns = k[1].map_or(&b""[..], |fl| f.span_bytes(fl.value));
+            Some(
+                self.objects
+                    .entry((Bytes(ns), Bytes(f.span_bytes(name.value))))
+                    .or_insert_with(|| {
+                        let namespace = k[1].map(|fl| f.value(fl).into_owned()).filter(|n| !n.is_empty());
+                        Arc::new(ObjectRef { namespace, name: f.value(name).into_owned() })
+                    })
+                    .clone(),
+            )
+        } else {
+            kind_key.as_ref().map(|(_, o)| o.clone()).or_else(|| k[5].or(k[6]).and_then(|fl| object_value(&f.value(fl)))).map(Arc::new)
         };
-        let mut text = |fl: Option<Field>| fl.map(|fl| intern(&mut self.strings, f.span_bytes(fl.value), || Arc::from(f.value(&fl).as_ref())));
-        let (controller, group) = (text(o.controller), text(o.group));
-        let kind = text(o.kind).or_else(|| o.kind_key.map(|fl| intern(&mut self.strings, f.span_bytes(fl.key), || Arc::from(f.key(&fl).as_ref()))));
+        let mut text = |fl: Option<&Field>| fl.map(|fl| intern(&mut self.strings, f.span_bytes(fl.value), || Arc::from(f.value(fl).as_ref())));
+        let (controller, group) = (text(k[2]), text(k[3].or(k[7])));
+        let kind =
+            text(k[4].or(k[8])).or_else(|| kind_key.as_ref().map(|(fl, _)| intern(&mut self.strings, f.span_bytes(fl.key), || Arc::from(f.key(fl).as_ref()))));
         // Else the controller's logger names it: `controllers.RayCluster`,
         // `controller.tenantcontrolplane` (controller-runtime before v0.12).
         let controller = controller.or_else(|| {
@@ -663,7 +503,7 @@ pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> Built {
     // than copies as the list grows.
     g.lines.reserve(files.iter().map(|f| f.records.len()).sum());
     for (fi, f) in files.iter().enumerate() {
-        g.records(fi, f, coverage[fi], opts.threads);
+        g.records(fi, f, coverage[fi]);
     }
     // The list grew by doubling: the analysis is kept as long as its
     // inputs are, so the room it will not use is given back.
@@ -745,7 +585,7 @@ impl Lines {
         &self.words[self.starts[i] as usize..self.starts[i + 1] as usize]
     }
     /// A reconcile's words other than controller-runtime's own.
-    fn vocabulary<'s>(&'s self, i: usize, vocab: &'s Vocab) -> impl Iterator<Item = u32> + 's {
+    fn vocabulary<'s>(&'s self, i: usize, vocab: &'s Vocab<'_>) -> impl Iterator<Item = u32> + 's {
         self.words(i).iter().copied().filter(|&w| !vocab.runtime[w as usize])
     }
 }
@@ -767,7 +607,7 @@ fn coverage(files: &[ParsedFile]) -> Vec<(u32, u32)> {
 /// nothing with anyone (an error-only reconcile) join the largest group.
 /// Returns, per draft, its instance number (global, dense). `names`: how
 /// many numbers the interned strings have (see [`Draft::name_id`]).
-fn split_instances(drafts: &[Draft], names: usize, lines: &Lines, vocab: &Vocab) -> Vec<usize> {
+fn split_instances(drafts: &[Draft], names: usize, lines: &Lines, vocab: &Vocab<'_>) -> Vec<usize> {
     let words = &vocab.words;
     let mut parent: Vec<usize> = (0..drafts.len()).collect();
     fn find(p: &mut [usize], mut x: usize) -> usize {
@@ -864,7 +704,7 @@ fn role_of(message: &str) -> Option<&'static str> {
 /// How a controller that no line names is shown to people.
 pub const UNKNOWN_CONTROLLER: &str = "unknown controller";
 
-fn name_instances(drafts: &[Draft], reconciles: &[Reconcile], instance_of: &[usize], lines: &Lines, vocab: &Vocab) -> Vec<ControllerInstance> {
+fn name_instances(drafts: &[Draft], reconciles: &[Reconcile], instance_of: &[usize], lines: &Lines, vocab: &Vocab<'_>) -> Vec<ControllerInstance> {
     let n = instance_of.iter().copied().max().map_or(0, |m| m + 1);
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, &c) in instance_of.iter().enumerate() {
@@ -897,7 +737,7 @@ fn name_instances(drafts: &[Draft], reconciles: &[Reconcile], instance_of: &[usi
 }
 
 /// What distinguishes an instance: a known role, or its commonest message.
-fn signature(members: &[usize], lines: &Lines, vocab: &Vocab) -> String {
+fn signature(members: &[usize], lines: &Lines, vocab: &Vocab<'_>) -> String {
     let mut freq: BTreeMap<&str, usize> = BTreeMap::new();
     for &m in members {
         for w in lines.vocabulary(m, vocab) {
@@ -1019,82 +859,6 @@ fn lay_out_lanes(controllers: &[ControllerInstance], runs: Vec<Vec<Run>>, reconc
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The analysis of `inputs` loaded together, read on one thread and on
-    /// several ([`Gather::see`]; every file is big enough in tests): the
-    /// same, whole (reconciles, their records, controllers, findings).
-    fn check_same_on_threads(inputs: &[(String, Vec<u8>)]) -> usize {
-        let mut loaded = crate::pipeline::Loaded::default();
-        for (name, bytes) in inputs {
-            loaded.add(name, bytes.clone(), &crate::pipeline::LoadOptions::default());
-        }
-        loaded.finish();
-        let on = |threads| {
-            let (a, diags) = crate::analyze::analyze(&loaded.files, &AnalyzeOptions { threads, ..AnalyzeOptions::default() });
-            (serde_json::to_string(&a).expect("the analysis as JSON"), diags, a.reconciles.len())
-        };
-        let (one, diags, n) = on(1);
-        for threads in [2, 3, 7] {
-            let (several, d, _) = on(threads);
-            assert!(several == one, "{threads} threads: {:?}", inputs.iter().map(|i| &i.0).collect::<Vec<_>>());
-            assert_eq!(d, diags);
-        }
-        n
-    }
-
-    #[test]
-    fn the_records_are_gathered_the_same_on_several_threads() {
-        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-            for e in std::fs::read_dir(dir).expect("corpus folder") {
-                let p = e.expect("corpus entry").path();
-                if p.is_dir() {
-                    walk(&p, out);
-                } else if p.extension().is_some_and(|x| x != "expect" && x != "md") {
-                    out.push(p);
-                }
-            }
-        }
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = Vec::new();
-        walk(&root.join("tests/corpus"), &mut files);
-        walk(&root.join("tests/fixtures/incident"), &mut files);
-        files.sort();
-        let read = |p: &std::path::PathBuf| (p.display().to_string(), std::fs::read(p).expect("corpus file"));
-        // Each file alone, then all of them in one load: a message's number
-        // and a reconcile carry from one file to the next.
-        let mut reconciles = 0;
-        for p in &files {
-            reconciles += check_same_on_threads(&[read(p)]);
-        }
-        assert!(reconciles > 300, "{reconciles} reconciles");
-        let all: Vec<_> = files.iter().map(read).collect();
-        assert!(check_same_on_threads(&all) > 300);
-    }
-
-    /// A reconcile whose lines fall in two runs of records opens in the
-    /// first; one that starts in the second run opens there; an id that is
-    /// not a UUID, and a line with no time before its reconcile's first
-    /// timed one, too.
-    #[test]
-    fn a_reconcile_across_runs_opens_once() {
-        let uuid = |i: u32| format!("{i:08x}-0000-4000-8000-000000000000");
-        let mut log = String::new();
-        for i in 0..40u32 {
-            let (a, b) = (uuid(i), uuid(1000 + i));
-            log += &format!("ts=notatime level=info msg=\"Reconciling\" controller=c reconcileID={b} name=o{i}\n");
-            log += &format!("2024-05-01T10:00:{:02}Z\tINFO\tStarting reconcile\t{{\"controller\": \"c\", \"name\": \"o{i}\", \"namespace\": \"n\", \"reconcileID\": \"{a}\"}}\n", i % 60);
-            log += &format!(
-                "2024-05-01T10:01:{:02}Z\tINFO\tdone\t{{\"controller\": \"c\", \"name\": \"o{i}\", \"namespace\": \"n\", \"reconcileID\": \"{b}\"}}\n",
-                i % 60
-            );
-            log += &format!("2024-05-01T10:02:{:02}Z\tINFO\tdone\t{{\"controller\": \"c\", \"name\": \"p{i}\", \"reconcileID\": \"id-{}\"}}\n", i % 60, i % 7);
-        }
-        for i in 0..40u32 {
-            log += &format!("2024-05-01T10:03:{:02}Z\tERROR\tReconciler error\t{{\"controller\": \"c\", \"name\": \"o{i}\", \"namespace\": \"n\", \"reconcileID\": \"{}\", \"error\": \"boom\"}}\n", i % 60, uuid(i));
-        }
-        let n = check_same_on_threads(&[("a.log".into(), log.into_bytes())]);
-        assert_eq!(n, 40 + 40 + 7);
-    }
 
     /// The plain reading of a UUID, a digit at a time.
     fn uuid_reference(s: &[u8]) -> Option<u128> {

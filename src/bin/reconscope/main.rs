@@ -283,7 +283,6 @@ fn parse_options(args: &[OsString]) -> Result<Options> {
     // Big files are parsed on every core (and `--json`'s reconciles
     // rendered on them).
     o.load.parse.threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    o.analyze.threads = o.load.parse.threads;
     if o.inputs.is_empty() {
         bail!(ExitTwo("no INPUT given; see `reconscope --help`".into()));
     }
@@ -634,7 +633,7 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         // write call per token.
         let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut out);
         // The reconciles rendered on as many threads as parsed the logs.
-        let extras = analyze::json::Extras { links: Some(&links), notes: Some(&notes), threads: opts.analyze.threads };
+        let extras = analyze::json::Extras { links: Some(&links), notes: Some(&notes), threads: opts.load.parse.threads };
         analyze::json::write_json(&mut w, &inputs, &analysis, extras)?;
         writeln!(w)?;
         w.flush()?;
