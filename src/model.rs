@@ -549,8 +549,7 @@ impl ParsedFile {
     pub fn prefetch(&self, s: Span) {
         #[cfg(target_arch = "x86_64")]
         {
-            let buf: &[u8] = if s.in_scratch() { &self.scratch } else { &self.bytes };
-            if let Some(b) = buf.get(s.start as usize) {
+            if let Some(b) = self.span_bytes(s).first() {
                 // SAFETY: SSE is in every x86-64 CPU, and a prefetch is a
                 // hint: it reads nothing and cannot fault.
                 unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(std::ptr::from_ref(b).cast()) };
