@@ -132,6 +132,35 @@ fn no_cut_inside_printed_json_whose_end_has_not_arrived() {
     }
 }
 
+/// A CRI `P` piece and the line that ends it are one record, but a split
+/// file's tail that began inside the `P` line did not see its header, and
+/// took the next line for a cut: the tail's first line is never a cut when
+/// the line before it began before the tail (found by the `parse` target,
+/// split inside such a line). Nor is a line after a `P` piece in a
+/// terminal's frame (k9s), which the parser reads inside the frame.
+#[test]
+fn no_cut_after_a_cri_partial_line_begun_before_the_tail() {
+    let input = b"2026-02-03T19:00:16.681965326Z stderr P goroutine 31\n2026-02-03T19:00:16.681965326Z stderr F {\"level\":\"error\",\"msg\":\"Reconciler error\"}\n2026-02-03T19:00:17.1Z stderr F {\"level\":\"info\",\"msg\":\"b\"}\n";
+    let whole = check(input, &ParseOptions::default());
+    assert_eq!(whole.records.iter().map(|r| (r.line, r.line_count)).collect::<Vec<_>>(), [(1, 2), (3, 1)]);
+    assert_eq!(whole.message(&whole.records[0]), "goroutine 31{\"level\":\"error\",\"msg\":\"Reconciler error\"}");
+    // The target's input had lines cut at 95 bytes.
+    for max_line_bytes in [40, 60, 95] {
+        for keep_fields in [false, true] {
+            check(input, &ParseOptions { max_line_bytes, keep_fields, ..ParseOptions::default() });
+        }
+    }
+
+    let framed = "x\n\u{2502} 2026-02-03T19:00:16.681965326Z stderr P goroutine 31 \u{2502}\n2026-02-03T19:00:16.7Z stderr F {\"level\":\"error\",\"msg\":\"Reconciler error\"}\n2026-02-03T19:00:17.1Z stderr F {\"level\":\"info\",\"msg\":\"b\"}\n";
+    let whole = check(framed.as_bytes(), &ParseOptions::default());
+    assert_eq!(whole.records.iter().map(|r| (r.line, r.line_count)).collect::<Vec<_>>(), [(1, 1), (2, 2), (4, 1)]);
+    for max_line_bytes in [40, 60, 95] {
+        for keep_fields in [false, true] {
+            check(framed.as_bytes(), &ParseOptions { max_line_bytes, keep_fields, ..ParseOptions::default() });
+        }
+    }
+}
+
 /// An epoch time with a huge exponent (`1.5e99999999999`, saturated to
 /// `i32::MAX`) overflowed when scaled to nanoseconds: it is no time.
 #[test]

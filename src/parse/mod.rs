@@ -128,7 +128,7 @@ fn split_points(bytes: &[u8], opts: &ParseOptions) -> Vec<usize> {
 /// The start of the first whole line after `target` that is a record of
 /// its own (looking at up to 10,000 lines): a safe place to cut the file.
 fn record_start_after(bytes: &[u8], target: usize, opts: &ParseOptions) -> Option<usize> {
-    match find_record_start(bytes, target, opts) {
+    match find_record_start(bytes, Begins::FileStart, target, opts) {
         Search::Found(pos) => Some(pos),
         Search::NeedMore | Search::GaveUp => None,
     }
@@ -145,8 +145,18 @@ enum Search {
     GaveUp,
 }
 
+/// Where the bytes [`find_record_start`] looks in begin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Begins {
+    /// At the file's start: `bytes[0]` starts a line.
+    FileStart,
+    /// Anywhere in the file (a split file's tail): the line `bytes[0]` is
+    /// in may have begun before it.
+    Anywhere,
+}
+
 /// [`record_start_after`], telling "the bytes ran out" from "gave up".
-fn find_record_start(bytes: &[u8], target: usize, opts: &ParseOptions) -> Search {
+fn find_record_start(bytes: &[u8], begins: Begins, target: usize, opts: &ParseOptions) -> Search {
     let mut scratch_fields = Vec::new();
     let mut scratch = Vec::new();
     let Some(rest) = bytes.get(target..) else { return Search::NeedMore };
@@ -162,12 +172,16 @@ fn find_record_start(bytes: &[u8], target: usize, opts: &ParseOptions) -> Search
         }
         let line = &line[..line.len().min(opts.max_line_bytes)];
         // The line before may not be a CRI `P` piece, which this line
-        // would end (the pieces are one line).
-        let after_partial = pos >= 2 && {
-            let prev_start = memchr::memrchr(b'\n', &bytes[..pos - 1]).map_or(0, |i| i + 1);
-            let prev = &bytes[prev_start..pos - 1];
+        // would end (the pieces are one line): as it is, or inside a
+        // terminal's frame, as the parser reads it. A line before whose
+        // start is not in the bytes may be one.
+        // (`bytes[pos - 1]` is the line break that ends the line before.)
+        let after_partial = {
+            let prev_start = memchr::memrchr(b'\n', &bytes[..pos - 1]).map(|i| i + 1);
+            let prev = &bytes[prev_start.unwrap_or(0)..pos - 1];
             let prev = prev.strip_suffix(b"\r").unwrap_or(prev);
-            line::cri_header(prev).is_some_and(|h| h.partial)
+            let partial = |l: &[u8]| line::cri_header(l).is_some_and(|h| h.partial);
+            (prev_start.is_none() && begins == Begins::Anywhere) || partial(prev) || repair::unframe(prev).is_some_and(|(a, b, _)| partial(&prev[a..b]))
         };
         // A line is parsed trying the format of the line before it first:
         // a place to cut is a line that parses the same whatever that was

@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 
 use super::repair::{Cut as CutLast, Repairs, Tally};
-use super::{find_record_start, parse_into, Chunk, ParseOptions, Search, MAX_FILE_BYTES, STREAM_PIECE_BYTES};
+use super::{find_record_start, parse_into, Begins, Chunk, ParseOptions, Search, MAX_FILE_BYTES, STREAM_PIECE_BYTES};
 use crate::model::{Field, Format, Level, ParseCounts, Record, Span, Timestamp, ValueKind, Wrapper};
 
 const MAGIC: u32 = 0x5250_0002; // "RP", version 2
@@ -134,7 +134,7 @@ impl PieceParser {
         self.bytes.resize(at + len, 0);
         fill(&mut self.bytes[at..]);
         if self.cut == Cut::Looking {
-            match find_record_start(&self.bytes, 0, &self.opts) {
+            match find_record_start(&self.bytes, Begins::Anywhere, 0, &self.opts) {
                 Search::Found(c) => {
                     self.cut = Cut::At(c);
                     self.parsed_to = c;
@@ -147,7 +147,7 @@ impl PieceParser {
             return;
         }
         let target = self.bytes.len() - STREAM_PIECE_BYTES;
-        if let Search::Found(cut) = find_record_start(&self.bytes, target, &self.opts) {
+        if let Search::Found(cut) = find_record_start(&self.bytes, Begins::Anywhere, target, &self.opts) {
             if cut > self.parsed_to {
                 parse_into(&self.bytes, self.parsed_to, cut, &self.opts, &mut self.parsed);
                 self.parsed_to = cut;
