@@ -149,37 +149,42 @@ const SECRET_WORDS: &[&str] = &["pass", "secret", "token", "key", "credential", 
 /// case-insensitively, after the exclusions below).
 const SECRET_KEY: &str = r"(?:[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth[_-]?key|session[_-]?key|client[_-]?key|signing[_-]?key|pwd)[A-Za-z0-9_.-]*)";
 
+/// The rules, in order. Their word boundaries are ASCII's (`(?-u:\b)`):
+/// a letter of another script beside a secret (`密钥AKIA…`) does not hide
+/// it, and the regex crate's DFAs, which give up on a Unicode `\b` in
+/// text that is not all ASCII, do not leave such text to its slowest
+/// engine (natively; the wasm has only that one, see Cargo.toml).
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     let mut rules = vec![
         // A PEM private key, to its END line or the end of the text.
         rule(Kind::PrivateKey, r"(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)", 0, Pre::Any(&["-----BEGIN"])),
-        rule(Kind::Jwt, r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*", 0, Pre::Any(&["eyJ"])),
+        rule(Kind::Jwt, r"(?-u:\b)eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*", 0, Pre::Any(&["eyJ"])),
         // `Authorization: Bearer x`, `"authorization":"Basic x"`, `authorization=x`.
         rule(
             Kind::Authorization,
-            r#"(?i)\b(?:proxy-)?authorization\\?"?\s*[:=]\s*\\?"?((?:(?:bearer|basic|token|digest|negotiate)\s+)?[^\s"\\,;}]+)"#,
+            r#"(?i)(?-u:\b)(?:proxy-)?authorization\\?"?\s*[:=]\s*\\?"?((?:(?:bearer|basic|token|digest|negotiate)\s+)?[^\s"\\,;}]+)"#,
             1,
             Pre::AnyFolded(&["authorization"]),
         ),
-        rule(Kind::Authorization, r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})", 1, Pre::AnyFolded(&["bearer"])),
+        rule(Kind::Authorization, r"(?i)(?-u:\b)bearer\s+([A-Za-z0-9._~+/=-]{8,})", 1, Pre::AnyFolded(&["bearer"])),
         // AWS access key ids, GCP API keys.
         rule(
             Kind::AccessKey,
-            r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b",
+            r"(?-u:\b)(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?-u:\b)",
             0,
             Pre::Any(&["AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"]),
         ),
-        rule(Kind::AccessKey, r"\bAIza[0-9A-Za-z_-]{35}\b", 0, Pre::Any(&["AIza"])),
+        rule(Kind::AccessKey, r"(?-u:\b)AIza[0-9A-Za-z_-]{35}(?-u:\b)", 0, Pre::Any(&["AIza"])),
         // Azure storage connection strings.
-        rule(Kind::AccessKey, r"(?i)\bAccountKey=([^;\s]+)", 1, Pre::AnyFolded(&["accountkey="])),
+        rule(Kind::AccessKey, r"(?i)(?-u:\b)AccountKey=([^;\s]+)", 1, Pre::AnyFolded(&["accountkey="])),
         // GitHub, GitLab, Slack, npm tokens; Kubernetes bootstrap tokens.
-        rule(Kind::Token, r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})\b", 0, Pre::Any(&["gh", "github_pat_"])),
-        rule(Kind::Token, r"\bglpat-[A-Za-z0-9_-]{20,}\b", 0, Pre::Any(&["glpat-"])),
-        rule(Kind::Token, r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b", 0, Pre::Any(&["xox"])),
-        rule(Kind::Token, r"\bnpm_[A-Za-z0-9]{36}\b", 0, Pre::Any(&["npm_"])),
-        rule(Kind::Token, r"\b[a-z0-9]{6}\.[a-z0-9]{16}\b", 0, Pre::BootstrapToken),
+        rule(Kind::Token, r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})(?-u:\b)", 0, Pre::Any(&["gh", "github_pat_"])),
+        rule(Kind::Token, r"(?-u:\b)glpat-[A-Za-z0-9_-]{20,}(?-u:\b)", 0, Pre::Any(&["glpat-"])),
+        rule(Kind::Token, r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}(?-u:\b)", 0, Pre::Any(&["xox"])),
+        rule(Kind::Token, r"(?-u:\b)npm_[A-Za-z0-9]{36}(?-u:\b)", 0, Pre::Any(&["npm_"])),
+        rule(Kind::Token, r"(?-u:\b)[a-z0-9]{6}\.[a-z0-9]{16}(?-u:\b)", 0, Pre::BootstrapToken),
         // scheme://user:password@host: the userinfo.
-        rule(Kind::UrlCredentials, r"(?i)\b[a-z][a-z0-9+.-]*://([^\s/@:\x22']+:[^\s/@\x22']*)@", 1, Pre::All(&["://", "@"])),
+        rule(Kind::UrlCredentials, r"(?i)(?-u:\b)[a-z][a-z0-9+.-]*://([^\s/@:\x22']+:[^\s/@\x22']*)@", 1, Pre::All(&["://", "@"])),
         // "key": "value" / \"key\":\"value\" (JSON, also escaped inside JSON).
         rule(Kind::SecretValue, &format!(r#"(?i)\\?"{SECRET_KEY}\\?"\s*:\s*\\?"((?:[^"\\]|\\[^"])*)\\?""#), 1, Pre::AnyFolded(SECRET_WORDS)),
         // key=value, key="value", --key=value, key: value.
@@ -188,14 +193,17 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(Kind::SecretValue, &format!(r#"(?i)(?:^|\s){SECRET_KEY}:\s+([^\s"',;{{}}\[\]]+)"#), 1, Pre::AnyFolded(SECRET_WORDS)),
     ];
     let mut host = |kind, pattern: &str| rules.push(Rule { kind, re: Regex::new(pattern).expect("redaction pattern"), group: 0, hosts: true, pre: Pre::None });
-    host(Kind::Ip, r"\b(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}\b");
-    host(Kind::Ip, r"(?i)\b(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}\b|(?i)\b(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,5})?\b");
+    host(Kind::Ip, r"(?-u:\b)(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}(?-u:\b)");
+    host(
+        Kind::Ip,
+        r"(?i)(?-u:\b)(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}(?-u:\b)|(?i)(?-u:\b)(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,5})?(?-u:\b)",
+    );
     // Dotted host names ending in a letter label: not Go import paths
     // (`go.etcd.io/etcd`, followed by `/`), file names (`x.log`), or
     // versions.
     host(
         Kind::Host,
-        r"(?i)\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|dev|cloud|local|localdomain|internal|lan|svc|cluster\.local|corp|example|test|app|co|info|biz|us|eu|de|uk|fr|cn|ru|jp)\b",
+        r"(?i)(?-u:\b)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|dev|cloud|local|localdomain|internal|lan|svc|cluster\.local|corp|example|test|app|co|info|biz|us|eu|de|uk|fr|cn|ru|jp)(?-u:\b)",
     );
     rules
 });
@@ -386,6 +394,17 @@ mod tests {
         secrets(r#"msg="login" password="p a s s" user=bob"#, r#"msg="login" password="[redacted:secret]" user=bob"#, &[SecretValue]);
         secrets("starting --db-password=hunter2 --port=80", "starting --db-password=[redacted:secret] --port=80", &[SecretValue]);
         secrets("  token: abc123def\n", "  token: [redacted:secret]\n", &[SecretValue]);
+    }
+
+    #[test]
+    fn a_letter_of_another_script_beside_a_secret_does_not_hide_it() {
+        use Kind::*;
+        secrets("密钥AKIAIOSFODNN7EXAMPLE已轮换", "密钥[redacted:access-key]已轮换", &[AccessKey]);
+        secrets("ключghp_0123456789abcdefghijklmnopqrstuvwxyz", "ключ[redacted:token]", &[Token]);
+        secrets("令牌abcdef.0123456789abcdef", "令牌[redacted:token]", &[Token]);
+        check(RedactOptions { mask_hosts: true }, "地址10.96.0.12和etcd.example", "地址[ip]和[host]", &[Ip, Host]);
+        // Inside a longer ASCII word, still no match.
+        secrets("xAKIAIOSFODNN7EXAMPLEx", "xAKIAIOSFODNN7EXAMPLEx", &[]);
     }
 
     #[test]
