@@ -170,6 +170,43 @@ fn an_epoch_time_with_a_huge_exponent_is_no_time() {
     assert_eq!(whole.records[0].time, None);
 }
 
+/// A controller whose usual gap between reconcile ends, or whose usual
+/// reconcile, is longer than 14.6 years (an i64 of nanoseconds over 20)
+/// overflowed the threshold of the stall and saturation findings, twenty
+/// times that (the `pipeline` target, 2026-12-03): it saturates.
+#[test]
+fn a_usual_wait_of_centuries_is_no_overflow() {
+    use reconscope::analyze::{self, AnalyzeOptions};
+    use reconscope::pipeline::{LoadOptions, Loaded};
+    let line = |t: &str, msg: &str, id: &str| {
+        format!("{t}\tINFO\t{msg}\t{{\"controller\": \"c\", \"namespace\": \"n\", \"name\": \"o{id}\", \"reconcileID\": \"{id}\"}}\n")
+    };
+    // Reconciles of a few seconds, ending 60 years apart.
+    let mut apart = String::new();
+    for (i, year) in [1700, 1760, 1820, 1880, 1940, 2000].iter().enumerate() {
+        apart += &line(&format!("{year}-03-05T22:40:00Z"), "Reconciling", &format!("a{i}"));
+        apart += &line(&format!("{year}-03-05T22:40:02Z"), "Reconcile done", &format!("a{i}"));
+    }
+    // Two workers, each reconcile 100 years long.
+    let mut long = "1700-01-01T00:00:00Z\tINFO\tStarting workers\t{\"controller\": \"c\", \"worker count\": 2}\n".to_string();
+    for i in 0..6 {
+        long += &line(&format!("{}-01-01T00:00:00Z", 1700 + 20 * i), "Reconciling", &format!("b{i}"));
+        long += &line(&format!("{}-01-01T00:00:00Z", 1800 + 20 * i), "Reconcile done", &format!("b{i}"));
+    }
+    let mut long_sorted: Vec<&str> = long.lines().collect();
+    long_sorted.sort_by_key(|l| &l[..20]);
+    let long = long_sorted.join("\n") + "\n";
+    for (log, reconciles) in [(apart, 6), (long, 6)] {
+        let mut loaded = Loaded::default();
+        loaded.add("manager.log", log.into_bytes(), &LoadOptions::default());
+        loaded.finish();
+        let (a, _) = analyze::analyze(&loaded.files, &AnalyzeOptions::default());
+        assert_eq!(a.reconciles.len(), reconciles);
+        let tl = reconscope::layout::layout(&a, &Default::default());
+        let _ = (reconscope::report::markdown(&a, &Default::default()), reconscope::render::svg(&a, &tl, &Default::default()));
+    }
+}
+
 /// Times far apart (1679 and 2025, more than the 292 years an i64 of
 /// nanoseconds spans) overflowed the wait between them, in the coverage's
 /// gaps first (the `pipeline` target, 2026-12-02). Every analysis step and

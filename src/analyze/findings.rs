@@ -282,7 +282,7 @@ fn stalled_workers(
         let mut gaps: Vec<i64> = by_end.windows(2).map(|w| w[1].last.nanos.saturating_sub(w[0].last.nanos)).collect();
         let mid = gaps.len() / 2;
         let normal = (*gaps.select_nth_unstable(mid).1).max(NANOS_PER_SEC);
-        let threshold = (normal * 20).max(opts.reconcile_timeout_nanos * 2);
+        let threshold = normal.saturating_mul(20).max(opts.reconcile_timeout_nanos.saturating_mul(2));
         // Each lane's reconciles in that order (every lane is below `workers`).
         let mut by_lane: Vec<Vec<Ends>> = vec![Vec::new(); c.workers as usize];
         for e in &by_end {

@@ -33,7 +33,7 @@ pub fn find(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
         let mut durations: Vec<i64> = rs.iter().map(|&i| a.reconciles[i].last.nanos.saturating_sub(a.reconciles[i].start().nanos)).collect();
         let mid = durations.len() / 2;
         let normal = (*durations.select_nth_unstable(mid).1).max(NANOS_PER_SEC);
-        let threshold = (normal * 20).max(opts.reconcile_timeout_nanos * 2);
+        let threshold = normal.saturating_mul(20).max(opts.reconcile_timeout_nanos.saturating_mul(2));
         // In flight over time: at equal times an end comes before a start.
         let mut ev: Vec<(Timestamp, i32, usize)> = Vec::with_capacity(rs.len() * 2);
         for &i in rs {
