@@ -256,6 +256,16 @@ fn explanations_first(out: &mut Vec<Finding>) {
     }
 }
 
+/// The usual one of `nanos` (the median, at least a second) and what is
+/// far past it: twenty times that, or twice the reconcile timeout when
+/// more. Saturating: a usual wait of centuries is no overflow. `nanos` is
+/// not empty.
+pub(crate) fn usual_and_far_past(nanos: &mut [i64], opts: &AnalyzeOptions) -> (i64, i64) {
+    let mid = nanos.len() / 2;
+    let normal = (*nanos.select_nth_unstable(mid).1).max(NANOS_PER_SEC);
+    (normal, normal.saturating_mul(20).max(opts.reconcile_timeout_nanos.saturating_mul(2)))
+}
+
 /// A worker lane that ended no reconcile for far longer than usual and than
 /// the reconcile timeout, while work was pending, and whose log covers the
 /// silence (see [`coverage::silence`]); a silence it does not cover is
@@ -278,11 +288,9 @@ fn stalled_workers(
         if by_end.len() < 3 {
             continue;
         }
-        // The instance's normal gap between reconcile ends: the median.
+        // The instance's normal gap between reconcile ends.
         let mut gaps: Vec<i64> = by_end.windows(2).map(|w| w[1].last.nanos.saturating_sub(w[0].last.nanos)).collect();
-        let mid = gaps.len() / 2;
-        let normal = (*gaps.select_nth_unstable(mid).1).max(NANOS_PER_SEC);
-        let threshold = normal.saturating_mul(20).max(opts.reconcile_timeout_nanos.saturating_mul(2));
+        let (normal, threshold) = usual_and_far_past(&mut gaps, opts);
         // Each lane's reconciles in that order (every lane is below `workers`).
         let mut by_lane: Vec<Vec<Ends>> = vec![Vec::new(); c.workers as usize];
         for e in &by_end {

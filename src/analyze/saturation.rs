@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::analyze::findings::{clock, Sentence};
+use crate::analyze::findings::{clock, usual_and_far_past, Sentence};
 use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, Saturation, Severity, Waited};
 use crate::analyze::AnalyzeOptions;
 use crate::model::Timestamp;
@@ -31,9 +31,7 @@ pub fn find(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
             continue;
         }
         let mut durations: Vec<i64> = rs.iter().map(|&i| a.reconciles[i].last.nanos.saturating_sub(a.reconciles[i].start().nanos)).collect();
-        let mid = durations.len() / 2;
-        let normal = (*durations.select_nth_unstable(mid).1).max(NANOS_PER_SEC);
-        let threshold = normal.saturating_mul(20).max(opts.reconcile_timeout_nanos.saturating_mul(2));
+        let (normal, threshold) = usual_and_far_past(&mut durations, opts);
         // In flight over time: at equal times an end comes before a start.
         let mut ev: Vec<(Timestamp, i32, usize)> = Vec::with_capacity(rs.len() * 2);
         for &i in rs {
