@@ -71,7 +71,7 @@ figures() {
 
 smoke() {
     build none
-    local tmp status=0
+    local tmp status=0 failing=()
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' RETURN
     for t in "${TARGETS[@]}"; do
@@ -83,9 +83,12 @@ smoke() {
         printf 'fuzz smoke %-10s %8s runs, %s crashes, %s timeouts, %s OOMs\n' "$t" "$execs" "$crash" "$timeout" "$oom"
         if [[ $rc != 0 || $crash$timeout$oom != 000 ]]; then
             status=1
+            failing+=("$t (exit $rc, $crash crashes, $timeout timeouts, $oom OOMs)")
             tail -40 "$tmp/$t.log"
         fi
     done
+    # The last line names the failing targets (make test's summary shows it).
+    if [[ $status != 0 ]]; then echo "fuzz smoke failed: ${failing[*]}"; fi
     return $status
 }
 

@@ -32,7 +32,11 @@ run_step() {
     if [[ $status == 0 ]]; then
         RESULTS+=("ok    ${took}s  $name")
     else
-        RESULTS+=("FAIL  ${took}s  $name (exit $status)")
+        # The step's last line beside it (the summary is what a CI page
+        # shows first): which test, target or file failed.
+        local last
+        last=$(grep -v '^[[:space:]]*$' "$log" | tail -1 | cut -c1-160 || true)
+        RESULTS+=("FAIL  ${took}s  $name (exit $status)${last:+: $last}")
     fi
     count_tests "$log" "$status"
 }
