@@ -258,3 +258,20 @@ fn times_far_apart_have_a_gap_between_them() {
         reconscope::evidence::from_payload(&shared.payload).expect("evidence reads back");
     }
 }
+
+/// A line's fields left to be parsed again (`keep_fields` off) were parsed
+/// from its bytes with one more `\r` taken off their end than the line
+/// loop took: `i=\r` (the line `ts= i=\r\r`, its `\r\n` or last `\r`
+/// taken off) came back as `i=`. Now only a `\r` before a `\n` inside a
+/// record's bytes is taken off.
+#[test]
+fn a_line_ending_in_two_carriage_returns_gives_back_the_fields_it_kept() {
+    for input in [&b"ts= i=\r\r"[..], b"ts= i=\r\r\n", b"ts= i=\r\r\n  at x\r\n"] {
+        let kept = parse_file("t.log", input.to_vec(), &ParseOptions { keep_fields: true, ..ParseOptions::default() });
+        let again = check(input, &ParseOptions::default());
+        reconscope::parse::testing::assert_same_parse(&kept, &again, &format!("{input:?}"));
+        let r = &again.records[0];
+        let fields: Vec<(String, String)> = again.fields(r).iter().map(|f| (again.key(f).into(), again.value(f).into())).collect();
+        assert_eq!(fields, [("i".to_string(), "\r".to_string())], "{input:?}");
+    }
+}

@@ -597,9 +597,13 @@ fn finish(mut pf: ParsedFile, c: Chunk, mut diagnostics: Vec<Diagnostic>) -> Par
 /// its first line parsed again as the line loop parsed it, after the same
 /// format, with nothing peeled first and the file's zone.
 fn fields_again(pf: &ParsedFile, r: &Record, after: Format) -> Vec<crate::model::Field> {
+    // (A record's bytes end before its last line's `\r\n`; a `\r` left
+    // at their end is the line's own, which the line loop kept too.)
     let raw = pf.raw(r);
-    let first = memchr::memchr(b'\n', raw).map_or(raw, |n| &raw[..n]);
-    let first = first.strip_suffix(b"\r").unwrap_or(first);
+    let first = match memchr::memchr(b'\n', raw) {
+        Some(n) => raw[..n].strip_suffix(b"\r").unwrap_or(&raw[..n]),
+        None => raw,
+    };
     let (mut fields, mut scratch) = (Vec::new(), Vec::new());
     let opts = LineOptions { default_offset_secs: pf.zone_offset_secs };
     let mut cx = Ctx { opts, fields: &mut fields, scratch: &mut scratch, last_format: after, name_prefix: Vec::new() };
