@@ -263,14 +263,18 @@ fn times_far_apart_have_a_gap_between_them() {
 /// from its bytes with one more `\r` taken off their end than the line
 /// loop took: `i=\r` (the line `ts= i=\r\r`, its `\r\n` or last `\r`
 /// taken off) came back as `i=`. Now only a `\r` before a `\n` inside a
-/// record's bytes is taken off.
+/// record's bytes is taken off: the last line's, and the first line's of a
+/// record of several lines (an error and its stack).
 #[test]
 fn a_line_ending_in_two_carriage_returns_gives_back_the_fields_it_kept() {
-    for input in [&b"ts= i=\r\r"[..], b"ts= i=\r\r\n", b"ts= i=\r\r\n  at x\r\n"] {
+    let stack = b"level=error i=\r\r\ngithub.com/a/b.F()\r\n\t/go/src/a.go:1 +0x1d\r\n";
+    for (input, lines) in [(&b"ts= i=\r\r"[..], 1), (b"ts= i=\r\r\n", 1), (stack, 3)] {
         let kept = parse_file("t.log", input.to_vec(), &ParseOptions { keep_fields: true, ..ParseOptions::default() });
         let again = check(input, &ParseOptions::default());
         reconscope::parse::testing::assert_same_parse(&kept, &again, &format!("{input:?}"));
         let r = &again.records[0];
+        assert_eq!((again.records.len(), r.line_count), (1, lines), "{input:?}");
+        assert!(r.fields_again_after.is_some(), "{input:?}: its fields were kept");
         let fields: Vec<(String, String)> = again.fields(r).iter().map(|f| (again.key(f).into(), again.value(f).into())).collect();
         assert_eq!(fields, [("i".to_string(), "\r".to_string())], "{input:?}");
     }
