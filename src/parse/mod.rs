@@ -652,6 +652,16 @@ impl Chunk {
     }
 }
 
+/// The line that starts at `pos` in `bytes[..to]`: where it ends, without
+/// the `\r` before its `\n`, and where its `\n` is (`to` when it has
+/// none; a last `\r` is taken off then too).
+#[inline]
+fn line_at(bytes: &[u8], pos: usize, to: usize) -> (usize, usize) {
+    let nl = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |k| pos + k);
+    let end = if nl > pos && bytes[nl - 1] == b'\r' { nl - 1 } else { nl };
+    (end, nl)
+}
+
 /// Parses the lines of `bytes[from..to]` (`from` is the start of a line
 /// that is a record of its own) onto the end of `c`, which holds the lines
 /// before `from`: line numbers, field indexes and scratch spans continue
@@ -674,11 +684,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
     // JSON object is cut, if it is.
     let mut last: Option<(usize, Option<u32>)> = None;
     while pos < to {
-        let nl = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |k| pos + k);
-        let mut end = nl;
-        if end > pos && bytes[end - 1] == b'\r' {
-            end -= 1;
-        }
+        let (mut end, nl) = line_at(bytes, pos, to);
         let lines_before = sink.counts.lines;
         line_no = line_no.saturating_add(1);
         sink.counts.lines += 1;
@@ -766,8 +772,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
                 Some(h) => {
                     let mut joined = s[h.payload..].to_vec();
                     while pos < to {
-                        let nl2 = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |k| pos + k);
-                        let e2 = if nl2 > pos && bytes[nl2 - 1] == b'\r' { nl2 - 1 } else { nl2 };
+                        let (e2, nl2) = line_at(bytes, pos, to);
                         let Some(next) = line::cri_header(&bytes[pos..e2]) else { break };
                         joined.extend_from_slice(&bytes[pos + next.payload..e2]);
                         (pos, end) = (nl2 + 1, e2);
@@ -1121,8 +1126,7 @@ fn pretty_json(bytes: &[u8], mut pos: usize, to: usize, max_bytes: usize) -> Opt
         if pos >= to || pos - start > max_bytes {
             return None;
         }
-        let nl = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |k| pos + k);
-        let end = if nl > pos && bytes[nl - 1] == b'\r' { nl - 1 } else { nl };
+        let (end, nl) = line_at(bytes, pos, to);
         let line = JsonLine::scan(&bytes[pos..end]);
         // A string never spans lines in printed JSON, and nothing closes
         // more than is open.
