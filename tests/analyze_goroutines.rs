@@ -27,10 +27,11 @@ fn dump_text() -> String {
     std::fs::read_to_string(root().join(DUMP_PATH)).unwrap()
 }
 
-/// The incident's log files (without its dump), plus `extra` (name, text).
+/// The incident's log files (without its dump), plus `extra` (name, text),
+/// which takes the place of the incident's file of that name.
 fn incident_with(extra: &[(&str, String)], opts: &AnalyzeOptions) -> Analysis {
     let mut files: Vec<ParsedFile> = Vec::new();
-    let paths = files::files_under(&root()).into_iter().filter(|p| !p.ends_with(DUMP_PATH));
+    let paths = files::files_under(&root()).into_iter().filter(|p| !p.ends_with(DUMP_PATH) && !extra.iter().any(|(name, _)| p.ends_with(name)));
     for p in paths {
         let rel = p.strip_prefix(root()).unwrap().to_string_lossy().into_owned();
         files.push(parse_file(rel, std::fs::read(&p).unwrap(), &ParseOptions::default()));
@@ -243,5 +244,102 @@ fn corpus_dumps_reach_the_analysis() {
         if name.starts_with("04_") || name.starts_with("05_") || name.starts_with("12_") {
             assert!(a.dumps.iter().any(|d| d.kind == "debug1"), "{name}");
         }
+    }
+}
+
+const LOG_PATH: &str = "kamaji/kamaji-controller.log";
+
+/// The incident's controller log cut before the first line of the
+/// reconcile that held the worker (line 919, 16:50:06): its last
+/// tenantcontrolplane reconcile ends at 16:29:29 (line 871), and 47 more
+/// lines follow (soot managers, the etcd client's warning at
+/// 16:50:06.412873, the log's last line). No line names the reconcile
+/// that held the worker, as in a log saved while it was still stuck.
+fn cut_before_the_held_reconcile() -> String {
+    let log = std::fs::read_to_string(root().join(LOG_PATH)).unwrap();
+    let at = log.find("c853721a").unwrap();
+    log[..log[..at].rfind('\n').unwrap() + 1].to_string()
+}
+
+#[test]
+fn a_stall_that_lasts_to_the_log_s_end_is_found_with_a_dump() {
+    let a = incident_with(&[(LOG_PATH, cut_before_the_held_reconcile()), (DUMP_PATH, dump_text())], &AnalyzeOptions::default());
+    let s = stall(&a);
+    assert_eq!(a.controllers[s.controller.unwrap()].name, "tenantcontrolplane");
+    assert_eq!((s.object.as_ref(), s.reconciles.len()), (None, 0), "no line names what held the worker");
+    assert_eq!((s.start.to_string(), s.end.to_string()), ("2026-05-26T16:29:30Z".into(), "2026-05-26T16:50:06.412873Z".into()));
+    let silence = s.silence.as_ref().unwrap();
+    assert!(silence.to_log_end && silence.covered, "{silence:?}");
+    assert_eq!(silence.other_lines, 47);
+    for part in [
+        "Worker 1 of tenantcontrolplane (1 worker) ended no reconcile for the last 20m36s of its log (16:29:30 → 16:50:06, where kamaji-controller.log ends",
+        "no line names the reconcile that held it, which logged nothing before the log ends",
+        "it overlaps 2 etcd leader elections",
+        "logged 47 other lines meanwhile",
+        "A goroutine dump at 16:45:00",
+        "since 16:30:00 or earlier",
+    ] {
+        assert!(s.message.contains(part), "{part:?} missing from: {}", s.message);
+    }
+    assert_eq!(s.blocked.as_ref().unwrap().call, "go.etcd.io/etcd/client/v3.(*authClient).UserGet");
+    assert!(a.findings.iter().any(|f| f.kind == FindingKind::ElectionOverlap && f.start == s.start));
+    // Nothing in the log was in flight at the dump: it names no reconcile.
+    assert_eq!(a.goroutines[s.blocked.as_ref().unwrap().goroutine].reconcile, None);
+
+    // The deletion asked at 16:36:59 is not gone as late as the logs
+    // show: the etcd logs' last line, 17:07:52.008813.
+    let stuck = a.findings.iter().find(|f| f.kind == FindingKind::StuckDeletion).unwrap();
+    assert!(stuck.message.contains("asked to be deleted at 16:36:59 but is not gone 30m53s later"), "{}", stuck.message);
+
+    let doc = json::to_json(&[], &a);
+    let f = doc["findings"].as_array().unwrap().iter().find(|f| f["kind"] == "stalled-worker").unwrap();
+    assert_eq!((&f["silence"], &f["silence_to_log_end"], &f["object"]), (&"covered".into(), &true.into(), &serde_json::Value::Null));
+    assert_eq!(f["reconcile_ids"], serde_json::json!([]));
+    let md = reconscope::report::markdown(&a, &Default::default());
+    assert!(md.contains("**stalled-worker · tenantcontrolplane · 20m36s, 16:29:30–16:50:06**"), "{md}");
+
+    // The whole log's stall ends with the held reconcile's error.
+    let whole = incident_with(&[(DUMP_PATH, dump_text())], &AnalyzeOptions::default());
+    assert!(!stall(&whole).silence.as_ref().unwrap().to_log_end);
+    let doc = json::to_json(&[], &whole);
+    let f = doc["findings"].as_array().unwrap().iter().find(|f| f["kind"] == "stalled-worker").unwrap();
+    assert_eq!(f["silence_to_log_end"], false);
+}
+
+#[test]
+fn a_log_that_ends_in_silence_is_no_stall_without_a_dump_of_the_held_worker() {
+    // Without a dump the worker may as well be idle.
+    let a = incident_with(&[(LOG_PATH, cut_before_the_held_reconcile())], &AnalyzeOptions::default());
+    assert!(a.findings.iter().all(|f| f.kind != FindingKind::StalledWorker), "{:#?}", a.findings);
+    // A dump of a worker blocked since 16:44 at the latest: it was free
+    // for most of the silence, so the silence is not shown to be a stall.
+    let lately = dump_text().replace("[select, 15 minutes]", "[select, 1 minutes]");
+    let a = incident_with(&[(LOG_PATH, cut_before_the_held_reconcile()), (DUMP_PATH, lately)], &AnalyzeOptions::default());
+    assert!(a.findings.iter().all(|f| f.kind != FindingKind::StalledWorker), "{:#?}", a.findings);
+    assert_eq!(a.goroutines.iter().filter(|g| g.role == "busy-worker").count(), 1);
+}
+
+#[test]
+fn every_worker_must_be_shown_held_for_a_stall_to_the_log_s_end() {
+    let opts = AnalyzeOptions { workers: [("tenantcontrolplane".to_string(), 2)].into(), ..AnalyzeOptions::default() };
+    // Two workers, one of them busy in the dump: the other was free, so
+    // the instance was not held.
+    let a = incident_with(&[(LOG_PATH, cut_before_the_held_reconcile()), (DUMP_PATH, dump_text())], &opts);
+    assert_eq!(a.controllers.iter().find(|c| c.name == "tenantcontrolplane").unwrap().workers, 2);
+    assert!(a.findings.iter().all(|f| f.kind != FindingKind::StalledWorker), "{:#?}", a.findings);
+    // Both busy: the busy worker's goroutine twice (412 and 413), one stack.
+    let text = dump_text();
+    let from = text.find("goroutine 412 [").unwrap();
+    let to = from + text[from..].find("\n\n").unwrap() + 2;
+    let both = format!("{}{}{}", &text[..to], text[from..to].replace("goroutine 412 [", "goroutine 413 ["), &text[to..]);
+    let a = incident_with(&[(LOG_PATH, cut_before_the_held_reconcile()), (DUMP_PATH, both)], &opts);
+    let s = stall(&a);
+    for part in [
+        "Both workers of tenantcontrolplane ended no reconcile for the last 20m36s of its log",
+        "held them",
+        "so the workers, not the log, were silent",
+        "shows 2 workers blocked 15+ minutes",
+    ] {
+        assert!(s.message.contains(part), "{part:?} missing from: {}", s.message);
     }
 }

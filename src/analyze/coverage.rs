@@ -384,7 +384,7 @@ pub fn silence(a: &Analysis, index: &Index, source: usize, start: Timestamp, end
     let c = &a.coverage.sources[source];
     let other_lines = index.lines_within(source, start.nanos, end.nanos).saturating_sub(own);
     let covered = other_lines > 0 && gap_over(c, start.nanos, end.nanos).is_none();
-    Silence { source: c.path.clone(), start, end, other_lines, covered }
+    Silence { source: c.path.clone(), start, end, other_lines, covered, to_log_end: false }
 }
 
 #[cfg(test)]

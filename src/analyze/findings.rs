@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use memchr::memmem;
 
 use crate::analyze::model::Uncovered;
-use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, Outcome, Piece, Severity};
+use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, Outcome, Piece, Severity, Silence};
 use crate::analyze::{coverage, AnalyzeOptions};
 use crate::model::{ParsedFile, Record, Timestamp, ValueKind};
 use crate::time::{honest_duration, Gap, NANOS_PER_SEC};
@@ -413,8 +413,90 @@ fn stalled_workers(
                 });
             }
         }
+        out.extend(held_to_the_end(a, ci, &by_end, (normal, threshold), cover));
     }
     uncovered
+}
+
+/// Every worker of instance `ci` held to its log's end: after regular
+/// reconciles (3 or more ending in the 10 minutes before), it ended none
+/// for far longer than usual (`usual.1`) up to its log's last line, the
+/// log covers that silence, and a goroutine dump taken after the silence
+/// began shows as many of its workers busy as it has, each blocked since
+/// `usual.1` after the silence began at the latest. No line names the
+/// reconcile that held a worker: it logged nothing before the log ends.
+/// Without such a dump an instance that ends no reconcile at the end of a
+/// log is as likely idle, and there is no finding.
+fn held_to_the_end(a: &Analysis, ci: usize, by_end: &[Ends], usual: (i64, i64), cover: &coverage::Index) -> Option<Finding> {
+    let (normal, threshold) = usual;
+    let c = &a.controllers[ci];
+    let prev = &a.reconciles[by_end.last()?.i];
+    let source = a.records_of(prev).first().and_then(|rr| cover.source_of_file.get(rr.file as usize).copied().flatten())?;
+    let end = a.coverage.sources[source].last;
+    if end.nanos.saturating_sub(prev.last.nanos) <= threshold {
+        return None;
+    }
+    let before = by_end.len() - by_end.partition_point(|e| e.last.nanos < prev.last.nanos.saturating_sub(10 * 60 * NANOS_PER_SEC));
+    if before < 3 {
+        return None;
+    }
+    let start = prev.last.at(prev.last.nanos.saturating_add(tick(prev.last)), prev.last.digits);
+    let held_by = |d: usize, t: Timestamp| -> u64 {
+        a.goroutines
+            .iter()
+            .filter(|g| g.dump == d && g.role == "busy-worker" && g.controller == Some(ci))
+            .filter(|g| {
+                t.nanos.saturating_sub(i64::from(g.max_wait_minutes.unwrap_or(0)).saturating_mul(60 * NANOS_PER_SEC)) <= start.nanos.saturating_add(threshold)
+            })
+            .map(|g| g.count)
+            .sum()
+    };
+    let shown = a.dumps.iter().enumerate().any(|(d, dump)| dump.time.is_some_and(|t| t >= start && held_by(d, t) >= u64::from(c.workers.max(1))));
+    if !shown {
+        return None;
+    }
+    let silence = coverage::silence(a, cover, source, start, end, 0);
+    if !silence.covered {
+        return None;
+    }
+    let src = coverage::source_name(&a.coverage.sources[source]);
+    let els = overlapping(a, start, end);
+    let who = match c.workers {
+        0 | 1 => format!("Worker 1 of {} (1 worker)", c.name),
+        2 => format!("Both workers of {}", c.name),
+        n => format!("All {n} workers of {}", c.name),
+    };
+    let sentence = words(format!(
+        "{who} ended no reconcile for the last {} of its log ({} → {}, where {src} ends; normally every {}): no line names the reconcile that held {}, which logged nothing before the log ends{}.",
+        honest_duration(start, end),
+        clock(start),
+        clock(end),
+        human_duration(normal),
+        if c.workers <= 1 { "it" } else { "them" },
+        election_clause(a, &els),
+    ))
+    .text(format!(
+        " Covered: {src} logged {} other line{} meanwhile, so the worker{}, not the log, {} silent.",
+        silence.other_lines,
+        if silence.other_lines == 1 { "" } else { "s" },
+        if c.workers <= 1 { "" } else { "s" },
+        if c.workers <= 1 { "was" } else { "were" },
+    ));
+    Some(Finding {
+        blocked: None,
+        detail: None,
+        kind: FindingKind::StalledWorker,
+        severity: Severity::Error,
+        controller: Some(ci),
+        object: None,
+        start,
+        end,
+        reconciles: Vec::new(),
+        elections: els,
+        message: sentence.plain(),
+        pieces: sentence.0,
+        silence: Some(Silence { to_log_end: true, ..silence }),
+    })
 }
 
 /// Whether text says a deadline passed.
@@ -525,6 +607,7 @@ fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: 
 /// of the evidence, or no completion followed in time.
 fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
     let evidence_end = a.reconciles.iter().map(|r| r.last).chain(a.elections.iter().filter_map(|e| e.end)).max();
+    let logs_end = a.coverage.sources.iter().map(|s| s.last).max();
     for o in &a.objects {
         let requested = o.deletion_requested.or(o.marked_for_deletion);
         let Some(req) = requested else { continue };
@@ -536,7 +619,9 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
         if !(still_there || (o.deleted.is_none() && late)) {
             continue;
         }
-        let end = evidence_end.unwrap_or(req).max(req);
+        // Still there in the dump: not gone as late as any log shows.
+        let end = if still_there { evidence_end.max(logs_end) } else { evidence_end };
+        let end = end.unwrap_or(req).max(req);
         let reconciles: Vec<usize> =
             (0..a.reconciles.len()).filter(|&i| a.reconciles[i].object.as_deref() == Some(&o.object) && a.reconciles[i].last >= req).collect();
         let failed = reconciles.iter().filter(|&&i| a.reconciles[i].outcome == Outcome::Error).count();

@@ -251,7 +251,9 @@ pub fn link(a: &mut Analysis) {
                 && f.start.nanos.saturating_sub(60 * NANOS_PER_SEC) <= b_hi
                 && b_lo <= f.end.nanos
                 && f.start.nanos <= t.nanos
-                && t.nanos <= f.end.nanos
+                // (A stall to the log's end goes on after it: a dump taken
+                // later shows it too.)
+                && (t.nanos <= f.end.nanos || f.silence.as_ref().is_some_and(|s| s.to_log_end))
         });
         let reconcile = match finding {
             Some(fi) => a.findings[fi].reconciles.first().copied(),
@@ -292,7 +294,11 @@ pub fn link(a: &mut Analysis) {
         let under_clause = under.as_deref().map_or(Sentence::default(), |u| Sentence::default().text(" under ").code(u));
         let base = d.path.rsplit(['/', '!', '\\']).next().unwrap_or(&d.path);
         let sentence = Sentence::default()
-            .text(format!(" A goroutine dump at {} ({base}, {source}) shows the worker", clock(t)))
+            .text(format!(
+                " A goroutine dump at {} ({base}, {source}) shows {}",
+                clock(t),
+                if g.count == 1 { "the worker".to_string() } else { format!("{} workers", g.count) }
+            ))
             .then(waited)
             .text(" in ")
             .code(call.clone())

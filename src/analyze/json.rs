@@ -482,6 +482,7 @@ fn finding(a: &Analysis, f: &Finding) -> Value {
         v["silence"] = json!(if sl.covered { "covered" } else { "not_covered" });
         v["silence_source"] = json!(sl.source);
         v["silence_other_lines"] = json!(sl.other_lines);
+        v["silence_to_log_end"] = json!(sl.to_log_end);
     }
     // Only on findings of those kinds: the others' documents stay as they were.
     match f.detail.as_deref() {

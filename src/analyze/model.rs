@@ -264,6 +264,10 @@ pub struct Silence {
     /// The source wrote other lines during it and has no gap there: the
     /// silence is the controller's. Otherwise the log is missing there.
     pub covered: bool,
+    /// No reconcile ended it: it lasts to the source's last line (`end`),
+    /// and a goroutine dump shows the workers held.
+    #[serde(default)]
+    pub to_log_end: bool,
 }
 
 /// What the logs cover: each source's first and last line and its gaps,
