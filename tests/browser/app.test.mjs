@@ -13,7 +13,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BASE_URL, EXAMPLE_ZIP, INCIDENT, ROOT, SCREENSHOTS, assertClean, browser, cli, openApp, useChromium } from './helpers.mjs';
@@ -597,6 +597,45 @@ describe('filters', { timeout: 180_000 }, () => {
 });
 
 describe('goroutine dumps', { timeout: 180_000 }, () => {
+  test('a log saved while the worker was still stuck: the stall to the log\'s end, shown by the dump', async () => {
+    // The incident cut before the first line of the reconcile that held the
+    // worker (16:50:06): no line names it, and only the dump shows the
+    // worker held.
+    const dir = mkdtempSync(join(tmpdir(), 'reconscope-stuck-'));
+    const tree = join(dir, 'cozyreport');
+    cpSync(join(ROOT, INCIDENT), tree, { recursive: true });
+    const log = join(tree, 'kamaji', 'kamaji-controller.log');
+    const text = readFileSync(log, 'utf8');
+    writeFileSync(log, text.slice(0, text.lastIndexOf('\n', text.indexOf('c853721a')) + 1));
+    const expected = JSON.parse(cli(['analyze', tree, '--json']));
+    const stall = expected.findings.find((f) => f.kind === 'stalled-worker');
+    assert.equal(stall.silence_to_log_end, true);
+    const { context, page, seen } = await openApp(browser, { viewport: { width: 1280, height: 800 } });
+    try {
+      const chooser = page.waitForEvent('filechooser');
+      await page.getByTestId('pick-folder').click();
+      await (await chooser).setFiles(tree);
+      await page.waitForSelector(`[data-testid=timeline][data-reconcile-count="${expected.reconciles.length}"]`, { state: 'attached', timeout: 60_000 });
+      const found = page.locator('[data-testid=findings] [data-finding-kind=stalled-worker]');
+      assert.equal(await found.count(), 1);
+      // Its subject is the controller (no line names the object), and it
+      // has no reconcile to inspect.
+      const headline = await found.getByTestId('finding-headline').innerText();
+      assert.match(headline, /tenantcontrolplane.*16:29:30.*16:50:06/s);
+      assert.equal(await found.getByTestId('inspect-reconcile').count(), 0);
+      await found.getByTestId('finding-headline').click();
+      const sentence = await found.locator('.sentence').textContent();
+      assert.match(sentence, /ended no reconcile for the last 20m36s of its log/);
+      assert.match(sentence, /no line names the reconcile that held it/);
+      assert.match(sentence, /A goroutine dump at 16:45:00 .* in `go\.etcd\.io\/etcd\/client\/v3\.\(\*authClient\)\.UserGet`/);
+      await page.screenshot({ path: join(SCREENSHOTS, 'stall-to-log-end.png') });
+      await assertAppClean(page, seen);
+    } finally {
+      await context.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('the example holds a pprof dump: the stall names the blocked call, the panel lists stacks, the inspector shows it', async () => {
     const { context, page, seen } = await openApp(browser, { viewport: { width: 1280, height: 800 } });
     try {
