@@ -19,12 +19,18 @@ use reconscope::web::{LoadResult, Session, ShareRequest};
 const APP: &str = "https://example.org/reconscope/";
 
 fn incident_session() -> (Session, LoadResult) {
+    incident_session_with(|_, bytes| bytes)
+}
+
+/// The incident's files, each as `edit(name, bytes)` gives it back.
+fn incident_session_with(edit: impl Fn(&str, Vec<u8>) -> Vec<u8>) -> (Session, LoadResult) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident");
     let paths = files::files_under(&root.join("cozyreport"));
     let mut s = Session::new(paths.len() as u32, 0);
     for p in &paths {
         let name = p.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
-        s.add(&name, std::fs::read(p).unwrap());
+        let bytes = edit(&name, std::fs::read(p).unwrap());
+        s.add(&name, bytes);
     }
     let r = s.finish();
     (s, r)
@@ -117,6 +123,33 @@ fn every_finding_of_the_incident_gets_a_link_under_32_kib() {
         // When context was left out, the whole slice is offered as a file.
         assert_eq!(meta.left_out.is_empty(), shared.file.is_none(), "{:?}", meta.left_out);
     }
+}
+
+#[test]
+fn a_stall_to_the_log_s_end_travels_with_the_dump_that_shows_it() {
+    // The controller log cut before the first line of the reconcile that
+    // held the worker (16:50:06): only the dump shows the worker held.
+    let (s, whole) = incident_session_with(|name, bytes| {
+        if !name.ends_with("kamaji/kamaji-controller.log") {
+            return bytes;
+        }
+        let at = memchr::memmem::find(&bytes, b"c853721a").unwrap();
+        bytes[..memchr::memrchr(b'\n', &bytes[..at]).unwrap() + 1].to_vec()
+    });
+    let a = &whole.analysis;
+    let stall_i = a.findings.iter().position(|f| f.kind == FindingKind::StalledWorker).unwrap();
+    let stall = &a.findings[stall_i];
+    assert!(stall.silence.as_ref().unwrap().to_log_end && stall.reconciles.is_empty() && stall.blocked.is_some());
+    let fragment = s.share(&request(stall_i)).unwrap().fragment.expect("a link");
+    assert!(APP.len() + fragment.len() <= MAX_LINK_BYTES);
+    let (_, r) = open(&fragment);
+    let meta = r.evidence.clone().unwrap();
+    let f = &r.analysis.findings[meta.finding.unwrap()];
+    assert_eq!((f.kind, &f.message, f.start, f.end), (FindingKind::StalledWorker, &stall.message, stall.start, stall.end));
+    assert!(f.silence.as_ref().unwrap().to_log_end);
+    // The dump travels: the call is named, from the slice alone.
+    assert_eq!(f.blocked.as_ref().map(|b| b.call.as_str()), Some("go.etcd.io/etcd/client/v3.(*authClient).UserGet"));
+    assert_eq!(meta.selected, None, "no reconcile to select");
 }
 
 #[test]
