@@ -413,7 +413,7 @@ fn stalled_workers(
                 });
             }
         }
-        out.extend(held_to_the_end(a, ci, &by_end, (normal, threshold), cover));
+        out.extend(held_to_the_end(a, ci, &by_end, (normal, threshold), files, cover));
     }
     uncovered
 }
@@ -423,11 +423,13 @@ fn stalled_workers(
 /// for far longer than usual (`usual.1`) up to its log's last line, the
 /// log covers that silence, and a goroutine dump taken after the silence
 /// began shows as many of its workers busy as it has, each blocked since
-/// `usual.1` after the silence began at the latest. No line names the
-/// reconcile that held a worker: it logged nothing before the log ends.
-/// Without such a dump an instance that ends no reconcile at the end of a
-/// log is as likely idle, and there is no finding.
-fn held_to_the_end(a: &Analysis, ci: usize, by_end: &[Ends], usual: (i64, i64), cover: &coverage::Index) -> Option<Finding> {
+/// `usual.1` after the silence began at the latest. The sentence names the
+/// last reconcile line before the silence and no holder: whether that
+/// reconcile had ended, or a later one that logged nothing held the
+/// worker, the log does not say. Without such a dump an instance that
+/// ends no reconcile at the end of a log is as likely idle, and there is
+/// no finding.
+fn held_to_the_end(a: &Analysis, ci: usize, by_end: &[Ends], usual: (i64, i64), files: &[ParsedFile], cover: &coverage::Index) -> Option<Finding> {
     let (normal, threshold) = usual;
     let c = &a.controllers[ci];
     let prev = &a.reconciles[by_end.last()?.i];
@@ -466,15 +468,20 @@ fn held_to_the_end(a: &Analysis, ci: usize, by_end: &[Ends], usual: (i64, i64), 
         2 => format!("Both workers of {}", c.name),
         n => format!("All {n} workers of {}", c.name),
     };
+    let rr = *a.records_of(prev).last()?;
+    let last_said = files[rr.file as usize].message(&files[rr.file as usize].records[rr.record as usize]).into_owned();
     let sentence = words(format!(
-        "{who} ended no reconcile for the last {} of its log ({} → {}, where {src} ends; normally every {}): no line names the reconcile that held {}, which logged nothing before the log ends{}.",
+        "{who} ended no reconcile for the last {} of its log ({} → {}, where {src} ends; normally every {}): its last reconcile line is reconcile {} of {} at {} (",
         honest_duration(start, end),
         clock(start),
         clock(end),
         human_duration(normal),
-        if c.workers <= 1 { "it" } else { "them" },
-        election_clause(a, &els),
+        prev.reconcile_id,
+        prev.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string()),
+        clock(prev.last),
     ))
+    .code(cut_quote(&last_said, 120))
+    .text(format!("), and no line after it names a reconcile of {}{}.", c.name, election_clause(a, &els)))
     .text(format!(
         " Covered: {src} logged {} other line{} meanwhile, so the worker{}, not the log, {} silent.",
         silence.other_lines,
