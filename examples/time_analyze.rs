@@ -1,6 +1,11 @@
-//! Times the analysis of log files on one thread, step by step, as the
-//! browser worker (wasm, one thread) runs it:
-//! `cargo run --release --example time_analyze -- FILE... [--runs N]`.
+//! Times the analysis of log files step by step:
+//! `cargo run --release --example time_analyze -- FILE... [--runs N] [--cli]`.
+//!
+//! By default as the browser worker (wasm, one thread) runs it: the
+//! records gathered on one thread, each reconcile's first line parsed again
+//! for its fields. With `--cli`, as `reconscope analyze` runs it: the
+//! parser keeps the fields the analysis reads (`keep_first_fields`) and the
+//! records are gathered on two threads.
 //!
 //! The files are parsed first (on two threads: parsing is not what is
 //! timed). Then each run calls the steps of `analyze::analyze` one after
@@ -21,15 +26,17 @@ fn ms(d: Duration) -> String {
 fn main() -> std::io::Result<()> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut runs = 3usize;
+    let cli = args.iter().any(|a| a == "--cli");
+    args.retain(|a| a != "--cli");
     if let Some(i) = args.iter().position(|a| a == "--runs") {
         runs = args.get(i + 1).and_then(|s| s.parse().ok()).unwrap_or(runs);
         args.drain(i..(i + 2).min(args.len()));
     }
     if args.is_empty() {
-        eprintln!("usage: time_analyze FILE... [--runs N]");
+        eprintln!("usage: time_analyze FILE... [--runs N] [--cli]");
         std::process::exit(2);
     }
-    let load = LoadOptions { parse: ParseOptions { threads: 2, ..Default::default() }, ..Default::default() };
+    let load = LoadOptions { parse: ParseOptions { threads: 2, keep_first_fields: cli, ..Default::default() }, ..Default::default() };
     let mut loaded = Loaded::default();
     let t = Instant::now();
     for path in &args {
@@ -39,7 +46,7 @@ fn main() -> std::io::Result<()> {
     let files = &loaded.files;
     let records: usize = files.iter().map(|f| f.records.len()).sum();
     eprintln!("parsed {records} records in {} ms", ms(t.elapsed()).trim());
-    let opts = AnalyzeOptions::default();
+    let opts = AnalyzeOptions { threads: if cli { 2 } else { 1 }, ..AnalyzeOptions::default() };
     println!(
         "{:>8} {:>8} {:>8} {:>8} {:>8} {:>8} | {:>8} | {:>8} {:>8}",
         "build", "etcd+cov", "objects", "gorout", "findings", "link", "steps", "analyze", "json"

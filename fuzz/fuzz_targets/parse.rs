@@ -51,6 +51,7 @@ fuzz_target!(|data: &[u8]| {
         max_line_bytes: if n.next(4) == 0 { 1 + n.next(300) } else { ParseOptions::default().max_line_bytes },
         threads: 1,
         keep_fields: n.next(2) == 0,
+        keep_first_fields: n.next(2) == 0,
     };
     let whole = parse_file("t.log", data.to_vec(), &opts);
     touch(&whole);

@@ -6,11 +6,13 @@
 //! run on the whole picture, which took nine tenths of each run), the codec's
 //! forms the worker sends (each decodes to what was encoded), the analysis
 //! as the JSON the worker posts (it reads back the same), and an evidence
-//! slice of the first finding (its payload reads back).
+//! slice of the first finding (its payload reads back). The records
+//! gathered in stretches on three threads, as the CLI gathers them, give the
+//! same reconciles as on one.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use reconscope::analyze::{self, json::Extras, Analysis, AnalyzeOptions};
+use reconscope::analyze::{self, json::Extras, reconciles, Analysis, AnalyzeOptions};
 use reconscope::layout::{self, Grouping, LayoutOptions};
 use reconscope::redact::{RedactOptions, Redactor};
 use reconscope::report::{self, ReportOptions};
@@ -22,6 +24,13 @@ fuzz_target!(|data: &[u8]| {
     let named = files(data, "kamaji-controller.log");
     let loaded = load(&named);
     let (a, _diags) = analyze::analyze(&loaded.files, &AnalyzeOptions::default());
+
+    // Gathered in three stretches, each on a thread: the same.
+    let one = reconciles::build(&loaded.files, &AnalyzeOptions::default());
+    let three = reconciles::build(&loaded.files, &AnalyzeOptions { threads: 3, min_records_per_thread: 1, ..AnalyzeOptions::default() });
+    assert!(one.reconciles == three.reconciles && one.controllers == three.controllers, "reconciles gathered on three threads differ");
+    assert!(one.record_refs == three.record_refs && one.deletions == three.deletions, "lines gathered on three threads differ");
+    assert!(one.etcd_records == three.etcd_records && one.signal_records == three.signal_records, "records picked on three threads differ");
 
     // JSON: streamed and as a value, the same document.
     let inputs: Vec<FileStats> = loaded.files.iter().map(FileStats::of).collect();

@@ -36,6 +36,13 @@ pub struct AnalyzeOptions {
     /// When goroutine dumps were taken, for a dump whose time nothing else
     /// gives (no wrapper, file name, archive time or log lines around it).
     pub dump_time_nanos: Option<i64>,
+    /// Threads to gather the records into reconciles on (1: this thread
+    /// only), each taking a stretch of at least `min_records_per_thread`
+    /// records. Ignored in wasm, which gathers the stretches one after
+    /// the other. The analysis is the same on any number.
+    pub threads: usize,
+    /// See `threads` (tests cut small logs into stretches with it).
+    pub min_records_per_thread: usize,
 }
 
 impl Default for AnalyzeOptions {
@@ -46,6 +53,8 @@ impl Default for AnalyzeOptions {
             hot_loop_per_minute: 30,
             stuck_deletion_nanos: 5 * 60 * NANOS_PER_SEC,
             dump_time_nanos: None,
+            threads: 1,
+            min_records_per_thread: 50_000,
         }
     }
 }

@@ -24,21 +24,22 @@ fn is_runtime_message(m: &str) -> bool {
 /// (which is filled in place as its lines arrive).
 struct Draft {
     controller_name: Arc<str>,
-    /// The interned controller name's number (see [`Gather::strings`]):
-    /// equal names share one.
+    /// The interned controller name's number: equal names (as the logs
+    /// wrote them) share one.
     name_id: u32,
     group: Option<Arc<str>>,
     /// Its first line is an error (see [`lay_out_lanes`]).
     opens_with_error: bool,
 }
 
-/// Interns normalised messages: each distinct (message, object name) pair
-/// is normalised once, whatever the number of records.
+/// The normalised messages ("words"): each distinct raw message is
+/// normalised once, with the object name of the reconcile that logged it
+/// first.
 #[derive(Default)]
 struct Vocab<'a> {
     /// By raw message: the same text is the same word, whichever object's
     /// name it was normalised with first.
-    raw: HashMap<Bytes<'a>, Raw>,
+    raw: HashMap<Bytes<'a>, u32>,
     ids: HashMap<String, u32>,
     words: Vec<String>,
     /// controller-runtime's own message.
@@ -69,14 +70,18 @@ impl PartialEq for Bytes<'_> {
 
 impl Eq for Bytes<'_> {}
 
-/// What a distinct raw message is.
+/// A distinct raw message of a [`Part`], in order of first use.
 #[derive(Clone, Copy)]
-struct Raw {
-    word: u32,
+struct RawMessage<'a> {
+    text: Bytes<'a>,
     /// The etcd analysis reads it (see [`etcd::may_matter`]).
     etcd: bool,
     /// [`signals`] reads it (see [`signals::may_matter`]).
     signal: bool,
+    /// Where it was first logged: the part's reconcile, and the record
+    /// (its message is decoded from there when the text is new to all).
+    first_reconcile: u32,
+    first_record: RecordRef,
 }
 
 /// A log line that marks a step of an object's deletion.
@@ -106,7 +111,7 @@ impl Deletion {
 /// A deletion step seen in a reconcile: reconcile index, time, step.
 pub type DeletionStep = (usize, Timestamp, Deletion);
 
-impl<'a> Vocab<'a> {
+impl Vocab<'_> {
     /// The id of a normalised message, added if new.
     fn add(&mut self, norm: String, requeue: bool) -> u32 {
         let next = self.words.len() as u32;
@@ -120,17 +125,12 @@ impl<'a> Vocab<'a> {
         w
     }
 
-    /// The word of a raw message (normalised with the object's `name` when
-    /// its text is new).
-    fn word(&mut self, f: &ParsedFile, r: &'a Record, raw: &'a [u8], name: Option<&str>) -> Raw {
-        if let Some(&w) = self.raw.get(&Bytes(raw)) {
-            return w;
-        }
-        let norm = normalise(&f.message(r), name);
+    /// The word of a message new to the vocabulary, normalised with the
+    /// object's `name`.
+    fn word(&mut self, message: &str, name: Option<&str>) -> u32 {
+        let norm = normalise(message, name);
         let requeue = norm.contains("requeue") || norm.contains("enqueuing back");
-        let w = Raw { word: self.add(norm, requeue), etcd: etcd::may_matter(raw), signal: signals::may_matter(raw) };
-        self.raw.insert(Bytes(raw), w);
-        w
+        self.add(norm, requeue)
     }
 }
 
@@ -190,21 +190,18 @@ fn normalise(msg: &str, name: Option<&str>) -> String {
     m.chars().take(80).collect()
 }
 
-/// Slots of [`Gather::recent`] (a power of two).
+/// Slots of [`Ids::recent`] (a power of two).
 const RECENT: usize = 1024;
 
-/// How many records ahead [`Gather::records`] asks for a line's bytes.
+/// How many records ahead [`Part::records`] asks for a line's bytes.
 const PREFETCH_AHEAD: usize = 8;
 
-/// The gathering over every record.
-struct Gather<'a> {
-    reconciles: Vec<Reconcile>,
-    drafts: Vec<Draft>,
-    /// Reconcile ids are UUIDs, keyed as 128-bit numbers (exact, and cheap
-    /// to compare); any other id by its bytes (`by_id`). The reconciles seen
-    /// lately, one per slot: a reconcile's lines come close together, so
-    /// nearly every look-up ends here, in a table that stays in the cache.
-    /// `u32::MAX` marks an empty slot.
+/// Reconciles by id. Reconcile ids are UUIDs, keyed as 128-bit numbers
+/// (exact, and cheap to compare); any other id by its bytes (`by_id`).
+struct Ids<'a> {
+    /// The reconciles seen lately, one per slot: a reconcile's lines come
+    /// close together, so nearly every look-up ends here, in a table that
+    /// stays in the cache. `u32::MAX` marks an empty slot.
     recent: Box<[(u128, u32)]>,
     /// Every reconcile with a UUID, by the UUID folded to 32 bits. This
     /// table misses the cache on almost every access (each new reconcile is
@@ -216,41 +213,16 @@ struct Gather<'a> {
     /// Each reconcile's UUID (0 for other ids).
     uuids: Vec<u128>,
     by_id: HashMap<Bytes<'a>, u32>,
-    /// Objects and controller strings, made once and shared by reconciles;
-    /// each string with its number, in order of first use.
-    objects: HashMap<(Bytes<'a>, Bytes<'a>), Arc<ObjectRef>>,
-    strings: HashMap<Bytes<'a>, (Arc<str>, u32)>,
-    vocab: Vocab<'a>,
-    /// `Starting workers` lines, in order: controller, count.
-    starting: Vec<(String, u32)>,
-    /// Deletion steps, by reconcile index.
-    deletions: Vec<DeletionStep>,
-    /// Every reconcile line in file order: reconcile index, record, word id.
-    lines: Vec<(u32, RecordRef, u32)>,
-    /// The records the etcd analysis reads, in file order.
-    etcd: Vec<RecordRef>,
-    /// The records [`signals`] reads (throttling, the manager's life).
-    signals: Vec<RecordRef>,
 }
 
-impl<'a> Gather<'a> {
+impl<'a> Ids<'a> {
     fn new() -> Self {
-        Gather {
-            reconciles: Vec::new(),
-            drafts: Vec::new(),
+        Ids {
             recent: vec![(0, u32::MAX); RECENT].into_boxed_slice(),
             by_fold: HashMap::default(),
             by_clash: HashMap::default(),
             uuids: Vec::new(),
             by_id: HashMap::default(),
-            objects: HashMap::default(),
-            strings: HashMap::default(),
-            vocab: Vocab::default(),
-            starting: Vec::new(),
-            deletions: Vec::new(),
-            lines: Vec::new(),
-            etcd: Vec::new(),
-            signals: Vec::new(),
         }
     }
 
@@ -281,15 +253,113 @@ impl<'a> Gather<'a> {
         Some(i as usize)
     }
 
-    /// The one pass over every record: reconcile lines, `Starting workers`
-    /// lines, and the records the etcd analysis reads (a message is looked
-    /// at once here, rather than once for each). `cover`: the file's first
-    /// and last record with a time (see [`coverage`]).
-    fn records(&mut self, fi: usize, f: &'a ParsedFile, cover: (u32, u32)) {
-        for (ri, r) in f.records.iter().enumerate() {
+    /// The reconcile of an id seen before, without the recent table (for
+    /// a look-up from another thread).
+    fn get(&self, rid: &[u8], uuid: Option<u128>) -> Option<usize> {
+        let Some(u) = uuid else { return self.by_id.get(&Bytes(rid)).map(|&i| i as usize) };
+        match self.by_fold.get(&Self::fold(u)) {
+            Some(&i) if self.uuids[i as usize] == u => Some(i as usize),
+            Some(_) => self.by_clash.get(&u).map(|&i| i as usize),
+            None => None,
+        }
+    }
+
+    /// Adds the next reconcile (numbered `self.uuids.len()`), which `find`
+    /// did not know.
+    fn add(&mut self, rid: &'a [u8], uuid: Option<u128>) -> usize {
+        let i = self.uuids.len();
+        match uuid {
+            Some(u) => {
+                match self.by_fold.entry(Self::fold(u)) {
+                    Entry::Vacant(e) => {
+                        e.insert(i as u32);
+                    }
+                    Entry::Occupied(_) => {
+                        self.by_clash.insert(u, i as u32);
+                    }
+                }
+                self.recent[Self::slot(u)] = (u, i as u32);
+            }
+            None => {
+                self.by_id.insert(Bytes(rid), i as u32);
+            }
+        }
+        self.uuids.push(uuid.unwrap_or(0));
+        i
+    }
+}
+
+/// A stretch of the records in file order: the files (by index) and the
+/// records of each it takes.
+type Stretch = Vec<(usize, std::ops::Range<usize>)>;
+
+/// One stretch of the records gathered on its own (natively, on a thread
+/// of its own), into reconciles numbered in order of their first line
+/// there; [`merge`] then joins the parts in file order. What depends on
+/// every part (the normalised words, whether a reconcile is new) is left
+/// to the merge; what needs the lines' bytes (ids, messages, a new
+/// reconcile's fields) is read here.
+struct Part<'a> {
+    reconciles: Vec<Reconcile>,
+    drafts: Vec<Draft>,
+    /// Each reconcile's id, raw, and its UUID when it is one.
+    rids: Vec<(&'a [u8], Option<u128>)>,
+    ids: Ids<'a>,
+    /// Objects and controller strings, made once and shared by this
+    /// part's reconciles; each string with its number, in order of first
+    /// use.
+    objects: HashMap<(Bytes<'a>, Bytes<'a>), Arc<ObjectRef>>,
+    strings: HashMap<Bytes<'a>, (Arc<str>, u32)>,
+    /// The distinct messages of reconcile lines, numbered in order of first
+    /// use.
+    raw: HashMap<Bytes<'a>, u32>,
+    messages: Vec<RawMessage<'a>>,
+    /// `Starting workers` lines, in order: controller, count.
+    starting: Vec<(String, u32)>,
+    /// Every reconcile line in file order: reconcile, record, message.
+    lines: Vec<(u32, RecordRef, u32)>,
+    /// The records the etcd analysis reads, in file order.
+    etcd: Vec<RecordRef>,
+    /// The records [`signals`] reads (throttling, the manager's life).
+    signals: Vec<RecordRef>,
+}
+
+impl<'a> Part<'a> {
+    fn gather(files: &'a [ParsedFile], stretch: &Stretch, cover: &[(u32, u32)]) -> Part<'a> {
+        let mut p = Part {
+            reconciles: Vec::new(),
+            drafts: Vec::new(),
+            rids: Vec::new(),
+            ids: Ids::new(),
+            objects: HashMap::default(),
+            strings: HashMap::default(),
+            raw: HashMap::default(),
+            messages: Vec::new(),
+            starting: Vec::new(),
+            // At most one line per record: room for them all up front,
+            // rather than copies as the list grows.
+            lines: Vec::with_capacity(stretch.iter().map(|(_, rs)| rs.len()).sum()),
+            etcd: Vec::new(),
+            signals: Vec::new(),
+        };
+        for (fi, rs) in stretch {
+            p.records(*fi, &files[*fi], rs.clone(), cover[*fi]);
+        }
+        p
+    }
+
+    /// The pass over a file's records `rs`: reconcile lines, `Starting
+    /// workers` lines, and the records the etcd analysis and [`signals`]
+    /// read (a message is looked at once here, rather than once for each).
+    /// `cover`: the file's first and last record with a time (see
+    /// [`coverage`]).
+    fn records(&mut self, fi: usize, f: &'a ParsedFile, rs: std::ops::Range<usize>, cover: (u32, u32)) {
+        let end = rs.end;
+        for ri in rs {
+            let r = &f.records[ri];
             // The bytes of the line a few records on, while this one is
             // read: each record's first read of its line misses the cache.
-            if let Some(ahead) = f.records.get(ri + PREFETCH_AHEAD) {
+            if let Some(ahead) = f.records.get(ri + PREFETCH_AHEAD).filter(|_| ri + PREFETCH_AHEAD < end) {
                 f.prefetch(ahead.reconcile_id);
                 f.prefetch(ahead.message);
             }
@@ -317,12 +387,12 @@ impl<'a> Gather<'a> {
                 continue;
             };
             let Some(t) = time_of(r) else { continue };
-            // The message's word when its text was seen before, looked up
+            // The message's number when its text was seen before, looked up
             // before the reconcile: reading the message and reading the id
             // (both far away in memory) then overlap. A third faster in wasm.
-            let known = self.vocab.raw.get(&Bytes(raw_msg)).copied();
+            let known = self.raw.get(&Bytes(raw_msg)).copied();
             let uuid = uuid_bits(rid);
-            let idx = match self.find(rid, uuid) {
+            let idx = match self.ids.find(rid, uuid) {
                 Some(i) => i,
                 None => self.open(f, r, t, rid, uuid),
             };
@@ -333,51 +403,36 @@ impl<'a> Gather<'a> {
             if rref.record == cover.0 || rref.record == cover.1 {
                 rec.truncated = true;
             }
-            let Raw { word: w, etcd, signal } = known.unwrap_or_else(|| self.vocab.word(f, r, raw_msg, rec.object.as_ref().map(|o| o.name.as_str())));
-            self.lines.push((idx as u32, rref, w));
+            let m = known.unwrap_or_else(|| {
+                let m = self.messages.len() as u32;
+                self.raw.insert(Bytes(raw_msg), m);
+                let (etcd, signal) = (etcd::may_matter(raw_msg), signals::may_matter(raw_msg));
+                self.messages.push(RawMessage { text: Bytes(raw_msg), etcd, signal, first_reconcile: idx as u32, first_record: rref });
+                m
+            });
+            self.lines.push((idx as u32, rref, m));
+            let RawMessage { etcd, signal, .. } = self.messages[m as usize];
             if etcd {
                 self.etcd.push(rref);
             }
             if signal {
                 self.signals.push(rref);
             }
+            // The first error line of the reconcile says what failed (in
+            // this part: the merge keeps the first part's).
             if (r.level >= Level::Error || raw_msg == b"Reconciler error") && rec.error.is_none() {
                 let msg = f.message(r);
                 let e = f.field(r, "error").map(|s| s.into_owned()).unwrap_or_else(|| msg.to_string());
                 rec.error = Some(format!("{msg}: {e}"));
                 rec.outcome = Outcome::Error;
             }
-            // controller-runtime and operators say so in the message:
-            // `Reconcile done, requeueing after`, `enqueuing back`.
-            if self.vocab.requeue[w as usize] && rec.outcome == Outcome::Success {
-                rec.outcome = Outcome::Requeue;
-            }
-            if let Some(step) = self.vocab.deletion[w as usize] {
-                self.deletions.push((idx, t, step));
-            }
         }
     }
 
     /// A new reconcile, from its first record; returns its index.
     fn open(&mut self, f: &'a ParsedFile, r: &Record, t: Timestamp, rid: &'a [u8], uuid: Option<u128>) -> usize {
-        let i = self.reconciles.len();
-        match uuid {
-            Some(u) => {
-                match self.by_fold.entry(Self::fold(u)) {
-                    Entry::Vacant(e) => {
-                        e.insert(i as u32);
-                    }
-                    Entry::Occupied(_) => {
-                        self.by_clash.insert(u, i as u32);
-                    }
-                }
-                self.recent[Self::slot(u)] = (u, i as u32);
-            }
-            None => {
-                self.by_id.insert(Bytes(rid), i as u32);
-            }
-        }
-        self.uuids.push(uuid.unwrap_or(0));
+        let i = self.ids.add(rid, uuid);
+        self.rids.push((rid, uuid));
         // One pass over the fields for what a new reconcile needs.
         const KEYS: [&[u8]; 9] =
             [b"name", b"namespace", b"controller", b"controllerGroup", b"controllerKind", b"object", b"request", b"reconciler group", b"reconciler kind"];
@@ -450,6 +505,200 @@ impl<'a> Gather<'a> {
     }
 }
 
+/// The parts joined, in file order, as one pass over every record would
+/// have gathered them.
+struct Gathered<'a> {
+    reconciles: Vec<Reconcile>,
+    drafts: Vec<Draft>,
+    /// How many controller names (as written) [`Draft::name_id`] numbers.
+    names: usize,
+    vocab: Vocab<'a>,
+    starting: Vec<(String, u32)>,
+    deletions: Vec<DeletionStep>,
+    /// Every reconcile line in file order: reconcile index, record, word.
+    lines: Vec<(u32, RecordRef, u32)>,
+    etcd: Vec<RecordRef>,
+    signals: Vec<RecordRef>,
+}
+
+/// For each part, where each of its reconciles was seen first when an
+/// earlier part saw it too (a reconcile running where the records were
+/// cut, or an id in two files): the earliest such part and the
+/// reconcile's index there. The first part's are all `None`. Natively,
+/// each part looks on a thread of its own.
+fn seen_before(parts: &[Part<'_>]) -> Vec<Vec<Option<(u32, u32)>>> {
+    let look = |k: usize| -> Vec<Option<(u32, u32)>> {
+        let p = &parts[k];
+        p.rids.iter().map(|&(rid, uuid)| parts[..k].iter().enumerate().find_map(|(j, e)| e.ids.get(rid, uuid).map(|i| (j as u32, i as u32)))).collect()
+    };
+    let mut out = vec![vec![None; parts.first().map_or(0, |p| p.reconciles.len())]];
+    #[cfg(not(target_arch = "wasm32"))]
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..parts.len()).map(|k| scope.spawn(move || look(k))).collect();
+        out.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
+    });
+    #[cfg(target_arch = "wasm32")]
+    out.extend((1..parts.len()).map(look));
+    out
+}
+
+/// Joins the parts in file order. A reconcile an earlier part saw (see
+/// [`seen_before`]) is that part's (its lines, times and first error
+/// added to it); a message new to all is normalised with the object of the
+/// reconcile that logged it first; requeues and deletion steps are read
+/// off the words.
+fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
+    let before = seen_before(&parts);
+    let mut g = Gathered {
+        reconciles: Vec::new(),
+        drafts: Vec::new(),
+        names: 0,
+        vocab: Vocab::default(),
+        starting: Vec::new(),
+        deletions: Vec::new(),
+        lines: Vec::new(),
+        etcd: Vec::new(),
+        signals: Vec::new(),
+    };
+    let mut lines_left: usize = parts.iter().map(|p| p.lines.len()).sum();
+    let reconciles_left: usize = parts.iter().skip(1).map(|p| p.reconciles.len()).sum();
+    // Controller names as written (and the other strings), numbered as the
+    // first part numbered them.
+    let mut names: HashMap<Bytes<'a>, u32> = HashMap::default();
+    // Each part's reconciles' indexes among all.
+    let mut at: Vec<Vec<u32>> = Vec::with_capacity(parts.len());
+    for (p, before) in parts.into_iter().zip(before) {
+        let to_global: Vec<u32> = if at.is_empty() {
+            // Every reconcile of the first part is new: taken as it is.
+            let n = p.reconciles.len() as u32;
+            (g.reconciles, g.drafts) = (p.reconciles, p.drafts);
+            g.reconciles.reserve_exact(reconciles_left);
+            names = p.strings.iter().map(|(key, (_, id))| (*key, *id)).collect();
+            (0..n).collect()
+        } else {
+            // This part's string numbers among all.
+            let mut renumber = vec![0u32; p.strings.len()];
+            for (key, (_, id)) in &p.strings {
+                let next = names.len() as u32;
+                renumber[*id as usize] = *names.entry(*key).or_insert(next);
+            }
+            let mut to_global = Vec::with_capacity(p.reconciles.len());
+            for ((rec, draft), seen) in p.reconciles.into_iter().zip(p.drafts).zip(before) {
+                match seen {
+                    Some((j, i)) => {
+                        let gi = at[j as usize][i as usize];
+                        let had = &mut g.reconciles[gi as usize];
+                        had.first = had.first.min(rec.first);
+                        had.last = had.last.max(rec.last);
+                        had.truncated |= rec.truncated;
+                        if had.error.is_none() && rec.error.is_some() {
+                            had.error = rec.error;
+                            had.outcome = Outcome::Error;
+                        }
+                        to_global.push(gi);
+                    }
+                    None => {
+                        to_global.push(g.reconciles.len() as u32);
+                        g.drafts.push(Draft { name_id: renumber[draft.name_id as usize], ..draft });
+                        g.reconciles.push(rec);
+                    }
+                }
+            }
+            to_global
+        };
+        let mut words = Vec::with_capacity(p.messages.len());
+        for m in &p.messages {
+            let w = match g.vocab.raw.get(&m.text) {
+                Some(&w) => w,
+                None => {
+                    let rr = m.first_record;
+                    let f = &files[rr.file as usize];
+                    let object = g.reconciles[to_global[m.first_reconcile as usize] as usize].object.as_ref();
+                    let w = g.vocab.word(&f.message(&f.records[rr.record as usize]), object.map(|o| o.name.as_str()));
+                    g.vocab.raw.insert(m.text, w);
+                    w
+                }
+            };
+            words.push(w);
+        }
+        let mut lines = p.lines;
+        for (li, rref, m) in lines.iter_mut() {
+            let (gi, w) = (to_global[*li as usize], words[*m as usize]);
+            (*li, *m) = (gi, w);
+            let rec = &mut g.reconciles[gi as usize];
+            // controller-runtime and operators say so in the message:
+            // `Reconcile done, requeueing after`, `enqueuing back`. (An
+            // error, on any line, says more.)
+            if g.vocab.requeue[w as usize] && rec.outcome == Outcome::Success {
+                rec.outcome = Outcome::Requeue;
+            }
+            if let Some(step) = g.vocab.deletion[w as usize] {
+                let t = time_of(&files[rref.file as usize].records[rref.record as usize]).unwrap_or(rec.first);
+                g.deletions.push((gi as usize, t, step));
+            }
+        }
+        // The first part's list is kept (with room for the rest).
+        lines_left -= lines.len();
+        if g.lines.is_empty() {
+            g.lines = lines;
+            g.lines.reserve_exact(lines_left);
+        } else {
+            g.lines.extend_from_slice(&lines);
+        }
+        g.starting.extend(p.starting);
+        g.etcd.extend(p.etcd);
+        g.signals.extend(p.signals);
+        at.push(to_global);
+    }
+    g.names = names.len();
+    g
+}
+
+/// The records of `files` cut into at most `n` stretches of about as many
+/// records each, in file order (a file may be cut between two).
+fn stretches(files: &[ParsedFile], n: usize) -> Vec<Stretch> {
+    let total: usize = files.iter().map(|f| f.records.len()).sum();
+    let n = n.clamp(1, total.max(1));
+    let mut out: Vec<Stretch> = vec![Vec::new(); n];
+    let mut at = 0usize;
+    for (fi, f) in files.iter().enumerate() {
+        let mut from = 0usize;
+        while from < f.records.len() {
+            // The part of the record at `at`, and where that part ends.
+            let k = (at * n / total.max(1)).min(n - 1);
+            let part_end = ((k + 1) * total).div_ceil(n);
+            let to = f.records.len().min(from + part_end.saturating_sub(at).max(1));
+            out[k].push((fi, from..to));
+            at += to - from;
+            from = to;
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// Gathers every stretch, on a thread each (natively).
+#[cfg(not(target_arch = "wasm32"))]
+fn gather_parts<'a>(files: &'a [ParsedFile], stretches: &[Stretch], cover: &[(u32, u32)]) -> Vec<Part<'a>> {
+    if stretches.len() <= 1 {
+        return stretches.iter().map(|s| Part::gather(files, s, cover)).collect();
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = stretches[1..].iter().map(|s| scope.spawn(move || Part::gather(files, s, cover))).collect();
+        // The first stretch on this thread.
+        let mut out = vec![Part::gather(files, &stretches[0], cover)];
+        for h in handles {
+            out.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        out
+    })
+}
+
+#[cfg(target_arch = "wasm32")]
+fn gather_parts<'a>(files: &'a [ParsedFile], stretches: &[Stretch], cover: &[(u32, u32)]) -> Vec<Part<'a>> {
+    stretches.iter().map(|s| Part::gather(files, s, cover)).collect()
+}
+
 /// Whether a field key is a Kind's name (`RayCluster`, `TenantControlPlane`):
 /// an identifier that starts with a capital letter.
 fn is_kind_word(key: &[u8]) -> bool {
@@ -497,24 +746,20 @@ fn intern<'a>(strings: &mut HashMap<Bytes<'a>, (Arc<str>, u32)>, key: &'a [u8], 
 /// controller name into instances, and lays reconciles out in worker lanes.
 /// Also returns the deletion steps seen, by reconcile index.
 pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> Built {
-    let coverage = coverage(files);
-    let mut g = Gather::new();
-    // At most one line per record: room for them all up front, rather
-    // than copies as the list grows.
-    g.lines.reserve(files.iter().map(|f| f.records.len()).sum());
-    for (fi, f) in files.iter().enumerate() {
-        g.records(fi, f, coverage[fi]);
-    }
-    // The list grew by doubling: the analysis is kept as long as its
-    // inputs are, so the room it will not use is given back.
-    g.reconciles.shrink_to_fit();
-    let Gather { mut reconciles, drafts, vocab, starting: start_lines, deletions, lines, strings, etcd, signals, .. } = g;
+    let cover = coverage(files);
+    let total: usize = files.iter().map(|f| f.records.len()).sum();
+    let threads = opts.threads.min(total / opts.min_records_per_thread.max(1)).max(1);
+    let parts = gather_parts(files, &stretches(files, threads), &cover);
+    let Gathered { mut reconciles, drafts, names, vocab, starting: start_lines, deletions, lines, etcd, signals } = merge(files, parts);
+    // The list may have grown by doubling: the analysis is kept as long as
+    // its inputs are, so the room it will not use is given back.
+    reconciles.shrink_to_fit();
     let mut starting: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for (c, n) in start_lines {
         starting.entry(c).or_default().push(n);
     }
     let lines = Lines::group(drafts.len(), lines);
-    let instance_of = split_instances(&drafts, strings.len(), &lines, &vocab);
+    let instance_of = split_instances(&drafts, names, &lines, &vocab);
     let mut controllers = name_instances(&drafts, &reconciles, &instance_of, &lines, &vocab);
     // One pass over the reconciles for the rest: each is big, and there
     // may be a million of them.
@@ -898,7 +1143,7 @@ mod tests {
     fn uuids_with_the_same_fold_are_two_reconciles() {
         // Both fold to 3 (and so share a recent slot too).
         let (a, b) = ("00000000-0000-0001-0000-000000000002", "00000000-0000-0002-0000-000000000001");
-        assert_eq!(uuid_bits(a.as_bytes()).map(Gather::fold), uuid_bits(b.as_bytes()).map(Gather::fold));
+        assert_eq!(uuid_bits(a.as_bytes()).map(Ids::fold), uuid_bits(b.as_bytes()).map(Ids::fold));
         let text: String = [a, b, a, b, b]
             .iter()
             .enumerate()

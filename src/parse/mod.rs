@@ -38,11 +38,17 @@ pub struct ParseOptions {
     /// memory beside the file's bytes (a field is 20 bytes, and a
     /// controller's log has one per ~57 bytes).
     pub keep_fields: bool,
+    /// With `keep_fields` off, still keep the fields the analysis reads
+    /// (`analyze`): those of each reconcile's first line (the first line
+    /// with a `reconcileID` not seen lately: a table of the ids seen last,
+    /// per piece) and of warnings and errors. Only where they are kept
+    /// changes; `ParsedFile::fields` gives the same fields either way.
+    pub keep_first_fields: bool,
 }
 
 impl Default for ParseOptions {
     fn default() -> Self {
-        ParseOptions { default_offset_secs: 0, max_line_bytes: 1 << 20, threads: 1, keep_fields: false }
+        ParseOptions { default_offset_secs: 0, max_line_bytes: 1 << 20, threads: 1, keep_fields: false, keep_first_fields: false }
     }
 }
 
@@ -475,6 +481,9 @@ struct Chunk {
     truncated_lines: u64,
     /// What was repaired in a copy from a terminal (`repair`).
     repairs: repair::Repairs,
+    /// The reconcile ids seen lately ([`ParseOptions::keep_first_fields`]):
+    /// a hash of each, one per slot; empty until first used.
+    seen_ids: Vec<u64>,
     /// The line parser's context where the chunk ends (the last line's
     /// format, a name column seen), for the bytes parsed onto it next.
     resume: Resume,
@@ -558,7 +567,7 @@ fn rebase(sp: Span, raw_base: u32, scratch_base: u32) -> Span {
 
 /// The parsed file from its joined pieces, with its diagnostics.
 fn finish(mut pf: ParsedFile, c: Chunk, mut diagnostics: Vec<Diagnostic>) -> ParsedFile {
-    let Chunk { records, fields, scratch, counts, problems, truncated_lines, repairs, resume: _ } = c;
+    let Chunk { records, fields, scratch, counts, problems, truncated_lines, repairs, .. } = c;
     const LISTED: usize = 20;
     // (The last line's cut is said once, by the repairs' note.)
     let cut_last = repairs.cut_last.map(|(l, _)| l);
@@ -647,6 +656,7 @@ impl Chunk {
             problems: Vec::new(),
             truncated_lines: 0,
             repairs: repair::Repairs::default(),
+            seen_ids: Vec::new(),
             resume: Resume::default(),
         }
     }
@@ -667,8 +677,20 @@ fn line_at(bytes: &[u8], pos: usize, to: usize) -> (usize, usize) {
 /// before `from`: line numbers, field indexes and scratch spans continue
 /// from there.
 fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut Chunk) {
-    let Chunk { records, fields, scratch, counts, problems, truncated_lines, repairs, resume } = c;
-    let mut sink = Sink { records, counts, problems, truncated_lines, repairs, keep_fields: opts.keep_fields, again_after: None };
+    let Chunk { records, fields, scratch, counts, problems, truncated_lines, repairs, seen_ids, resume } = c;
+    if opts.keep_first_fields && seen_ids.is_empty() {
+        seen_ids.resize(SEEN_IDS, 0);
+    }
+    let mut sink = Sink {
+        records,
+        counts,
+        problems,
+        truncated_lines,
+        repairs,
+        keep_fields: opts.keep_fields,
+        seen_ids: if opts.keep_first_fields { Some(seen_ids) } else { None },
+        again_after: None,
+    };
     // One UTF-8 check for the whole piece; per line only when it fails.
     let all_utf8 = is_ascii(&bytes[from..to]) || std::str::from_utf8(&bytes[from..to]).is_ok();
     let Resume { last_format, name_prefix } = std::mem::take(resume);
@@ -926,6 +948,8 @@ struct Sink<'a> {
     repairs: &'a mut repair::Repairs,
     /// [`ParseOptions::keep_fields`].
     keep_fields: bool,
+    /// [`Chunk::seen_ids`], when [`ParseOptions::keep_first_fields`].
+    seen_ids: Option<&'a mut Vec<u64>>,
     /// The next record's line parsed as itself after this format: its
     /// fields may be left to be parsed again (`Record::fields_again_after`).
     /// Taken by `push`.
@@ -1015,6 +1039,14 @@ impl Sink<'_> {
                 && cx.fields.len() - mark == nfields
                 && cx.fields[mark..].iter().all(|f| !f.key.in_scratch() && !f.value.in_scratch())
         });
+        // Unless the analysis will read them (its spans are in the file's
+        // bytes, as its fields are).
+        let again_after = again_after.filter(|_| match self.seen_ids.as_deref_mut() {
+            None => true,
+            Some(_) if out.level >= crate::model::Level::Warn => false,
+            Some(_) if reconcile_id.is_empty() => true,
+            Some(seen) => seen_lately(seen, &bytes[reconcile_id.start as usize..reconcile_id.start as usize + reconcile_id.len()]),
+        });
         let nfields = if again_after.is_some() {
             cx.fields.truncate(mark);
             0
@@ -1042,6 +1074,27 @@ impl Sink<'_> {
         });
         tail
     }
+}
+
+/// Slots of [`Chunk::seen_ids`] (a power of two).
+const SEEN_IDS: usize = 4096;
+
+/// Whether a reconcile id was seen lately (its hash is in its slot of
+/// `seen`); it is there afterwards. Another id with the same slot only
+/// makes one seen again look new: its fields are kept.
+fn seen_lately(seen: &mut [u64], id: &[u8]) -> bool {
+    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ id.len() as u64;
+    let words = id.chunks_exact(8);
+    let rest = words.remainder();
+    for w in words {
+        h = (h ^ u64::from_le_bytes(w.try_into().unwrap_or_default())).wrapping_mul(0x100_0000_01b3).rotate_left(23);
+    }
+    for &b in rest {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+    }
+    let h = h | 1;
+    let slot = &mut seen[(h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - SEEN_IDS.trailing_zeros())) as usize];
+    std::mem::replace(slot, h) == h
 }
 
 /// Settles a group of rows after a record: when they are a hard wrap of

@@ -755,6 +755,18 @@ fn check_without_fields(name: &str, input: &[u8], threads: usize) -> (usize, usi
     let compact = parse_file(name, input.to_vec(), &ParseOptions { threads, ..ParseOptions::default() });
     assert!(full.records.iter().all(|r| r.fields_again_after.is_none()), "{name}: keep_fields left fields out");
     testing::assert_same_parse(&full, &compact, name);
+    // Keeping what the analysis reads changes only where fields are: the
+    // first line of each reconcile id and warnings keep theirs.
+    let first = parse_file(name, input.to_vec(), &ParseOptions { threads, keep_first_fields: true, ..ParseOptions::default() });
+    testing::assert_same_parse(&full, &first, &format!("{name}, keep_first_fields"));
+    let mut seen = std::collections::HashSet::new();
+    for (i, r) in first.records.iter().enumerate() {
+        let new_id = !r.reconcile_id.is_empty() && seen.insert(first.span_bytes(r.reconcile_id));
+        if new_id || r.level >= crate::model::Level::Warn {
+            assert!(r.fields_again_after.is_none(), "{name}: record {i}, the first of its reconcile or a warning, left its fields out");
+        }
+    }
+    assert!(first.fields.len() >= compact.fields.len(), "{name}");
     let kept = compact.records.iter().filter(|r| r.fields_len > 0).count();
     let again = compact.records.iter().filter(|r| r.fields_again_after.is_some()).count();
     assert!(compact.fields.len() <= full.fields.len(), "{name}");

@@ -175,16 +175,19 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
             let opts = parse_options(&args[1..])?;
             stats(&opts)
         }
-        "analyze" => {
-            let opts = parse_options(&args[1..])?;
-            analyze_cmd(&opts)
-        }
-        "share" => {
-            let opts = parse_options(&args[1..])?;
-            share_cmd(&opts)
-        }
+        "analyze" => analyze_cmd(&for_analysis(parse_options(&args[1..])?)),
+        "share" => share_cmd(&for_analysis(parse_options(&args[1..])?)),
         other => bail!(ExitTwo(format!("unknown command `{other}`; see `reconscope --help`"))),
     }
+}
+
+/// The options of a command that analyses: the parser keeps the fields
+/// the analysis reads (each reconcile's first line, warnings, errors), and
+/// the records are gathered on as many threads as they were parsed on.
+fn for_analysis(mut o: Options) -> Options {
+    o.load.parse.keep_first_fields = true;
+    o.analyze.threads = o.load.parse.threads;
+    o
 }
 
 fn parse_options(args: &[OsString]) -> Result<Options> {
