@@ -483,7 +483,8 @@ impl<'a> Plan<'a> {
                 out_files.push(EvidenceFile { path: pf.path.clone(), lines: Vec::new() });
                 out_files.len() - 1
             });
-            let text = String::from_utf8_lossy(pf.raw(rec));
+            let raw = pf.raw(rec);
+            let text = String::from_utf8_lossy(&raw);
             let text = redactor.redact(&text);
             for (i, l) in text.split('\n').enumerate() {
                 out_files[fi].lines.push((rec.line + i as u32, l.strip_suffix('\r').unwrap_or(l).to_string()));

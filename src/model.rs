@@ -396,11 +396,14 @@ pub fn file_name(path: &str) -> &str {
     path.rsplit(['/', '!']).next().unwrap_or(path)
 }
 
-/// The bytes of one input file: a buffer of its own, or bytes its caller
+/// The bytes of one input file: a buffer of its own, bytes its caller
 /// holds for it, such as the CLI's read-only map of the file (which the
-/// page cache backs, so it is neither zeroed nor copied). Either way it
-/// reads as a `[u8]`, and is cut with [`FileBytes::truncate`]; the library
-/// never opens a file itself.
+/// page cache backs, so it is neither zeroed nor copied), or the file
+/// compressed in record-aligned chunks ([`Packed`]: a log too big to keep
+/// plain in the browser's tab). Read a range at a time
+/// ([`FileBytes::get`]: borrowed from plain bytes, copied out of a packed
+/// chunk), cut with [`FileBytes::truncate`]; the library never opens a
+/// file itself.
 #[derive(Clone)]
 pub struct FileBytes {
     repr: BytesRepr,
@@ -418,12 +421,145 @@ enum BytesRepr {
         _holder: std::sync::Arc<dyn std::any::Any + Send + Sync>,
         at: std::ptr::NonNull<u8>,
     },
+    Packed(std::sync::Arc<Packed>),
 }
 
 // SAFETY: `at` points into the bytes `_holder` owns, which are `Send` and
 // `Sync` and never written (see `FileBytes::held`).
 unsafe impl Send for FileBytes {}
 unsafe impl Sync for FileBytes {}
+
+/// A file's bytes compressed in chunks (LZ4 blocks), each of whole records
+/// (so every span of a record lies in one chunk), with the few chunks read
+/// last kept decompressed.
+pub struct Packed {
+    /// Where each chunk starts in the file, in order; the first is 0.
+    starts: Vec<u64>,
+    /// Each chunk, compressed.
+    data: Vec<Box<[u8]>>,
+    /// The file's length.
+    len: u64,
+    /// The chunks read lately, decompressed, the latest last (at most
+    /// [`Packed::CACHED`]).
+    cache: std::sync::Mutex<Vec<(usize, std::sync::Arc<[u8]>)>>,
+}
+
+impl Packed {
+    /// Chunks kept decompressed at once.
+    const CACHED: usize = 4;
+
+    /// An empty file, to which chunks are added in order.
+    pub fn new() -> Packed {
+        Packed { starts: Vec::new(), data: Vec::new(), len: 0, cache: std::sync::Mutex::new(Vec::new()) }
+    }
+
+    /// Adds the file's next bytes as a chunk of their own (whole records).
+    pub fn push(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        self.starts.push(self.len);
+        self.data.push(lz4_flex::block::compress(bytes).into_boxed_slice());
+        self.len += bytes.len() as u64;
+    }
+
+    /// How many bytes the file has.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// How many chunks it is in.
+    pub fn chunks(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The compressed size, in bytes.
+    pub fn packed_len(&self) -> usize {
+        self.data.iter().map(|d| d.len()).sum()
+    }
+
+    /// Chunk `i`'s byte range in the file.
+    fn range_of(&self, i: usize) -> std::ops::Range<u64> {
+        self.starts[i]..self.starts.get(i + 1).copied().unwrap_or(self.len)
+    }
+
+    /// The chunk holding byte `at`.
+    fn chunk_at(&self, at: u64) -> usize {
+        self.starts.partition_point(|&s| s <= at).saturating_sub(1)
+    }
+
+    /// Chunk `i` decompressed (from the cache when read lately); `None`
+    /// when its data does not decompress (it always does: it was made
+    /// here).
+    fn chunk(&self, i: usize) -> Option<std::sync::Arc<[u8]>> {
+        let mut cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(k) = cache.iter().rposition(|(c, _)| *c == i) {
+            let hit = cache.remove(k);
+            let plain = hit.1.clone();
+            cache.push(hit);
+            return Some(plain);
+        }
+        let r = self.range_of(i);
+        let plain: std::sync::Arc<[u8]> = lz4_flex::block::decompress(&self.data[i], (r.end - r.start) as usize).ok()?.into();
+        if cache.len() >= Self::CACHED {
+            cache.remove(0);
+        }
+        cache.push((i, plain.clone()));
+        Some(plain)
+    }
+
+    /// The bytes `r` of the file, copied out of the chunks that hold them.
+    fn get(&self, r: std::ops::Range<u64>) -> Option<Vec<u8>> {
+        if r.start > r.end || r.end > self.len {
+            return None;
+        }
+        let mut out = Vec::with_capacity((r.end - r.start) as usize);
+        let mut at = r.start;
+        while at < r.end {
+            let i = self.chunk_at(at);
+            let cr = self.range_of(i);
+            let plain = self.chunk(i)?;
+            let to = r.end.min(cr.end);
+            out.extend_from_slice(&plain[(at - cr.start) as usize..(to - cr.start) as usize]);
+            at = to;
+        }
+        Some(out)
+    }
+
+    /// Keeps the first `n` bytes: later chunks are dropped, the one that
+    /// holds byte `n` cut and packed again.
+    fn truncate(&mut self, n: u64) {
+        if n >= self.len {
+            return;
+        }
+        let i = self.chunk_at(n);
+        let cr = self.range_of(i);
+        let head = if n > cr.start { self.get(cr.start..n) } else { None };
+        self.starts.truncate(i);
+        self.data.truncate(i);
+        self.len = cr.start;
+        if let Some(head) = head {
+            self.push(&head);
+        }
+        self.cache.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
+    }
+}
+
+impl Default for Packed {
+    fn default() -> Self {
+        Packed::new()
+    }
+}
+
+impl fmt::Debug for Packed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Packed({} bytes in {} chunks, {} packed)", self.len, self.starts.len(), self.packed_len())
+    }
+}
 
 impl FileBytes {
     /// Bytes someone else holds (a file map): read, never written. Their
@@ -437,6 +573,47 @@ impl FileBytes {
         FileBytes { repr: BytesRepr::Held { _holder: std::sync::Arc::new(bytes), at }, len }
     }
 
+    /// A file's bytes compressed in chunks of whole records.
+    pub fn packed(p: Packed) -> FileBytes {
+        let len = p.len as usize;
+        FileBytes { repr: BytesRepr::Packed(std::sync::Arc::new(p)), len }
+    }
+
+    /// How many bytes the file has.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The bytes `r` of the file (`None` past its end): borrowed from
+    /// plain bytes, copied out of packed ones.
+    pub fn get(&self, r: std::ops::Range<usize>) -> Option<Cow<'_, [u8]>> {
+        match &self.repr {
+            BytesRepr::Packed(p) => p.get(r.start as u64..r.end as u64).map(Cow::Owned),
+            _ => self.plain().and_then(|b| b.get(r)).map(Cow::Borrowed),
+        }
+    }
+
+    /// All of the file's bytes (copied together when packed).
+    pub fn whole(&self) -> Cow<'_, [u8]> {
+        self.get(0..self.len).unwrap_or_default()
+    }
+
+    /// The bytes as one slice, unless they are packed.
+    pub fn plain(&self) -> Option<&[u8]> {
+        match &self.repr {
+            BytesRepr::Owned(v) => Some(&v[..self.len]),
+            // SAFETY: `at` is the start of the holder's bytes, at least
+            // `len` long (`truncate` only shortens), alive and unchanged
+            // while the holder is, which `self` keeps.
+            BytesRepr::Held { at, .. } => Some(unsafe { std::slice::from_raw_parts(at.as_ptr(), self.len) }),
+            BytesRepr::Packed(_) => None,
+        }
+    }
+
     /// Keeps the first `n` bytes (all of them if there are fewer). What is
     /// left out of an owned buffer is freed, not kept as spare capacity.
     pub fn truncate(&mut self, n: usize) {
@@ -444,15 +621,34 @@ impl FileBytes {
             return;
         }
         self.len = n;
-        if let BytesRepr::Owned(v) = &mut self.repr {
-            v.truncate(n);
-            v.shrink_to_fit();
+        match &mut self.repr {
+            BytesRepr::Owned(v) => {
+                v.truncate(n);
+                v.shrink_to_fit();
+            }
+            BytesRepr::Packed(p) => match std::sync::Arc::get_mut(p) {
+                Some(p) => p.truncate(n as u64),
+                None => {
+                    let mut cut = Packed::new();
+                    cut.push(&p.get(0..n as u64).unwrap_or_default());
+                    *p = std::sync::Arc::new(cut);
+                }
+            },
+            BytesRepr::Held { .. } => {}
         }
     }
 
     /// Whether the bytes are held for the file (mapped), not its own buffer.
     pub fn is_held(&self) -> bool {
         matches!(self.repr, BytesRepr::Held { .. })
+    }
+
+    /// The packed chunks, when the bytes are packed.
+    pub fn as_packed(&self) -> Option<&Packed> {
+        match &self.repr {
+            BytesRepr::Packed(p) => Some(p),
+            _ => None,
+        }
     }
 }
 
@@ -469,35 +665,39 @@ impl From<Vec<u8>> for FileBytes {
     }
 }
 
-impl std::ops::Deref for FileBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match &self.repr {
-            BytesRepr::Owned(v) => &v[..self.len],
-            // SAFETY: `at` is the start of the holder's bytes, at least
-            // `len` long (`truncate` only shortens), alive and unchanged
-            // while the holder is, which `self` keeps.
-            BytesRepr::Held { at, .. } => unsafe { std::slice::from_raw_parts(at.as_ptr(), self.len) },
-        }
-    }
-}
-
-impl AsRef<[u8]> for FileBytes {
-    fn as_ref(&self) -> &[u8] {
-        self
-    }
-}
-
 impl PartialEq for FileBytes {
     fn eq(&self, other: &Self) -> bool {
-        **self == **other
+        self.len == other.len && self.whole() == other.whole()
     }
 }
 
 impl fmt::Debug for FileBytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = if self.is_held() { "held" } else { "owned" };
+        let kind = match &self.repr {
+            BytesRepr::Owned(_) => "owned",
+            BytesRepr::Held { .. } => "held",
+            BytesRepr::Packed(_) => "packed",
+        };
         write!(f, "FileBytes({} bytes, {kind})", self.len)
+    }
+}
+
+/// Bytes decoded lossily as UTF-8, borrowing what was borrowed.
+pub fn lossy(b: Cow<'_, [u8]>) -> Cow<'_, str> {
+    match b {
+        Cow::Borrowed(b) => String::from_utf8_lossy(b),
+        Cow::Owned(v) => Cow::Owned(match String::from_utf8(v) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        }),
+    }
+}
+
+/// A JSON string's inside unescaped, borrowing what was borrowed.
+fn unescaped(b: Cow<'_, [u8]>) -> Cow<'_, str> {
+    match b {
+        Cow::Borrowed(b) => crate::escape::unescape(b),
+        Cow::Owned(v) => Cow::Owned(crate::escape::unescape(&v).into_owned()),
     }
 }
 
@@ -544,12 +744,13 @@ pub struct ParsedFile {
 impl ParsedFile {
     /// Asks the CPU to bring the start of a span's bytes into its cache,
     /// for a pass over the records that reads them a few records later
-    /// (natively on x86-64; elsewhere nothing).
+    /// (natively on x86-64, for plain bytes; elsewhere nothing).
     #[inline]
     pub fn prefetch(&self, s: Span) {
         #[cfg(target_arch = "x86_64")]
         {
-            if let Some(b) = self.span_bytes(s).first() {
+            let buf = if s.in_scratch() { Some(&self.scratch[..]) } else { self.bytes.plain() };
+            if let Some(b) = buf.and_then(|b| b.get(s.start as usize)) {
                 // SAFETY: SSE is in every x86-64 CPU, and a prefetch is a
                 // hint: it reads nothing and cannot fault.
                 unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(std::ptr::from_ref(b).cast()) };
@@ -559,20 +760,24 @@ impl ParsedFile {
         let _ = s;
     }
 
-    pub fn span_bytes(&self, s: Span) -> &[u8] {
-        let buf: &[u8] = if s.in_scratch() { &self.scratch } else { &self.bytes };
+    /// A span's bytes: borrowed from plain bytes, copied out of packed
+    /// ones (see [`FileBytes`]); empty when it lies outside them.
+    pub fn span_bytes(&self, s: Span) -> Cow<'_, [u8]> {
         let start = s.start as usize;
-        buf.get(start..start + s.len()).unwrap_or(&[])
+        if s.in_scratch() {
+            return Cow::Borrowed(self.scratch.get(start..start + s.len()).unwrap_or(&[]));
+        }
+        self.bytes.get(start..start + s.len()).unwrap_or_default()
     }
 
     /// The text of a span, decoded lossily.
     pub fn text(&self, s: Span) -> Cow<'_, str> {
-        String::from_utf8_lossy(self.span_bytes(s))
+        lossy(self.span_bytes(s))
     }
 
     pub fn message(&self, r: &Record) -> Cow<'_, str> {
         match r.message_kind {
-            ValueKind::JsonString => crate::escape::unescape(self.span_bytes(r.message)),
+            ValueKind::JsonString => unescaped(self.span_bytes(r.message)),
             _ => self.text(r.message),
         }
     }
@@ -582,9 +787,9 @@ impl ParsedFile {
     }
 
     /// The raw bytes of a record: all its lines as they are in the file.
-    pub fn raw(&self, r: &Record) -> &[u8] {
+    pub fn raw(&self, r: &Record) -> Cow<'_, [u8]> {
         let s = r.offset as usize;
-        self.bytes.get(s..s + r.byte_len as usize).unwrap_or(&[])
+        self.bytes.get(s..s + r.byte_len as usize).unwrap_or_default()
     }
 
     /// A record's fields: the kept ones, or, when it kept none because its
@@ -603,7 +808,7 @@ impl ParsedFile {
         self.find_field(&self.fields(r), key).map(|f| self.value(f))
     }
 
-    pub fn field_raw(&self, r: &Record, key: &str) -> Option<&[u8]> {
+    pub fn field_raw(&self, r: &Record, key: &str) -> Option<Cow<'_, [u8]>> {
         self.find_field(&self.fields(r), key).map(|f| self.span_bytes(f.value))
     }
 
@@ -611,14 +816,14 @@ impl ParsedFile {
     /// named `key`: for several keys of one record, whose line
     /// [`ParsedFile::field`] would parse again for each.
     pub fn find_field<'f>(&self, fields: &'f [Field], key: &str) -> Option<&'f Field> {
-        fields.iter().find(|f| self.span_bytes(f.key) == key.as_bytes())
+        fields.iter().find(|f| *self.span_bytes(f.key) == *key.as_bytes())
     }
 
     pub fn value(&self, f: &Field) -> Cow<'_, str> {
         let raw = self.span_bytes(f.value);
         match f.kind {
-            ValueKind::JsonString => crate::escape::unescape(raw),
-            ValueKind::JsonRaw | ValueKind::Text => String::from_utf8_lossy(raw),
+            ValueKind::JsonString => unescaped(raw),
+            ValueKind::JsonRaw | ValueKind::Text => lossy(raw),
         }
     }
 
@@ -627,7 +832,7 @@ impl ParsedFile {
     }
 
     /// The record's `reconcileID`, raw.
-    pub fn reconcile_id(&self, r: &Record) -> Option<&[u8]> {
+    pub fn reconcile_id(&self, r: &Record) -> Option<Cow<'_, [u8]>> {
         (!r.reconcile_id.is_empty()).then(|| self.span_bytes(r.reconcile_id))
     }
 
@@ -642,7 +847,7 @@ impl ParsedFile {
 
 #[cfg(test)]
 mod tests {
-    use super::FileBytes;
+    use super::{FileBytes, Packed};
 
     /// Owned or held, the bytes read the same, are cut by length only,
     /// and a clone of held bytes reads them where they are.
@@ -651,16 +856,52 @@ mod tests {
         let text = b"line one\nline two\n".to_vec();
         let (mut owned, mut held) = (FileBytes::from(text.clone()), FileBytes::held(text.clone()));
         assert!(!owned.is_held() && held.is_held());
-        assert_eq!((&owned[..], &held[..]), (&text[..], &text[..]));
+        assert_eq!((owned.plain(), held.plain()), (Some(&text[..]), Some(&text[..])));
         assert_eq!(owned, held);
         owned.truncate(9);
         held.truncate(9);
         held.truncate(40);
-        assert_eq!((&owned[..], &held[..]), (&b"line one\n"[..], &b"line one\n"[..]));
+        assert_eq!((owned.plain(), held.plain()), (Some(&b"line one\n"[..]), Some(&b"line one\n"[..])));
         let copy = held.clone();
         drop(held);
-        assert_eq!(&copy[..], b"line one\n");
+        assert_eq!(copy.plain(), Some(&b"line one\n"[..]));
         assert_eq!(format!("{copy:?}"), "FileBytes(9 bytes, held)");
-        assert_eq!(&FileBytes::default()[..], b"");
+        assert_eq!(FileBytes::default().plain(), Some(&b""[..]));
+        assert!(matches!(copy.get(5..9), Some(std::borrow::Cow::Borrowed(b"one\n"))));
+        assert_eq!(copy.get(5..10), None);
+    }
+
+    /// Packed bytes read the same as plain ones, a range at a time, across
+    /// chunks, past the cache, and cut anywhere.
+    #[test]
+    fn packed_bytes_read_as_plain() {
+        let text: Vec<u8> = (0..20_000u32).flat_map(|i| format!("line {i} of a log\n").into_bytes()).collect();
+        let mut p = Packed::new();
+        // Chunks of many sizes (a chunk is whole records; any cut reads
+        // the same).
+        let cuts = [0, 1, 17, 4096, 50_000, 50_001, 200_000, text.len()];
+        for w in cuts.windows(2) {
+            p.push(&text[w[0]..w[1]]);
+        }
+        assert!(p.packed_len() < text.len() / 3, "{p:?}");
+        let packed = FileBytes::packed(p);
+        assert_eq!((packed.len(), packed.plain(), packed.as_packed().is_some()), (text.len(), None, true));
+        assert_eq!(packed.whole(), &text[..]);
+        for (a, b) in [(0, 0), (0, 1), (1, 17), (16, 18), (4000, 4200), (49_999, 50_002), (100, 199_999), (199_999, text.len())] {
+            assert_eq!(packed.get(a..b).as_deref(), Some(&text[a..b]), "{a}..{b}");
+        }
+        assert_eq!(packed.get(0..text.len() + 1), None);
+        // Chunks read in turn, more than the cache holds, then again.
+        for _ in 0..2 {
+            for &at in &cuts[1..cuts.len() - 1] {
+                assert_eq!(packed.get(at - 1..at + 1).as_deref(), Some(&text[at - 1..at + 1]));
+            }
+        }
+        for n in [text.len(), 200_000, 123_456, 50_000, 3, 0] {
+            let mut cut = packed.clone();
+            cut.truncate(n);
+            assert_eq!((cut.len(), cut.whole()), (n, std::borrow::Cow::Borrowed(&text[..n])), "cut at {n}");
+        }
+        assert_eq!(format!("{packed:?}"), format!("FileBytes({} bytes, packed)", text.len()));
     }
 }

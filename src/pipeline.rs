@@ -49,7 +49,8 @@ impl Loaded {
         let mut whole: Option<String> = None;
         let mut members = Vec::new();
         let mut used = self.total_bytes;
-        ingest::ingest_counted(name, &bytes, &opts.ingest, &mut used, &mut |ev| match ev {
+        let plain = bytes.whole();
+        ingest::ingest_counted(name, &plain, &opts.ingest, &mut used, &mut |ev| match ev {
             Event::File(m) => match m.bytes {
                 Cow::Borrowed(b) if b.len() == bytes.len() => whole = Some(m.path),
                 b => {

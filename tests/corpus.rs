@@ -170,7 +170,7 @@ fn every_corpus_line_parses_or_is_listed() {
         for r in pf.records.iter().filter(|r| r.format == Format::Unparsed) {
             got.insert((rel.clone(), r.line));
             if !expected.contains(&(rel.clone(), r.line)) {
-                let text = String::from_utf8_lossy(pf.raw(r));
+                let text = String::from_utf8_lossy(&pf.raw(r)).into_owned();
                 report.push_str(&format!("    (\"{rel}\", {}, \"?\"), // {}\n", r.line, text.chars().take(120).collect::<String>()));
             }
         }

@@ -61,7 +61,7 @@ fn parses_completely() {
     for (i, r) in pf.records.iter().enumerate() {
         if r.level == Level::Error && i != last {
             errors += 1;
-            assert!(r.line_count > 1, "ERROR at line {} has no stack: {}", r.line, String::from_utf8_lossy(pf.raw(r)));
+            assert!(r.line_count > 1, "ERROR at line {} has no stack: {}", r.line, String::from_utf8_lossy(&pf.raw(r)));
         }
     }
     assert!(errors > 50, "only {errors} ERROR records");
@@ -105,5 +105,5 @@ fn parses_completely() {
 }
 
 fn first_unparsed(pf: &reconscope::model::ParsedFile) -> Vec<String> {
-    pf.records.iter().filter(|r| r.format == Format::Unparsed).take(5).map(|r| format!("line {}: {}", r.line, String::from_utf8_lossy(pf.raw(r)))).collect()
+    pf.records.iter().filter(|r| r.format == Format::Unparsed).take(5).map(|r| format!("line {}: {}", r.line, String::from_utf8_lossy(&pf.raw(r)))).collect()
 }

@@ -1,5 +1,6 @@
 //! The parser: the whole file parsed at once must equal the same bytes
-//! streamed into a `StreamParser` in slices of varying sizes, and a file
+//! streamed into a `StreamParser` in slices of varying sizes (parsed in
+//! pieces of varying sizes, packed as they are parsed or not), and a file
 //! split between two workers at a byte (`StreamParser::split` and a
 //! `PieceParser`, its piece through its encoding; and without a piece),
 //! with the fields left to be parsed again (`keep_fields` off) or all kept,
@@ -58,8 +59,12 @@ fuzz_target!(|data: &[u8]| {
     let other_way = parse_file("t.log", data.to_vec(), &ParseOptions { keep_fields: !opts.keep_fields, ..opts });
     assert_same_parse(&whole, &other_way, "fields kept the other way");
 
-    // Streamed, in slices of 1 to 4096 bytes (a new size each time).
-    let mut sp = StreamParser::new("t.log", if n.next(2) == 0 { data.len() } else { 0 }, &opts);
+    // Streamed, in slices of 1 to 4096 bytes (a new size each time),
+    // parsed in pieces of 1 to 8192 bytes, packed as it is parsed or not.
+    let size_hint = if n.next(2) == 0 { data.len() } else { 0 };
+    let packed = n.next(2) == 0;
+    let sp = if packed { StreamParser::packed("t.log", size_hint, &opts) } else { StreamParser::new("t.log", size_hint, &opts) };
+    let mut sp = sp.with_piece_bytes(1 + n.next(8192));
     let mut at = 0;
     while at < data.len() {
         let len = 1 + n.next(4096);
@@ -67,7 +72,7 @@ fuzz_target!(|data: &[u8]| {
         sp.push(&data[at..end]);
         at = end;
     }
-    assert_same_parse(&whole, &sp.finish(), "streamed");
+    assert_same_parse(&whole, &sp.finish(), if packed { "streamed, packed" } else { "streamed" });
 
     if data.len() < 2 {
         return;

@@ -107,7 +107,7 @@ fn is_etcd_log(f: &ParsedFile) -> bool {
     let journal = memchr::memmem::Finder::new(b" etcd[");
     f.records.iter().take(2000).any(|r| {
         r.format == Format::EtcdCapnslog
-            || ((r.format == Format::Journald || r.wrapper == Wrapper::Journald) && journal.find(f.raw(r)).is_some())
+            || ((r.format == Format::Journald || r.wrapper == Wrapper::Journald) && journal.find(&f.raw(r)).is_some())
             || f.field(r, "caller").is_some_and(|c| PACKAGES.iter().any(|p| c.starts_with(p) || c.contains(&format!("/{p}"))))
     })
 }
@@ -282,11 +282,12 @@ fn dumped_restarts(files: &[ParsedFile]) -> Vec<(String, String, u64, String)> {
     }
     let mut out = Vec::new();
     for f in files.iter().filter(|f| crate::analyze::objects::is_object_dump(f)) {
-        if memchr::memmem::find(&f.bytes, b"restartCount").is_none() {
+        let bytes = f.bytes.whole();
+        if memchr::memmem::find(&bytes, b"restartCount").is_none() {
             continue;
         }
         // (A dump that does not read is noted by the objects' analysis.)
-        let text = String::from_utf8_lossy(&f.bytes);
+        let text = String::from_utf8_lossy(&bytes);
         if text.trim_start().starts_with('{') {
             if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
                 walk(&v, &f.path, &mut out);

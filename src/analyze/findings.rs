@@ -533,7 +533,7 @@ fn deadline_in(raw: &[u8], kind: ValueKind) -> bool {
 
 /// Whether a record's message or `error` field says a deadline passed.
 fn says_deadline(f: &ParsedFile, r: &Record) -> bool {
-    deadline_in(f.span_bytes(r.message), r.message_kind) || f.find_field(&f.fields(r), "error").is_some_and(|fl| deadline_in(f.span_bytes(fl.value), fl.kind))
+    deadline_in(&f.span_bytes(r.message), r.message_kind) || f.find_field(&f.fields(r), "error").is_some_and(|fl| deadline_in(&f.span_bytes(fl.value), fl.kind))
 }
 
 /// A reconcile that failed on a deadline far sooner than the timeout: its

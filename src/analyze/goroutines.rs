@@ -39,8 +39,9 @@ pub fn read(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
         }
         let dumps: Vec<goroutine::Dump> = dump_regions(f)
             .into_iter()
-            .filter(|r| goroutine::has_dump(&f.bytes[r.bytes.clone()]))
-            .flat_map(|r| goroutine::parse_dumps(&f.bytes[r.bytes], r.first_line))
+            .filter_map(|r| Some((f.bytes.get(r.bytes)?, r.first_line)))
+            .filter(|(b, _)| goroutine::has_dump(b))
+            .flat_map(|(b, first_line)| goroutine::parse_dumps(&b, first_line))
             .collect();
         for d in dumps {
             let (time, time_source) = match dump_time(f, &d, opts) {
@@ -372,7 +373,8 @@ mod tests {
         assert_eq!(regions.len(), 1, "the log line inside the dump does not split it");
         let r = &regions[0];
         assert_eq!(r.first_line, 1001);
-        let part = std::str::from_utf8(&f.bytes[r.bytes.clone()]).unwrap();
+        let part = f.bytes.get(r.bytes.clone()).unwrap();
+        let part = std::str::from_utf8(&part).unwrap();
         assert!(part.starts_with("SIGQUIT: quit") && part.ends_with("\t/m.go:2 +0x1"), "{part:?}");
         let dumps = goroutine::parse_dumps(part.as_bytes(), r.first_line);
         assert_eq!(dumps.len(), 1);

@@ -17,7 +17,8 @@ pub fn is_object_dump(f: &ParsedFile) -> bool {
     if !ext {
         return false;
     }
-    let head = String::from_utf8_lossy(&f.bytes[..f.bytes.len().min(4096)]);
+    let head = f.bytes.get(0..f.bytes.len().min(4096)).unwrap_or_default();
+    let head = String::from_utf8_lossy(&head);
     head.contains("apiVersion") && head.contains("kind")
 }
 
@@ -60,7 +61,8 @@ fn add_object(map: &mut BTreeMap<ObjectRef, ObjectLifecycle>, v: &serde_json::Va
 
 /// Reads every object in a dump file. Problems become diagnostics.
 fn read_dump(f: &ParsedFile, map: &mut BTreeMap<ObjectRef, ObjectLifecycle>, diags: &mut Vec<Diagnostic>) {
-    let text = String::from_utf8_lossy(&f.bytes);
+    let bytes = f.bytes.whole();
+    let text = String::from_utf8_lossy(&bytes);
     if text.trim_start().starts_with('{') {
         match serde_json::from_str::<serde_json::Value>(&text) {
             Ok(v) => add_object(map, &v),

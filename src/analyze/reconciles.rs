@@ -1,6 +1,7 @@
 //! Where records become reconciles, and reconciles find their controller
 //! instance and worker lane.
 
+use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -39,7 +40,7 @@ struct Draft {
 struct Vocab<'a> {
     /// By raw message: the same text is the same word, whichever object's
     /// name it was normalised with first.
-    raw: HashMap<Bytes<'a>, u32>,
+    raw: HashMap<Key<'a>, u32>,
     ids: HashMap<String, u32>,
     words: Vec<String>,
     /// controller-runtime's own message.
@@ -50,14 +51,22 @@ struct Vocab<'a> {
     deletion: Vec<Option<Deletion>>,
 }
 
-/// Bytes as a hash key (or a field name), compared eight at a time: slice
+/// Bytes looked up in a table of [`Key`]s, compared eight at a time: slice
 /// equality calls `memcmp`, which wasm runs a byte at a time, and every
 /// reconcile line's message is looked up (`memcmp` was a sixth of the
 /// analysis in wasm).
-#[derive(Clone, Copy, Hash)]
-struct Bytes<'a>(&'a [u8]);
+#[repr(transparent)]
+struct KeyRef([u8]);
 
-impl PartialEq for Bytes<'_> {
+impl KeyRef {
+    fn new(b: &[u8]) -> &KeyRef {
+        // SAFETY: `KeyRef` is `[u8]` and nothing else (`repr(transparent)`),
+        // so a reference to one is a reference to the other.
+        unsafe { &*(std::ptr::from_ref(b) as *const KeyRef) }
+    }
+}
+
+impl PartialEq for KeyRef {
     fn eq(&self, other: &Self) -> bool {
         if self.0.len() != other.0.len() {
             return false;
@@ -68,12 +77,51 @@ impl PartialEq for Bytes<'_> {
     }
 }
 
-impl Eq for Bytes<'_> {}
+impl Eq for KeyRef {}
+
+impl std::hash::Hash for KeyRef {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.hash(h);
+    }
+}
+
+/// Bytes of the logs as a hash key: borrowed from a file's plain bytes, or
+/// owned when they were read out of packed ones. Looked up by [`KeyRef`].
+#[derive(Clone)]
+struct Key<'a>(Cow<'a, [u8]>);
+
+impl std::borrow::Borrow<KeyRef> for Key<'_> {
+    fn borrow(&self) -> &KeyRef {
+        KeyRef::new(&self.0)
+    }
+}
+
+impl PartialEq for Key<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        KeyRef::new(&self.0) == KeyRef::new(&other.0)
+    }
+}
+
+impl Eq for Key<'_> {}
+
+impl std::hash::Hash for Key<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        KeyRef::new(&self.0).hash(h);
+    }
+}
+
+/// The bytes `r` of `whole`, borrowed when `whole` is.
+fn part_of(whole: Cow<'_, [u8]>, r: std::ops::Range<usize>) -> Cow<'_, [u8]> {
+    match whole {
+        Cow::Borrowed(b) => Cow::Borrowed(&b[r]),
+        Cow::Owned(v) => Cow::Owned(v[r].to_vec()),
+    }
+}
 
 /// A distinct raw message of a [`Part`], in order of first use.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct RawMessage<'a> {
-    text: Bytes<'a>,
+    text: Key<'a>,
     /// The etcd analysis reads it (see [`etcd::may_matter`]).
     etcd: bool,
     /// [`signals`] reads it (see [`signals::may_matter`]).
@@ -212,7 +260,7 @@ struct Ids<'a> {
     by_clash: HashMap<u128, u32>,
     /// Each reconcile's UUID (0 for other ids).
     uuids: Vec<u128>,
-    by_id: HashMap<Bytes<'a>, u32>,
+    by_id: HashMap<Key<'a>, u32>,
 }
 
 impl<'a> Ids<'a> {
@@ -239,7 +287,7 @@ impl<'a> Ids<'a> {
 
     /// The reconcile of an id seen before.
     fn find(&mut self, rid: &[u8], uuid: Option<u128>) -> Option<usize> {
-        let Some(u) = uuid else { return self.by_id.get(&Bytes(rid)).map(|&i| i as usize) };
+        let Some(u) = uuid else { return self.by_id.get(KeyRef::new(rid)).map(|&i| i as usize) };
         let slot = &mut self.recent[Self::slot(u)];
         if slot.1 != u32::MAX && slot.0 == u {
             return Some(slot.1 as usize);
@@ -256,7 +304,7 @@ impl<'a> Ids<'a> {
     /// The reconcile of an id seen before, without the recent table (for
     /// a look-up from another thread).
     fn get(&self, rid: &[u8], uuid: Option<u128>) -> Option<usize> {
-        let Some(u) = uuid else { return self.by_id.get(&Bytes(rid)).map(|&i| i as usize) };
+        let Some(u) = uuid else { return self.by_id.get(KeyRef::new(rid)).map(|&i| i as usize) };
         match self.by_fold.get(&Self::fold(u)) {
             Some(&i) if self.uuids[i as usize] == u => Some(i as usize),
             Some(_) => self.by_clash.get(&u).map(|&i| i as usize),
@@ -266,7 +314,7 @@ impl<'a> Ids<'a> {
 
     /// Adds the next reconcile (numbered `self.uuids.len()`), which `find`
     /// did not know.
-    fn add(&mut self, rid: &'a [u8], uuid: Option<u128>) -> usize {
+    fn add(&mut self, rid: &Key<'a>, uuid: Option<u128>) -> usize {
         let i = self.uuids.len();
         match uuid {
             Some(u) => {
@@ -281,7 +329,7 @@ impl<'a> Ids<'a> {
                 self.recent[Self::slot(u)] = (u, i as u32);
             }
             None => {
-                self.by_id.insert(Bytes(rid), i as u32);
+                self.by_id.insert(rid.clone(), i as u32);
             }
         }
         self.uuids.push(uuid.unwrap_or(0));
@@ -302,17 +350,18 @@ type Stretch = Vec<(usize, std::ops::Range<usize>)>;
 struct Part<'a> {
     reconciles: Vec<Reconcile>,
     drafts: Vec<Draft>,
-    /// Each reconcile's id, raw, and its UUID when it is one.
-    rids: Vec<(&'a [u8], Option<u128>)>,
+    /// Each reconcile's id: its UUID when it is one, else its bytes.
+    rids: Vec<(Option<Key<'a>>, Option<u128>)>,
     ids: Ids<'a>,
     /// Objects and controller strings, made once and shared by this
     /// part's reconciles; each string with its number, in order of first
     /// use.
-    objects: HashMap<(Bytes<'a>, Bytes<'a>), Arc<ObjectRef>>,
-    strings: HashMap<Bytes<'a>, (Arc<str>, u32)>,
+    /// (By name, then namespace.)
+    objects: HashMap<Key<'a>, HashMap<Key<'a>, Arc<ObjectRef>>>,
+    strings: HashMap<Key<'a>, (Arc<str>, u32)>,
     /// The distinct messages of reconcile lines, numbered in order of first
     /// use.
-    raw: HashMap<Bytes<'a>, u32>,
+    raw: HashMap<Key<'a>, u32>,
     messages: Vec<RawMessage<'a>>,
     /// `Starting workers` lines, in order: controller, count.
     starting: Vec<(String, u32)>,
@@ -366,7 +415,7 @@ impl<'a> Part<'a> {
             let raw_msg = f.span_bytes(r.message);
             let rref = RecordRef { file: fi as u32, record: ri as u32 };
             let Some(rid) = f.reconcile_id(r) else {
-                if raw_msg == b"Starting workers" {
+                if *raw_msg == *b"Starting workers" {
                     let fields = f.fields(r);
                     if let (Some(c), Some(n)) =
                         (f.find_field(&fields, "controller").map(|c| f.value(c)), f.find_field(&fields, "worker count").map(|n| f.value(n)))
@@ -377,10 +426,10 @@ impl<'a> Part<'a> {
                     }
                 }
                 if time_of(r).is_some() {
-                    if etcd::may_matter(raw_msg) {
+                    if etcd::may_matter(&raw_msg) {
                         self.etcd.push(rref);
                     }
-                    if signals::may_matter(raw_msg) || r.level == Level::Fatal || (r.level >= Level::Warn && signals::error_may_matter(f, r)) {
+                    if signals::may_matter(&raw_msg) || r.level == Level::Fatal || (r.level >= Level::Warn && signals::error_may_matter(f, r)) {
                         self.signals.push(rref);
                     }
                 }
@@ -390,9 +439,9 @@ impl<'a> Part<'a> {
             // The message's number when its text was seen before, looked up
             // before the reconcile: reading the message and reading the id
             // (both far away in memory) then overlap. A third faster in wasm.
-            let known = self.raw.get(&Bytes(raw_msg)).copied();
-            let uuid = uuid_bits(rid);
-            let idx = match self.ids.find(rid, uuid) {
+            let known = self.raw.get(KeyRef::new(&raw_msg)).copied();
+            let uuid = uuid_bits(&rid);
+            let idx = match self.ids.find(&rid, uuid) {
                 Some(i) => i,
                 None => self.open(f, r, t, rid, uuid),
             };
@@ -403,13 +452,18 @@ impl<'a> Part<'a> {
             if rref.record == cover.0 || rref.record == cover.1 {
                 rec.truncated = true;
             }
-            let m = known.unwrap_or_else(|| {
-                let m = self.messages.len() as u32;
-                self.raw.insert(Bytes(raw_msg), m);
-                let (etcd, signal) = (etcd::may_matter(raw_msg), signals::may_matter(raw_msg));
-                self.messages.push(RawMessage { text: Bytes(raw_msg), etcd, signal, first_reconcile: idx as u32, first_record: rref });
-                m
-            });
+            let error_line = r.level >= Level::Error || *raw_msg == *b"Reconciler error";
+            let m = match known {
+                Some(m) => m,
+                None => {
+                    let m = self.messages.len() as u32;
+                    let (etcd, signal) = (etcd::may_matter(&raw_msg), signals::may_matter(&raw_msg));
+                    let text = Key(raw_msg);
+                    self.raw.insert(text.clone(), m);
+                    self.messages.push(RawMessage { text, etcd, signal, first_reconcile: idx as u32, first_record: rref });
+                    m
+                }
+            };
             self.lines.push((idx as u32, rref, m));
             let RawMessage { etcd, signal, .. } = self.messages[m as usize];
             if etcd {
@@ -420,7 +474,7 @@ impl<'a> Part<'a> {
             }
             // The first error line of the reconcile says what failed (in
             // this part: the merge keeps the first part's).
-            if (r.level >= Level::Error || raw_msg == b"Reconciler error") && rec.error.is_none() {
+            if error_line && rec.error.is_none() {
                 let msg = f.message(r);
                 let e = f.field(r, "error").map(|s| s.into_owned()).unwrap_or_else(|| msg.to_string());
                 rec.error = Some(format!("{msg}: {e}"));
@@ -430,16 +484,21 @@ impl<'a> Part<'a> {
     }
 
     /// A new reconcile, from its first record; returns its index.
-    fn open(&mut self, f: &'a ParsedFile, r: &Record, t: Timestamp, rid: &'a [u8], uuid: Option<u128>) -> usize {
-        let i = self.ids.add(rid, uuid);
-        self.rids.push((rid, uuid));
+    fn open(&mut self, f: &'a ParsedFile, r: &Record, t: Timestamp, rid: Cow<'a, [u8]>, uuid: Option<u128>) -> usize {
+        // Valid UTF-8 (a UUID always is) is taken as it is: the lossy
+        // decoding is far slower on it.
+        let reconcile_id = std::str::from_utf8(&rid).map_or_else(|_| String::from_utf8_lossy(&rid).into_owned(), str::to_owned);
+        let rid = Key(rid);
+        let i = self.ids.add(&rid, uuid);
+        self.rids.push((uuid.is_none().then_some(rid), uuid));
         // One pass over the fields for what a new reconcile needs.
         const KEYS: [&[u8]; 9] =
             [b"name", b"namespace", b"controller", b"controllerGroup", b"controllerKind", b"object", b"request", b"reconciler group", b"reconciler kind"];
         let mut k = [None::<&Field>; 9];
         let fields = f.fields(r);
         for fl in fields.iter() {
-            if let Some(slot) = KEYS.iter().position(|&w| w == f.span_bytes(fl.key)) {
+            let key = f.span_bytes(fl.key);
+            if let Some(slot) = KEYS.iter().position(|&w| w == &*key) {
                 k[slot].get_or_insert(fl);
             }
         }
@@ -448,7 +507,7 @@ impl<'a> Part<'a> {
         // when the line lacks one of them (kamaji's lines have both).
         let mut kind_key = None::<(&Field, ObjectRef)>;
         if k[0].is_none() || k[4].or(k[8]).is_none() {
-            kind_key = fields.iter().filter(|fl| is_kind_word(f.span_bytes(fl.key))).find_map(|fl| object_value(&f.value(fl)).map(|o| (fl, o)));
+            kind_key = fields.iter().filter(|fl| is_kind_word(&f.span_bytes(fl.key))).find_map(|fl| object_value(&f.value(fl)).map(|o| (fl, o)));
         }
         // A Kind key must be the controller's kind when the line names it.
         if let (Some(kind), Some((fl, _))) = (k[4].or(k[8]), kind_key.as_ref()) {
@@ -457,16 +516,18 @@ impl<'a> Part<'a> {
             }
         }
         let object = if let Some(name) = k[0] {
-            let ns = k[1].map_or(&b""[..], |fl| f.span_bytes(fl.value));
-            Some(
-                self.objects
-                    .entry((Bytes(ns), Bytes(f.span_bytes(name.value))))
-                    .or_insert_with(|| {
-                        let namespace = k[1].map(|fl| f.value(fl).into_owned()).filter(|n| !n.is_empty());
-                        Arc::new(ObjectRef { namespace, name: f.value(name).into_owned() })
-                    })
-                    .clone(),
-            )
+            let ns = k[1].map_or(Cow::Borrowed(&b""[..]), |fl| f.span_bytes(fl.value));
+            let name_bytes = f.span_bytes(name.value);
+            let known = self.objects.get(KeyRef::new(&name_bytes)).and_then(|by_ns| by_ns.get(KeyRef::new(&ns)));
+            Some(match known {
+                Some(o) => o.clone(),
+                None => {
+                    let namespace = k[1].map(|fl| f.value(fl).into_owned()).filter(|n| !n.is_empty());
+                    let o = Arc::new(ObjectRef { namespace, name: f.value(name).into_owned() });
+                    self.objects.entry(Key(name_bytes)).or_default().insert(Key(ns), o.clone());
+                    o
+                }
+            })
         } else {
             kind_key.as_ref().map(|(_, o)| o.clone()).or_else(|| k[5].or(k[6]).and_then(|fl| object_value(&f.value(fl)))).map(Arc::new)
         };
@@ -478,16 +539,15 @@ impl<'a> Part<'a> {
         // `controller.tenantcontrolplane` (controller-runtime before v0.12).
         let controller = controller.or_else(|| {
             let logger = f.span_bytes(r.logger);
-            let name = controller_in_logger(logger)?;
-            Some(intern(&mut self.strings, name, || Arc::from(String::from_utf8_lossy(name).as_ref())))
+            let name = part_of(logger, controller_in_logger(&f.span_bytes(r.logger))?);
+            let text: Arc<str> = Arc::from(String::from_utf8_lossy(&name).as_ref());
+            Some(intern(&mut self.strings, name, || text))
         });
         // None of these: the controller is unknown (an empty name).
-        let (controller_name, name_id) = controller.unwrap_or_else(|| intern(&mut self.strings, b"", || Arc::from("")));
+        let (controller_name, name_id) = controller.unwrap_or_else(|| intern(&mut self.strings, Cow::Borrowed(b""), || Arc::from("")));
         self.drafts.push(Draft { controller_name, name_id, group: group.map(|g| g.0), opens_with_error: r.level >= Level::Error });
         self.reconciles.push(Reconcile {
-            // Valid UTF-8 (a UUID always is) is taken as it is: the lossy
-            // decoding is far slower on it.
-            reconcile_id: std::str::from_utf8(rid).map_or_else(|_| String::from_utf8_lossy(rid).into_owned(), str::to_owned),
+            reconcile_id,
             controller: 0,
             object,
             kind: kind.map(|k| k.0),
@@ -529,7 +589,13 @@ struct Gathered<'a> {
 fn seen_before(parts: &[Part<'_>]) -> Vec<Vec<Option<(u32, u32)>>> {
     let look = |k: usize| -> Vec<Option<(u32, u32)>> {
         let p = &parts[k];
-        p.rids.iter().map(|&(rid, uuid)| parts[..k].iter().enumerate().find_map(|(j, e)| e.ids.get(rid, uuid).map(|i| (j as u32, i as u32)))).collect()
+        p.rids
+            .iter()
+            .map(|(rid, uuid)| {
+                let rid = rid.as_ref().map_or(&[][..], |k| &k.0[..]);
+                parts[..k].iter().enumerate().find_map(|(j, e)| e.ids.get(rid, *uuid).map(|i| (j as u32, i as u32)))
+            })
+            .collect()
     };
     let mut out = vec![vec![None; parts.first().map_or(0, |p| p.reconciles.len())]];
     #[cfg(not(target_arch = "wasm32"))]
@@ -564,7 +630,7 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
     let reconciles_left: usize = parts.iter().skip(1).map(|p| p.reconciles.len()).sum();
     // Controller names as written (and the other strings), numbered as the
     // first part numbered them.
-    let mut names: HashMap<Bytes<'a>, u32> = HashMap::default();
+    let mut names: HashMap<Key<'a>, u32> = HashMap::default();
     // Each part's reconciles' indexes among all.
     let mut at: Vec<Vec<u32>> = Vec::with_capacity(parts.len());
     for (p, before) in parts.into_iter().zip(before) {
@@ -573,14 +639,14 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
             let n = p.reconciles.len() as u32;
             (g.reconciles, g.drafts) = (p.reconciles, p.drafts);
             g.reconciles.reserve_exact(reconciles_left);
-            names = p.strings.iter().map(|(key, (_, id))| (*key, *id)).collect();
+            names = p.strings.iter().map(|(key, (_, id))| (key.clone(), *id)).collect();
             (0..n).collect()
         } else {
             // This part's string numbers among all.
             let mut renumber = vec![0u32; p.strings.len()];
             for (key, (_, id)) in &p.strings {
                 let next = names.len() as u32;
-                renumber[*id as usize] = *names.entry(*key).or_insert(next);
+                renumber[*id as usize] = *names.entry(key.clone()).or_insert(next);
             }
             let mut to_global = Vec::with_capacity(p.reconciles.len());
             for ((rec, draft), seen) in p.reconciles.into_iter().zip(p.drafts).zip(before) {
@@ -608,14 +674,14 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
         };
         let mut words = Vec::with_capacity(p.messages.len());
         for m in &p.messages {
-            let w = match g.vocab.raw.get(&m.text) {
+            let w = match g.vocab.raw.get(KeyRef::new(&m.text.0)) {
                 Some(&w) => w,
                 None => {
                     let rr = m.first_record;
                     let f = &files[rr.file as usize];
                     let object = g.reconciles[to_global[m.first_reconcile as usize] as usize].object.as_ref();
                     let w = g.vocab.word(&f.message(&f.records[rr.record as usize]), object.map(|o| o.name.as_str()));
-                    g.vocab.raw.insert(m.text, w);
+                    g.vocab.raw.insert(m.text.clone(), w);
                     w
                 }
             };
@@ -726,20 +792,25 @@ fn object_value(v: &str) -> Option<ObjectRef> {
 
 /// The controller a logger name gives: the part after a `controller` or
 /// `controllers` part (`controllers.RayCluster` → `RayCluster`).
-fn controller_in_logger(logger: &[u8]) -> Option<&[u8]> {
+fn controller_in_logger(logger: &[u8]) -> Option<std::ops::Range<usize>> {
+    let mut at = 0;
     let mut parts = logger.split(|&b| b == b'.');
     while let Some(p) = parts.next() {
+        at += p.len() + 1;
         if p == b"controller" || p == b"controllers" {
-            return parts.next().filter(|n| !n.is_empty());
+            return parts.next().filter(|n| !n.is_empty()).map(|n| at..at + n.len());
         }
     }
     None
 }
 
 /// The interned string of `key`, and its number; `text` makes it when new.
-fn intern<'a>(strings: &mut HashMap<Bytes<'a>, (Arc<str>, u32)>, key: &'a [u8], text: impl FnOnce() -> Arc<str>) -> (Arc<str>, u32) {
+fn intern<'a>(strings: &mut HashMap<Key<'a>, (Arc<str>, u32)>, key: Cow<'a, [u8]>, text: impl FnOnce() -> Arc<str>) -> (Arc<str>, u32) {
+    if let Some(known) = strings.get(KeyRef::new(&key)) {
+        return known.clone();
+    }
     let next = strings.len() as u32;
-    strings.entry(Bytes(key)).or_insert_with(|| (text(), next)).clone()
+    strings.entry(Key(key)).or_insert_with(|| (text(), next)).clone()
 }
 
 /// Groups every record with a `reconcileID` into reconciles, splits each
@@ -1129,12 +1200,12 @@ mod tests {
         let text = b"Reconciling tenant control plane 0123456789";
         for len in 0..text.len() {
             let (a, copy) = (&text[..len], text[..len].to_vec());
-            assert!(Bytes(a) == Bytes(&copy));
-            assert!(Bytes(a) != Bytes(&text[..len + 1]));
+            assert!(KeyRef::new(a) == KeyRef::new(&copy));
+            assert!(KeyRef::new(a) != KeyRef::new(&text[..len + 1]));
             for at in 0..len {
                 let mut b = a.to_vec();
                 b[at] ^= 1;
-                assert!(Bytes(a) != Bytes(&b), "{len} {at}");
+                assert!(KeyRef::new(a) != KeyRef::new(&b), "{len} {at}");
             }
         }
     }

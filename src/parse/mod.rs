@@ -15,7 +15,7 @@ pub mod testing;
 use piece::EncodedPiece;
 pub use piece::{Piece, PieceError, PieceParser};
 
-use crate::model::{Diagnostic, FileBytes, Format, ParseCounts, ParsedFile, Record, Span, Timestamp, ValueKind, Wrapper, YearSource};
+use crate::model::{Diagnostic, FileBytes, Format, Packed, ParseCounts, ParsedFile, Record, Span, Timestamp, ValueKind, Wrapper, YearSource};
 use crate::time;
 use line::{Ctx, LineOptions, LineOut, Origin};
 
@@ -52,8 +52,13 @@ impl Default for ParseOptions {
     }
 }
 
-/// Files bigger than this are cut: spans are 32-bit.
+/// Files bigger than this are cut: spans are 32-bit, and a plain file is
+/// one buffer, which wasm32 holds under 2 GiB.
 pub const MAX_FILE_BYTES: usize = (u32::MAX >> 1) as usize;
+
+/// A file packed as it is parsed ([`StreamParser::packed`]) is read up to
+/// this: its spans are 32-bit offsets.
+pub const MAX_PACKED_BYTES: usize = u32::MAX as usize;
 
 /// Parses one file. `path` names it in records and diagnostics.
 ///
@@ -62,7 +67,11 @@ pub const MAX_FILE_BYTES: usize = (u32::MAX >> 1) as usize;
 /// one thread.
 pub fn parse_file(path: impl Into<String>, bytes: impl Into<FileBytes>, opts: &ParseOptions) -> ParsedFile {
     let path = path.into();
-    let mut bytes = bytes.into();
+    let mut bytes: FileBytes = bytes.into();
+    // (Packed bytes, which only a stream parse makes, are parsed plain.)
+    if bytes.plain().is_none() {
+        bytes = bytes.whole().into_owned().into();
+    }
     let mut diagnostics = Vec::new();
     if bytes.len() > MAX_FILE_BYTES {
         diagnostics.push(Diagnostic {
@@ -78,12 +87,13 @@ pub fn parse_file(path: impl Into<String>, bytes: impl Into<FileBytes>, opts: &P
         // What is left out is freed, not kept as spare capacity.
         bytes.truncate(MAX_FILE_BYTES);
     }
-    let bounds = split_points(&bytes, opts);
-    let mut chunks: Vec<Chunk> = if bounds.len() <= 2 { vec![parse_chunk(&bytes, 0, bytes.len(), opts)] } else { parse_parallel(&bytes, &bounds, opts) };
+    let plain = bytes.plain().unwrap_or_default();
+    let bounds = split_points(plain, opts);
+    let mut chunks: Vec<Chunk> = if bounds.len() <= 2 { vec![parse_chunk(plain, 0, plain.len(), opts)] } else { parse_parallel(plain, &bounds, opts) };
     // A piece after one that saw a name column would have peeled it: such
     // a file is parsed on one thread (the same result, in more time).
     if chunks.iter().rev().skip(1).any(|c| !c.resume.joins_fresh()) {
-        chunks = vec![parse_chunk(&bytes, 0, bytes.len(), opts)];
+        chunks = vec![parse_chunk(plain, 0, plain.len(), opts)];
     }
     let mut pf = merge(chunks, path, diagnostics);
     pf.bytes = bytes;
@@ -234,10 +244,18 @@ fn find_record_start(bytes: &[u8], begins: Begins, target: usize, opts: &ParseOp
 /// and its tail arriving side by side, and parses the head; a
 /// [`PieceParser`] elsewhere parses the tail into a [`Piece`], which
 /// [`StreamParser::finish_with`] joins on.
+///
+/// Or it packs the file as it parses it ([`StreamParser::packed`]): what
+/// is parsed is compressed in record-aligned chunks and only the bytes not
+/// parsed yet stay plain, for a log bigger than a browser tab can hold.
 pub struct StreamParser {
     path: String,
     opts: ParseOptions,
+    /// The file's bytes from `base` on (from its start unless packed).
     bytes: Vec<u8>,
+    /// Packed: the file's bytes before `base`, compressed.
+    packed: Option<Packed>,
+    base: usize,
     /// `bytes[..head_len]` arrived, in order from the start.
     head_len: usize,
     /// A split file's tail: where it starts, and how far it has arrived.
@@ -247,6 +265,9 @@ pub struct StreamParser {
     parsed: Chunk,
     /// How many times it parsed while bytes arrived.
     pieces: usize,
+    /// It parses once twice this much is unparsed, all but the last
+    /// `piece_bytes` ([`STREAM_PIECE_BYTES`]).
+    piece_bytes: usize,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -275,6 +296,9 @@ impl StreamParser {
             path: path.into(),
             opts: *opts,
             bytes: Vec::with_capacity(size_hint.min(MAX_FILE_BYTES)),
+            packed: None,
+            base: 0,
+            piece_bytes: STREAM_PIECE_BYTES,
             head_len: 0,
             tail: None,
             parsed_to: 0,
@@ -302,10 +326,45 @@ impl StreamParser {
         Some(p)
     }
 
-    /// The bytes received so far: the head, with a split file's tail
-    /// (and the gap before it, while one is left) after it.
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+    /// A file of about `size_hint` bytes, packed as it is parsed: what is
+    /// parsed is compressed, in chunks of whole records (a few MiB each),
+    /// and the file's bytes come out of [`StreamParser::finish`] as
+    /// [`FileBytes::packed`]. The same records as [`StreamParser::new`]'s;
+    /// up to [`MAX_PACKED_BYTES`] are read.
+    // (In wasm32 a `usize` never passes MAX_PACKED_BYTES; natively it can.)
+    #[allow(clippy::unnecessary_min_or_max)]
+    pub fn packed(path: impl Into<String>, size_hint: usize, opts: &ParseOptions) -> StreamParser {
+        let mut p = StreamParser::new(path, 0, opts);
+        p.parsed = Chunk::with_capacity(size_hint.min(MAX_PACKED_BYTES));
+        p.packed = Some(Packed::new());
+        p
+    }
+
+    /// Parses (and packs) in pieces of about `n` bytes instead of
+    /// [`STREAM_PIECE_BYTES`]: tests cut small files with it.
+    #[doc(hidden)]
+    pub fn with_piece_bytes(mut self, n: usize) -> StreamParser {
+        self.piece_bytes = n.max(1);
+        self
+    }
+
+    /// How many bytes it holds: the head, with a split file's tail (and
+    /// the gap before it, while one is left) after it.
+    pub fn len(&self) -> usize {
+        self.base + self.bytes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The most bytes it reads of a file.
+    fn max_bytes(&self) -> usize {
+        if self.packed.is_some() {
+            MAX_PACKED_BYTES
+        } else {
+            MAX_FILE_BYTES
+        }
     }
 
     /// How many of the file's bytes arrived.
@@ -316,7 +375,7 @@ impl StreamParser {
     /// Whether every byte of a split file arrived (a file not split is
     /// complete when its sender says so).
     pub fn is_complete(&self) -> bool {
-        self.tail.is_none_or(|t| self.head_len == t.from && t.at == self.bytes.len())
+        self.tail.is_none_or(|t| self.head_len == t.from && t.at == self.len())
     }
 
     /// Appends the next bytes of the file's head and parses what is
@@ -350,17 +409,18 @@ impl StreamParser {
             Some(t) if offset == t.at && end <= self.bytes.len() => Ok(&mut self.bytes[offset..end]),
             Some(t) if offset == self.head_len && end <= t.from => Ok(&mut self.bytes[offset..end]),
             None if offset == self.head_len => {
-                let room = MAX_FILE_BYTES - self.bytes.len();
+                let max = self.max_bytes();
+                let room = max - self.len();
                 if len > room && self.diagnostics.is_empty() {
                     self.diagnostics.push(Diagnostic {
                         path: self.path.clone(),
                         line: None,
-                        message: format!("file is over {MAX_FILE_BYTES} bytes; only the first {MAX_FILE_BYTES} are read"),
+                        message: format!("file is over {max} bytes; only the first {max} are read"),
                     });
                 }
                 let end = offset + len.min(room);
-                self.bytes.resize(end, 0);
-                Ok(&mut self.bytes[offset..end])
+                self.bytes.resize(end - self.base, 0);
+                Ok(&mut self.bytes[offset - self.base..end - self.base])
             }
             _ => Err(out_of_order),
         }
@@ -375,19 +435,47 @@ impl StreamParser {
                 return;
             }
             Some(_) => self.head_len = offset + len,
-            None => self.head_len = self.bytes.len(),
+            None => self.head_len = self.len(),
         }
-        if self.head_len - self.parsed_to < 2 * STREAM_PIECE_BYTES {
+        if self.head_len - self.parsed_to < 2 * self.piece_bytes {
             return;
         }
-        let target = self.head_len - STREAM_PIECE_BYTES;
-        if let Some(cut) = record_start_after(&self.bytes[..self.head_len], target, &self.opts) {
+        let target = self.head_len - self.piece_bytes;
+        let base = self.base;
+        if let Some(cut) = record_start_after(&self.bytes[..self.head_len - base], target - base, &self.opts).map(|c| c + base) {
             if cut > self.parsed_to {
-                parse_into(&self.bytes, self.parsed_to, cut, &self.opts, &mut self.parsed);
-                self.parsed_to = cut;
+                self.parse_to(cut);
                 self.pieces += 1;
             }
         }
+    }
+
+    /// Parses the bytes up to `cut` (the start of a record, or the end);
+    /// packed, they are then compressed and let go.
+    fn parse_to(&mut self, cut: usize) {
+        let Some(packed) = self.packed.as_mut() else {
+            parse_into(&self.bytes, self.parsed_to, cut, &self.opts, &mut self.parsed);
+            self.parsed_to = cut;
+            return;
+        };
+        // The bytes held start at `base`: parsed on their own, then put
+        // after the records before them as a piece is (with what the
+        // parser carries from one line to the next).
+        let base = self.base;
+        let mut piece = Chunk::with_capacity(cut - self.parsed_to);
+        if !self.opts.keep_fields {
+            piece.fields = Vec::new();
+        }
+        piece.resume = std::mem::take(&mut self.parsed.resume);
+        piece.seen_ids = std::mem::take(&mut self.parsed.seen_ids);
+        parse_into(&self.bytes, self.parsed_to - base, cut - base, &self.opts, &mut piece);
+        let seen_ids = std::mem::take(&mut piece.seen_ids);
+        append(&mut self.parsed, piece, base as u32);
+        self.parsed.seen_ids = seen_ids;
+        self.parsed_to = cut;
+        packed.push(&self.bytes[..cut - base]);
+        self.bytes.drain(..cut - base);
+        self.base = cut;
     }
 
     /// Drops what arrived after the last line end: a file read only in
@@ -398,10 +486,12 @@ impl StreamParser {
         let end = match self.tail {
             Some(t) if self.head_len == t.from => t.at,
             Some(_) => self.head_len,
-            None => self.bytes.len(),
+            None => self.len(),
         };
-        let n = memchr::memrchr(b'\n', &self.bytes[..end]).map_or(0, |i| i + 1);
-        self.bytes.truncate(n);
+        // (Packed, what was parsed ends at a line's end: the start of a
+        // record.)
+        let n = memchr::memrchr(b'\n', &self.bytes[..end - self.base]).map_or(self.base, |i| self.base + i + 1);
+        self.bytes.truncate(n - self.base);
         self.bytes.shrink_to_fit();
         match &mut self.tail {
             Some(t) if n >= t.from => t.at = n,
@@ -426,6 +516,14 @@ impl StreamParser {
     /// the tail is parsed here: the result is the same. A split file
     /// missing bytes is parsed up to its first gap, and says so.
     pub fn finish_with(mut self, tail: Option<&[u8]>) -> ParsedFile {
+        if self.packed.is_some() {
+            let end = self.len();
+            self.parse_to(end);
+            let mut pf = finish(ParsedFile { path: self.path, ..ParsedFile::default() }, self.parsed, self.diagnostics);
+            pf.bytes = FileBytes::packed(self.packed.take().unwrap_or_default());
+            pf.zone_offset_secs = self.opts.default_offset_secs;
+            return pf;
+        }
         let mut end = self.bytes.len();
         let mut piece = None;
         if let Some(t) = self.tail {
@@ -609,9 +707,9 @@ fn fields_again(pf: &ParsedFile, r: &Record, after: Format) -> Vec<crate::model:
     // (A record's bytes end before its last line's `\r\n`; a `\r` left
     // at their end is the line's own, which the line loop kept too.)
     let raw = pf.raw(r);
-    let first = match memchr::memchr(b'\n', raw) {
+    let first = match memchr::memchr(b'\n', &raw) {
         Some(n) => raw[..n].strip_suffix(b"\r").unwrap_or(&raw[..n]),
-        None => raw,
+        None => &raw[..],
     };
     let (mut fields, mut scratch) = (Vec::new(), Vec::new());
     let opts = LineOptions { default_offset_secs: pf.zone_offset_secs };

@@ -381,7 +381,7 @@ fn corpus_lines_cut_and_continued_on_the_next_line_are_one_record() {
         let r = &pf.records[0];
         assert_eq!((r.line, r.line_count, r.format, r.level), (1, 2, crate::model::Format::ZapConsole, level), "{rel}");
         assert_eq!(pf.message(r), message, "{rel}");
-        assert_eq!(pf.reconcile_id(r), Some(id.as_bytes()), "{rel}");
+        assert_eq!(pf.reconcile_id(r).as_deref(), Some(id.as_bytes()), "{rel}");
         let got: Vec<&str> = pf.diagnostics.iter().map(|d| d.message.as_str()).collect();
         assert_eq!(got, notes, "{rel}");
     }

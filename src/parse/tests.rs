@@ -260,6 +260,65 @@ not a log line \u{ff} é\n\n\
     // Nothing pushed: an empty file.
     let empty = StreamParser::new("e.log", 0, &ParseOptions::default()).finish();
     assert_same(&parse_file("e.log", Vec::new(), &ParseOptions::default()), &empty);
+    // Packed as it is parsed: the same records, read back from chunks.
+    for slice in [1_000_003usize, 16 << 20] {
+        let mut sp = StreamParser::packed("t.log", input.len(), &ParseOptions::default());
+        for piece in input.chunks(slice) {
+            sp.push(piece);
+        }
+        assert!(sp.pieces > 1 && sp.bytes.len() < 3 * STREAM_PIECE_BYTES, "it packed while reading ({slice})");
+        let packed = sp.finish();
+        assert!(packed.bytes.plain().is_none() && packed.bytes.as_packed().is_some_and(|p| p.packed_len() < input.len() / 4));
+        assert_same(&whole, &packed);
+        testing::assert_same_parse(&whole, &packed, "packed");
+    }
+    let empty = StreamParser::packed("e.log", 0, &ParseOptions::default()).finish();
+    assert_same(&parse_file("e.log", Vec::new(), &ParseOptions::default()), &empty);
+}
+
+/// Packed in small pieces (cut at every kind of record boundary: stacks,
+/// dumps, CRI pieces, printed JSON, terminal copies; a cut looks up to 1,000
+/// lines ahead, so a piece is at least that), with the parser's options
+/// each way: the same parse as the whole file.
+#[test]
+fn packing_in_small_pieces_gives_the_same_result() {
+    let mut input = mixed_file(3 << 20);
+    // A name column seen (`kubectl logs --prefix`-like viewers) is peeled
+    // from the lines after it: what the parser carries past a cut.
+    for i in 0..20_000 {
+        input.extend_from_slice(
+            format!("manager 2025-09-06T23:51:{:02}Z\tERROR\tfailed {i}\t{{\"reconcileID\": \"r{}\"}}\nmanager github.com/a/b.(*T).M(0x1)\n", i % 60, i % 7)
+                .as_bytes(),
+        );
+        input.extend_from_slice(format!("2025-09-06T23:52:{:02}Z\tINFO\tunprefixed {i}\nmanager words after the column {i}\n", i % 60).as_bytes());
+    }
+    input.extend_from_slice(b"last line without a break");
+    for opts in [
+        ParseOptions::default(),
+        ParseOptions { keep_fields: true, ..ParseOptions::default() },
+        ParseOptions { keep_first_fields: true, ..ParseOptions::default() },
+    ] {
+        let whole = parse_file("t.log", input.clone(), &opts);
+        for (piece, slice) in [(100_000, 997), (150_001, 4096), (300_000, 1 << 20)] {
+            let mut sp = StreamParser::packed("t.log", 0, &opts).with_piece_bytes(piece);
+            for s in input.chunks(slice) {
+                sp.push(s);
+            }
+            assert!(sp.pieces > 2, "{piece}: {} pieces", sp.pieces);
+            let packed = sp.finish();
+            testing::assert_same_parse(&whole, &packed, &format!("packed in pieces of {piece}, slices of {slice}"));
+        }
+    }
+    // Cut to its last line (a cap), packed or not: the same.
+    let cut_at = input.len() / 3;
+    let (mut plain, mut packed) =
+        (StreamParser::new("t.log", 0, &ParseOptions::default()), StreamParser::packed("t.log", 0, &ParseOptions::default()).with_piece_bytes(100_000));
+    for sp in [&mut plain, &mut packed] {
+        sp.push(&input[..cut_at]);
+        sp.cut_to_last_line();
+    }
+    assert_eq!(plain.len(), packed.len());
+    testing::assert_same_parse(&plain.finish(), &packed.finish(), "cut");
 }
 
 #[test]
@@ -387,7 +446,7 @@ fn split_files_take_bytes_only_in_order_and_say_when_some_are_missing() {
     assert_eq!(main.received(), input.len() - 100);
     // 100 bytes of the head never came: the file is what arrived in order.
     let cut = main.finish_with(None);
-    assert_eq!(&cut.bytes[..], &input[..from - 100]);
+    assert_eq!(cut.bytes.plain(), Some(&input[..from - 100]));
     assert!(cut.diagnostics.iter().any(|d| d.message == format!("only the first {} of its {} bytes arrived", from - 100, input.len())));
 }
 
@@ -782,7 +841,7 @@ fn records_are_the_same_without_their_fields() {
     // joined again).
     let input = mixed_file(MIN_PARALLEL_BYTES + (1 << 20));
     let full = parse_file("t.log", input.clone(), &ParseOptions::default());
-    let ids: std::collections::BTreeSet<&[u8]> = full.records.iter().map(|r| full.span_bytes(r.reconcile_id)).collect();
+    let ids: std::collections::BTreeSet<std::borrow::Cow<[u8]>> = full.records.iter().map(|r| full.span_bytes(r.reconcile_id)).collect();
     assert_eq!(ids.into_iter().collect::<Vec<_>>(), [&b""[..], b"040a71f8", b"9f1c", b"r1", b"r2"]);
     assert!(!full.fields.is_empty());
     for threads in [1, 3] {

@@ -156,23 +156,24 @@ impl TextMatcher {
     /// [`matching_reconciles`]). Allocates only to unescape a string that
     /// has escapes.
     fn matches(&self, f: &ParsedFile, rec: &Record) -> bool {
-        if self.is_match(f.raw(rec)) {
+        let raw = f.raw(rec);
+        if self.is_match(&raw) {
             return true;
         }
         let decoded = |span: Span, kind: ValueKind| {
             let bytes = f.span_bytes(span);
-            if kind == ValueKind::JsonString && memchr::memchr(b'\\', bytes).is_some() {
-                self.is_match(crate::parse::json::unescape(bytes).as_bytes())
+            if kind == ValueKind::JsonString && memchr::memchr(b'\\', &bytes).is_some() {
+                self.is_match(crate::parse::json::unescape(&bytes).as_bytes())
             } else {
-                (self.anchored || span.in_scratch()) && self.is_match(bytes)
+                (self.anchored || span.in_scratch()) && self.is_match(&bytes)
             }
         };
         // Fields not kept are in the raw line, as written: only an escape
         // in it or an anchored pattern can match them otherwise, so only
         // then are they parsed again.
-        let fields_in_raw = rec.fields_again_after.is_some() && !self.anchored && memchr::memchr(b'\\', f.raw(rec)).is_none();
+        let fields_in_raw = rec.fields_again_after.is_some() && !self.anchored && memchr::memchr(b'\\', &raw).is_none();
         decoded(rec.message, rec.message_kind)
-            || (!fields_in_raw && f.fields(rec).iter().any(|fl| decoded(fl.value, fl.kind) || (fl.key.in_scratch() && self.is_match(f.span_bytes(fl.key)))))
+            || (!fields_in_raw && f.fields(rec).iter().any(|fl| decoded(fl.value, fl.kind) || (fl.key.in_scratch() && self.is_match(&f.span_bytes(fl.key)))))
     }
 }
 

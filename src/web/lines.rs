@@ -63,7 +63,8 @@ pub fn reconcile_lines(files: &[ParsedFile], refs: &[RecordRef], reconcile: u32,
             Step::Context(pf, rec) => (pf, rec, false),
         };
         let Some(block) = blocks.last_mut() else { return ControlFlow::Continue(()) };
-        let text = String::from_utf8_lossy(pf.raw(rec));
+        let raw = pf.raw(rec);
+        let text = String::from_utf8_lossy(&raw);
         for (i, l) in text.split('\n').enumerate() {
             block.lines.push(Line { number: rec.line + i as u32, text: l.strip_suffix('\r').unwrap_or(l).to_string(), own });
         }

@@ -32,6 +32,6 @@ pub use protocol::{
     decode, encode, Beside, FileSummary, FromWorker, LeftOut, LeftOutReason, LoadResult, Matched, Note, Phase, Progress, ShareRequest, SharedEvidence,
     ToWorker, MARKDOWN_LINKS,
 };
-pub use session::{is_evidence_name, ReadLimits, Received, Session, TAB_LOG_BYTES};
+pub use session::{is_evidence_name, ReadLimits, Received, Session, TAB_ARCHIVE_BYTES, TAB_LOG_BYTES, TAB_PLAIN_BYTES};
 pub use split::PartJob;
 pub use warmup::warm_up;

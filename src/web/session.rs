@@ -15,12 +15,23 @@ use super::{
     SharedEvidence, MARKDOWN_LINKS, MAX_CONTEXT_LINES,
 };
 
-/// What a tab keeps of the logs of one load, in all: the worker's wasm
-/// memory is 4 GiB at most, and a plain log takes about 1.6 times its size
+/// What a tab keeps of the logs of one load, in all. The worker's wasm
+/// memory is 4 GiB at most: a plain log takes about 1.6 times its size
 /// there once parsed (its bytes, kept for the inspector, and its records),
-/// with the analysis and the first view on top. Measured with
+/// a packed one about 0.45 (its records, its bytes compressed), with the
+/// analysis and the first view on top. Measured with
 /// `scripts/browser-big.sh` (README, "Big inputs in the browser").
-pub const TAB_LOG_BYTES: u64 = 1536 << 20;
+pub const TAB_LOG_BYTES: u64 = 3328 << 20;
+
+/// The plain logs of one load kept as they are, in all: the logs after
+/// that are packed as they are parsed ([`StreamParser::packed`]). A log
+/// split between two workers is never packed (the page splits only logs
+/// of at most this size).
+pub const TAB_PLAIN_BYTES: u64 = 1 << 30;
+
+/// What archives' members may take in all (with the logs before them):
+/// they are held plain, as they come out of the archive.
+pub const TAB_ARCHIVE_BYTES: u64 = 1536 << 20;
 
 /// The caps on what one load reads ([`Session::with_limits`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,11 +41,15 @@ pub struct ReadLimits {
     pub max_total_bytes: Option<u64>,
     /// What the tab holds ([`TAB_LOG_BYTES`]; less in tests).
     pub tab_bytes: u64,
+    /// What it holds plain ([`TAB_PLAIN_BYTES`]; less in tests).
+    pub plain_bytes: u64,
+    /// What archives' members may take ([`TAB_ARCHIVE_BYTES`]).
+    pub archive_bytes: u64,
 }
 
 impl Default for ReadLimits {
     fn default() -> ReadLimits {
-        ReadLimits { max_total_bytes: None, tab_bytes: TAB_LOG_BYTES }
+        ReadLimits { max_total_bytes: None, tab_bytes: TAB_LOG_BYTES, plain_bytes: TAB_PLAIN_BYTES, archive_bytes: TAB_ARCHIVE_BYTES }
     }
 }
 
@@ -87,6 +102,8 @@ pub struct Session {
     /// [`ToWorker::FileSlice`](super::ToWorker::FileSlice)s taken in.
     slices: u64,
     limits: ReadLimits,
+    /// The plain logs' bytes taken in (see [`TAB_PLAIN_BYTES`]).
+    plain_held: u64,
     /// Inputs read in part or not at all because of a cap.
     left_out: Vec<LeftOut>,
 }
@@ -116,31 +133,52 @@ impl Session {
     /// listed in [`LoadResult::left_out`].
     pub fn with_limits(files: u32, total_bytes: u64, limits: ReadLimits) -> Session {
         let mut s = Session { files, total_bytes, limits, ..Session::default() };
-        s.load.ingest.max_total_bytes = s.load.ingest.max_total_bytes.min(limits.cap().0);
+        s.load.ingest.max_total_bytes = s.load.ingest.max_total_bytes.min(limits.cap().0).min(limits.archive_bytes);
         s
     }
 
-    /// How much of a plain log of `size` bytes arriving now is read: what
-    /// is left of the cap, no more than [`crate::parse::MAX_FILE_BYTES`], and
-    /// no more than the worker can reserve room for (the browser may give
-    /// it less than the cap). `None`: all of it.
-    fn keep_of(&mut self, name: &str, size: u64) -> Option<u64> {
+    /// How much of a plain log of `size` bytes arriving now is read, and
+    /// whether it is packed as it is parsed: what is left of the cap, no
+    /// more than a file holds ([`crate::parse::MAX_FILE_BYTES`] plain,
+    /// [`crate::parse::MAX_PACKED_BYTES`] packed), and no more than the
+    /// worker can reserve room for (the browser may give it less than the
+    /// cap). It is packed when the load's plain logs would pass
+    /// [`ReadLimits::plain_bytes`] with it, unless it is `split`.
+    /// `None`: all of it.
+    fn keep_of(&mut self, name: &str, size: u64, split: bool) -> (Option<u64>, bool) {
         let (cap, reason) = self.limits.cap();
         // Once a file was cut, the cap is spent: the inputs after it are
         // not read (not even the line or two its last whole line left).
         let spent = !self.left_out.is_empty();
         let mut keep = if spent { 0 } else { size.min(cap.saturating_sub(self.loaded.total_bytes)) };
-        // Room for the bytes and their records (about as much again).
+        // Packed past the plain logs' budget, or when it is too big to be
+        // one plain buffer.
+        let mut pack = !split && (self.plain_held.saturating_add(keep) > self.limits.plain_bytes || keep > crate::parse::MAX_FILE_BYTES as u64);
         let mut reason = reason;
-        while keep > 0 && !room_for(keep.saturating_mul(2)) {
+        let most = if pack { crate::parse::MAX_PACKED_BYTES } else { crate::parse::MAX_FILE_BYTES } as u64;
+        if keep > most {
+            keep = most;
+            reason = LeftOutReason::Tab { bytes: keep };
+        }
+        // Room for the bytes and their records (about as much again), or,
+        // packed, for the records and the packed bytes (about half): a log
+        // with no room to be plain is packed, one with no room at all cut.
+        while keep > 0 && !room_for(if pack { keep / 2 } else { keep.saturating_mul(2) }) {
+            if !pack && !split {
+                pack = true;
+                continue;
+            }
             keep -= keep / 4 + 1;
             reason = LeftOutReason::Tab { bytes: keep };
         }
+        if !pack {
+            self.plain_held += keep;
+        }
         if keep >= size {
-            return None;
+            return (None, pack);
         }
         self.left_out.push(LeftOut { path: name.to_string(), size_bytes: size, kept_bytes: keep, reason });
-        Some(keep)
+        (Some(keep), pack)
     }
 
     /// How far the load is.
@@ -234,12 +272,14 @@ impl Session {
             let tail_from = self.split.take().filter(|(n, s, _)| n == name && *s == size).map(|(_, _, from)| from);
             let mut keep = None;
             let body = if !is_evidence_name(name) && crate::pipeline::streamable(name, head.unwrap_or_default()) {
-                keep = self.keep_of(name, size);
+                let pack;
+                (keep, pack) = self.keep_of(name, size, tail_from.is_some());
                 let opts = Default::default();
                 // A file read in part is parsed as a file of what is read
                 // (split only if its tail begins inside that).
                 let len = keep.unwrap_or(size);
                 let parser = match tail_from {
+                    _ if pack => Some(StreamParser::packed(name, len as usize, &opts)),
                     Some(from) if from < len => StreamParser::split(name, len as usize, from as usize, &opts),
                     _ => None,
                 };
@@ -384,11 +424,11 @@ impl Session {
                 if inc.keep.is_some() {
                     p.cut_to_last_line();
                     if let Some(l) = self.left_out.iter_mut().rev().find(|l| l.path == inc.name) {
-                        l.kept_bytes = p.bytes().len() as u64;
+                        l.kept_bytes = p.len() as u64;
                         let message = l.message();
                         self.loaded.notes.push(crate::model::Diagnostic { path: inc.name.clone(), line: None, message });
                     }
-                    if p.bytes().is_empty() {
+                    if p.is_empty() {
                         // Not one whole line was read: no file.
                         self.files_done += 1;
                         self.done_bytes += inc.size;

@@ -56,7 +56,7 @@ pub(super) enum Body {
 impl std::fmt::Debug for Body {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Body::Stream(p) => write!(f, "Stream({} bytes)", p.bytes().len()),
+            Body::Stream(p) => write!(f, "Stream({} bytes)", p.len()),
             Body::Whole(w) => write!(f, "Whole({} bytes)", w.len()),
             Body::Failed => f.write_str("Failed"),
         }
@@ -160,7 +160,7 @@ impl PartJob {
 mod tests {
     use super::*;
     use crate::web::testutil::{log_and_zip, send, summary};
-    use crate::web::{LeftOut, LeftOutReason, Phase, ReadLimits, Received, Session};
+    use crate::web::{LeftOut, LeftOutReason, MessageFilter, Phase, ReadLimits, Received, Session, ShareRequest};
 
     /// Sends `bytes` split at `tail_from` the way the page does with two
     /// workers: head and tail slices side by side to the session, the
@@ -294,7 +294,7 @@ mod tests {
     /// each named in a note and in `left_out`, and nothing else lost.
     #[test]
     fn a_cap_over_three_inputs_reads_up_to_it() {
-        let limits = ReadLimits { max_total_bytes: Some(60_050), tab_bytes: 1 << 30 };
+        let limits = ReadLimits { max_total_bytes: Some(60_050), tab_bytes: 1 << 30, ..ReadLimits::default() };
         let mut s = Session::with_limits(3, 120_000, limits);
         for (name, slice) in [("a.log", 7000), ("b.log", 3333), ("c.log", 40_000)] {
             let log = hundred_byte_lines(400, name.chars().next().unwrap());
@@ -351,7 +351,7 @@ mod tests {
         whole.add("a.log", kept.to_vec());
         let whole = whole.finish();
         for (tail_from, helper_fails) in [(150_000, false), (60_000, false), (60_000, true), (100_000, false), (99_990, false)] {
-            let limits = ReadLimits { max_total_bytes: None, tab_bytes: tab };
+            let limits = ReadLimits { max_total_bytes: None, tab_bytes: tab, ..ReadLimits::default() };
             let mut s = Session::with_limits(1, log.len() as u64, limits);
             let r = send_split(&mut s, "a.log", &log, tail_from, 4096, helper_fails);
             assert_eq!(r.last(), Some(&Received::Complete), "{tail_from}");
@@ -370,7 +370,7 @@ mod tests {
     fn archives_count_against_the_cap_after_plain_logs() {
         let log = hundred_byte_lines(400, 'a');
         let zip = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("www/example/cozyreport.zip")).unwrap();
-        let limits = ReadLimits { max_total_bytes: Some(40_000 + 1000), tab_bytes: 1 << 30 };
+        let limits = ReadLimits { max_total_bytes: Some(40_000 + 1000), tab_bytes: 1 << 30, ..ReadLimits::default() };
         let mut s = Session::with_limits(2, (log.len() + zip.len()) as u64, limits);
         send(&mut s, "a.log", &log, 5000);
         send(&mut s, "c.zip", &zip, 5000);
@@ -380,13 +380,68 @@ mod tests {
         assert!(r.notes.iter().any(|n| n.message.contains("left out: the run's input is over the 40.0 KiB total cap")), "{:?}", r.notes);
     }
 
+    /// Logs past the load's plain budget are packed as they are parsed
+    /// (the first stays plain): the load, the inspector's lines, the
+    /// filters, the Markdown and a finding's evidence are what a load with
+    /// room for them plain gives. A cap still cuts a packed log at its last
+    /// whole line.
+    #[test]
+    fn logs_past_the_plain_budget_are_packed_and_read_the_same() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident/cozyreport");
+        let kamaji = std::fs::read(root.join("kamaji/kamaji-controller.log")).unwrap();
+        let etcd = std::fs::read(root.join("snapshots/e2e-tenant/namespaces/tenant-root/v1/pod/etcd-0/etcd/current.log")).unwrap();
+        let other = hundred_byte_lines(3000, 'q');
+        let inputs = [("etcd-0/etcd/current.log", &etcd), ("kamaji/kamaji-controller.log", &kamaji), ("other.log", &other)];
+        let total: u64 = inputs.iter().map(|(_, b)| b.len() as u64).sum();
+        let load = |plain_bytes: u64| {
+            let mut s = Session::with_limits(3, total, ReadLimits { plain_bytes, ..ReadLimits::default() });
+            for (name, bytes) in inputs {
+                assert_eq!(send(&mut s, name, bytes, 65_536).last(), Some(&Received::Complete));
+            }
+            let r = s.finish();
+            (s, r)
+        };
+        let (plain, a) = load(1 << 30);
+        let (packed, b) = load(etcd.len() as u64 + 10);
+        let kinds: Vec<bool> = packed.files().iter().map(|f| f.bytes.as_packed().is_some()).collect();
+        assert_eq!(kinds, [false, true, true]);
+        assert!(plain.files().iter().all(|f| f.bytes.plain().is_some()));
+        assert_eq!((summary(&a), &a.analysis.reconciles, &a.notes), (summary(&b), &b.analysis.reconciles, &b.notes));
+        assert_eq!(serde_json::to_value(&a.analysis).unwrap(), serde_json::to_value(&b.analysis).unwrap());
+        assert!(!a.analysis.findings.is_empty() && a.left_out.is_empty() && b.left_out.is_empty());
+        for i in 0..a.analysis.reconciles.len() as u32 {
+            assert_eq!(plain.lines(i), packed.lines(i), "reconcile {i}");
+        }
+        for pattern in ["deadline", "datastore", "^2026", "q0000"] {
+            let f = MessageFilter { pattern: pattern.into(), min_level: 0 };
+            assert_eq!(plain.matching(&f), packed.matching(&f), "{pattern}");
+        }
+        let redact = crate::redact::RedactOptions::default();
+        assert_eq!(plain.markdown("https://x.test/", Some(0), redact), packed.markdown("https://x.test/", Some(0), redact));
+        let req = ShareRequest { finding: Some(0), taken_at_nanos: Some(0), max_payload_bytes: 32 << 10, ..ShareRequest::default() };
+        let shared = plain.share(&req).map(|s| s.fragment);
+        assert!(shared.as_ref().is_ok_and(|f| f.as_ref().is_some_and(|f| f.len() > 1000)), "{shared:?}");
+        assert_eq!(shared, packed.share(&req).map(|s| s.fragment));
+        // A cap inside a packed log: read to its last whole line.
+        let cap = etcd.len() + kamaji.len() + 20_050;
+        let limits = ReadLimits { max_total_bytes: Some(cap as u64), plain_bytes: 100, ..ReadLimits::default() };
+        let mut s = Session::with_limits(3, total, limits);
+        for (name, bytes) in inputs {
+            send(&mut s, name, bytes, 7_777);
+        }
+        let r = s.finish();
+        assert_eq!(summary(&r)[2], ("other.log".to_string(), 200));
+        assert!(s.files().iter().all(|f| f.bytes.as_packed().is_some()));
+        assert_eq!(r.left_out[0].kept_bytes, 20_000);
+    }
+
     /// Once a file is cut, the page may skip to its end: one empty last
     /// slice at its size. What is read is the same as when every slice
     /// is sent; before the cut, slices must still come in order.
     #[test]
     fn past_a_cut_the_page_skips_to_the_end() {
         let log = hundred_byte_lines(400, 'b');
-        let limits = ReadLimits { max_total_bytes: Some(20_050), tab_bytes: 1 << 30 };
+        let limits = ReadLimits { max_total_bytes: Some(20_050), tab_bytes: 1 << 30, ..ReadLimits::default() };
         let mut s = Session::with_limits(1, 40_000, limits);
         assert_eq!(s.receive("b.log", 0, 40_000, &log[..10_000], false), Received::More);
         assert_eq!(s.receiving().cut_at, Some(20_050));

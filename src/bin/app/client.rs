@@ -462,9 +462,9 @@ struct ReadTimes {
 /// there on), if it is a plain log big enough to be worth it. `first` is
 /// its first slice.
 fn split_point(file: &FileToSend, first: &ArrayBuffer) -> Option<u64> {
-    // (A file bigger than the tab holds is read up to what it holds, by
-    // the main worker alone.)
-    if file.size < SPLIT_MIN_BYTES || file.size > reconscope::web::TAB_LOG_BYTES as f64 {
+    // (A file bigger than the tab holds plain is packed as it is parsed,
+    // by the main worker alone.)
+    if file.size < SPLIT_MIN_BYTES || file.size > reconscope::web::TAB_PLAIN_BYTES as f64 {
         return None;
     }
     let head = Uint8Array::new(first).to_vec();

@@ -464,7 +464,8 @@ fn read_capped(path: &Path, name: &str, room: u64, map: bool) -> std::io::Result
             bytes.into()
         }
     };
-    bytes.truncate(memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1));
+    let end = memchr::memrchr(b'\n', bytes.plain().unwrap_or_default()).map_or(0, |i| i + 1);
+    bytes.truncate(end);
     Ok((bytes, Some(size)))
 }
 
