@@ -723,3 +723,38 @@ fn a_mapped_log_reads_as_a_read_one() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A file over 2 GiB is read whole (spans are 32-bit offsets: the CLI
+/// reads up to 4 GiB of a file): lines at its start (64 KiB, more than the
+/// binary sniff reads), 2.25 GiB of a hole (NUL bytes, one long unparsed
+/// line), then a reconcile's lines at its end, whose offsets are past 2^31.
+#[test]
+fn a_file_over_2_gib_is_read_to_its_end() {
+    use std::io::Write;
+    let dir = scratch("over-2gib");
+    let path = dir.join("big.log");
+    let mut f = std::fs::File::create(&path).unwrap();
+    for _ in 0..1400 {
+        f.write_all(b"2026-05-26T16:21:07Z\tINFO\tsetup\tstarting manager\n").unwrap();
+    }
+    let hole = (2u64 << 30) + (256 << 20);
+    f.set_len(hole).unwrap();
+    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    let id = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+    for (s, msg) in [(8, "Reconciling"), (9, "ready"), (12, "Reconcile successful")] {
+        writeln!(f, "\n2026-05-26T16:21:{s:02}Z\tINFO\tcontroller\t{msg}\t{{\"controller\": \"tenantcontrolplane\", \"namespace\": \"ns\", \"name\": \"tcp\", \"reconcileID\": \"{id}\"}}").unwrap();
+    }
+    drop(f);
+    let size = std::fs::metadata(&path).unwrap().len();
+    let out = reconscope(&["analyze", "--json", path.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["inputs"][0]["bytes"], size);
+    assert_eq!((v["inputs"][0]["first"].as_str(), v["inputs"][0]["last"].as_str()), (Some("2026-05-26T16:21:07Z"), Some("2026-05-26T16:21:12Z")));
+    let r = &v["reconciles"][0];
+    assert_eq!((r["reconcile_id"].as_str(), r["lines"].as_u64(), r["object"].as_str()), (Some(id), Some(3), Some("ns/tcp")));
+    assert_eq!(v["reconciles"].as_array().unwrap().len(), 1);
+    let notes: Vec<&str> = v["notes"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    assert!(!notes.iter().any(|n| n.contains("are read") || n.contains("left out")), "{notes:?}");
+}

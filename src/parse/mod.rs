@@ -52,9 +52,13 @@ impl Default for ParseOptions {
     }
 }
 
-/// Files bigger than this are cut: spans are 32-bit, and a plain file is
-/// one buffer, which wasm32 holds under 2 GiB.
-pub const MAX_FILE_BYTES: usize = (u32::MAX >> 1) as usize;
+/// Files bigger than this are cut: spans are 32-bit offsets (4 GiB), and
+/// in wasm32 a plain file's one buffer is under 2 GiB.
+pub const MAX_FILE_BYTES: usize = if usize::BITS > 32 { u32::MAX as usize } else { (u32::MAX >> 1) as usize };
+
+/// What the CLI (a 64-bit build) reads of one file: [`MAX_FILE_BYTES`]
+/// there.
+pub const CLI_FILE_BYTES: u64 = u32::MAX as u64;
 
 /// A file packed as it is parsed ([`StreamParser::packed`]) is read up to
 /// this: its spans are 32-bit offsets.
@@ -302,7 +306,7 @@ impl StreamParser {
             head_len: 0,
             tail: None,
             parsed_to: 0,
-            parsed: Chunk::with_capacity(size_hint.min(MAX_FILE_BYTES)),
+            parsed: Chunk::for_parse(size_hint.min(MAX_FILE_BYTES), opts),
             pieces: 0,
             diagnostics: Vec::new(),
         }
@@ -321,7 +325,7 @@ impl StreamParser {
         // Zeroed memory fresh from the allocator: the tail is written in
         // place as it arrives. The records have room for the tail's too.
         p.bytes = vec![0; size];
-        p.parsed = Chunk::with_capacity(size);
+        p.parsed = Chunk::for_parse(size, opts);
         p.tail = Some(TailBytes { from: tail_from, at: tail_from });
         Some(p)
     }
@@ -335,7 +339,7 @@ impl StreamParser {
     #[allow(clippy::unnecessary_min_or_max)]
     pub fn packed(path: impl Into<String>, size_hint: usize, opts: &ParseOptions) -> StreamParser {
         let mut p = StreamParser::new(path, 0, opts);
-        p.parsed = Chunk::with_capacity(size_hint.min(MAX_PACKED_BYTES));
+        p.parsed = Chunk::for_parse(size_hint.min(MAX_PACKED_BYTES), opts);
         p.packed = Some(Packed::new());
         p
     }
@@ -462,10 +466,7 @@ impl StreamParser {
         // after the records before them as a piece is (with what the
         // parser carries from one line to the next).
         let base = self.base;
-        let mut piece = Chunk::with_capacity(cut - self.parsed_to);
-        if !self.opts.keep_fields {
-            piece.fields = Vec::new();
-        }
+        let mut piece = Chunk::for_parse(cut - self.parsed_to, &self.opts);
         piece.resume = std::mem::take(&mut self.parsed.resume);
         piece.seen_ids = std::mem::take(&mut self.parsed.seen_ids);
         parse_into(&self.bytes, self.parsed_to - base, cut - base, &self.opts, &mut piece);
@@ -733,15 +734,24 @@ enum Tail {
 
 /// Parses the lines of `bytes[from..to]` (`from` is a line start).
 fn parse_chunk(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions) -> Chunk {
-    let mut c = Chunk::with_capacity(to - from);
-    if !opts.keep_fields {
-        c.fields = Vec::new();
-    }
+    let mut c = Chunk::for_parse(to - from, opts);
     parse_into(bytes, from, to, opts, &mut c);
     c
 }
 
 impl Chunk {
+    /// [`Chunk::with_capacity`] for a parse with `opts`: with
+    /// `keep_fields` off, most records keep no fields, so no room is
+    /// reserved for them (in wasm, memory reserved counts against its
+    /// 4 GiB whether used or not: for a 3 GiB log, 1.3 GB of fields).
+    fn for_parse(len: usize, opts: &ParseOptions) -> Chunk {
+        let mut c = Chunk::with_capacity(len);
+        if !opts.keep_fields {
+            c.fields = Vec::new();
+        }
+        c
+    }
+
     /// An empty chunk with room for what `len` bytes usually parse into.
     fn with_capacity(len: usize) -> Chunk {
         Chunk {

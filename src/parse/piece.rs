@@ -102,7 +102,7 @@ impl PieceParser {
             len: 0,
             cut: Cut::Looking,
             parsed_to: 0,
-            parsed: Chunk::with_capacity(size_hint),
+            parsed: Chunk::for_parse(size_hint, opts),
         }
     }
 

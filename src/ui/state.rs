@@ -874,7 +874,7 @@ impl AppState {
     }
 
     /// The banner over what was loaded when a cap left inputs out: how
-    /// much was read of how much, and that the CLI reads all of it.
+    /// much was read of how much, and how much of it the CLI reads.
     pub fn left_out_banner(&self) -> Option<String> {
         let l = self.loaded.as_ref().filter(|l| !l.left_out.is_empty())?;
         let (kept, size): (u64, u64) = l.left_out.iter().fold((0, 0), |(k, s), x| (k + x.kept_bytes, s + x.size_bytes));
@@ -885,12 +885,14 @@ impl AppState {
             LeftOutReason::Tab { bytes } => format!("the tab holds at most {} of logs", crate::ingest::human_bytes(bytes)),
             LeftOutReason::Cap { bytes } => format!("\"Read at most\" is {}", crate::ingest::human_bytes(bytes)),
         };
+        let biggest = l.left_out.iter().map(|x| x.size_bytes).max().unwrap_or(0);
         Some(format!(
-            "Read {} of {}: the last {} of {}{more} were left out ({why}). What is shown ends there; the CLI reads all of it: reconscope analyze {}",
+            "Read {} of {}: the last {} of {}{more} were left out ({why}). What is shown ends there; the CLI reads {}: reconscope analyze {}",
             crate::ingest::human_bytes(whole + kept),
             crate::ingest::human_bytes(l.input_bytes),
             crate::ingest::human_bytes(size - kept),
             names.join(", "),
+            crate::web::cli_reads(biggest),
             names.first().map_or("FILE", |n| n.as_str()),
         ))
     }

@@ -605,4 +605,26 @@ fn a_load_cut_short_has_a_banner() {
              What is shown ends there; the CLI reads all of it: reconscope analyze big.log"
         )
     );
+    // A file over what the CLI reads of one file (4 GiB of 32-bit
+    // offsets): the banner does not promise all of it.
+    let mut s = page("");
+    s.reduce(Action::Chosen(vec![InputInfo { name: "huge.log".into(), size: 5 << 30 }]), 1.0);
+    let mut r = incident();
+    r.input_bytes = 5 << 30;
+    r.left_out = vec![crate::web::LeftOut { path: "huge.log".into(), size_bytes: 5 << 30, kept_bytes: 3 << 30, reason: tab }];
+    s.reduce(Action::Worker(WorkerId(0), FromWorker::Loaded(Box::new(r))), 2.0);
+    assert_eq!(
+        s.left_out_banner().as_deref(),
+        Some(
+            "Read 3 GiB of 5 GiB: the last 2 GiB of huge.log were left out (the tab holds at most 1.5 GiB of logs). \
+             What is shown ends there; the CLI reads its first 4.0 GiB: reconscope analyze huge.log"
+        )
+    );
+    assert!(r_left_out_message(5 << 30, 3 << 30).ends_with("The CLI (reconscope analyze) reads its first 4.0 GiB."));
+    assert!(r_left_out_message(u32::MAX as u64, 3 << 30).ends_with("The CLI (reconscope analyze) reads all of it."));
+}
+
+fn r_left_out_message(size_bytes: u64, kept_bytes: u64) -> String {
+    let reason = crate::web::LeftOutReason::Tab { bytes: 3 << 30 };
+    crate::web::LeftOut { path: "huge.log".into(), size_bytes, kept_bytes, reason }.message()
 }

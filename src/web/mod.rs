@@ -29,8 +29,8 @@ mod warmup;
 pub use filters::{matching_reconciles, reconciles_longer_than, MessageFilter};
 pub use lines::{reconcile_lines, Line, LineBlock, ReconcileLines, MAX_CONTEXT_LINES};
 pub use protocol::{
-    decode, encode, Beside, FileSummary, FromWorker, LeftOut, LeftOutReason, LoadResult, Matched, Note, Phase, Progress, ShareRequest, SharedEvidence,
-    ToWorker, MARKDOWN_LINKS,
+    cli_reads, decode, encode, Beside, FileSummary, FromWorker, LeftOut, LeftOutReason, LoadResult, Matched, Note, Phase, Progress, ShareRequest,
+    SharedEvidence, ToWorker, MARKDOWN_LINKS,
 };
 pub use session::{is_evidence_name, ReadLimits, Received, Session, TAB_ARCHIVE_BYTES, TAB_LOG_BYTES, TAB_PLAIN_BYTES};
 pub use split::PartJob;

@@ -283,18 +283,29 @@ impl LeftOut {
             LeftOutReason::Tab { bytes } => format!("the tab holds at most {} of logs", human_bytes(bytes)),
             LeftOutReason::Cap { bytes } => format!("the load's cap is {} (\"Read at most\")", human_bytes(bytes)),
         };
+        let cli = cli_reads(self.size_bytes);
         if self.kept_bytes == 0 {
             return format!(
-                "not read ({}): {why}, and the inputs before it took all of that. The CLI (reconscope analyze) reads all of it.",
+                "not read ({}): {why}, and the inputs before it took all of that. The CLI (reconscope analyze) reads {cli}.",
                 human_bytes(self.size_bytes)
             );
         }
         format!(
-            "read only in part: its first {} of {} (to the last whole line); the last {} were left out: {why}. The CLI (reconscope analyze) reads all of it.",
+            "read only in part: its first {} of {} (to the last whole line); the last {} were left out: {why}. The CLI (reconscope analyze) reads {cli}.",
             human_bytes(self.kept_bytes),
             human_bytes(self.size_bytes),
             human_bytes(self.size_bytes - self.kept_bytes)
         )
+    }
+}
+
+/// What the CLI reads of a file of `size` bytes: "all of it", or its
+/// first [`crate::parse::CLI_FILE_BYTES`].
+pub fn cli_reads(size: u64) -> String {
+    if size <= crate::parse::CLI_FILE_BYTES {
+        "all of it".to_string()
+    } else {
+        format!("its first {}", crate::ingest::human_bytes(crate::parse::CLI_FILE_BYTES))
     }
 }
 
