@@ -229,13 +229,59 @@ fn uuid_bits(s: &[u8]) -> Option<u128> {
 }
 
 /// Replaces the object's name in a message, so `x has been reconciled`
-/// and `y has been reconciled` are one word of the vocabulary.
+/// and `y has been reconciled` are one word of the vocabulary, and any
+/// other object written `namespace/name` (kamaji's datastore controller:
+/// `can't push DataStore reconciliation for object default/stress-3`, a
+/// word per tenant that split one controller into an instance per tenant).
 fn normalise(msg: &str, name: Option<&str>) -> String {
+    // Objects first: the name of the reconcile's own object may be part of
+    // another's `namespace/name`.
+    let m = without_object_refs(msg);
     let m = match name {
-        Some(n) if !n.is_empty() => msg.replace(n, "<name>"),
-        _ => msg.to_string(),
+        Some(n) if !n.is_empty() => m.replace(n, "<name>"),
+        _ => m.into_owned(),
     };
     m.chars().take(80).collect()
+}
+
+/// `msg` with each word shaped as a Kubernetes `namespace/name` (two
+/// DNS-1123 names joined by one `/`, nothing path- or URL-like around it)
+/// written `<object>`.
+fn without_object_refs(msg: &str) -> std::borrow::Cow<'_, str> {
+    let b = msg.as_bytes();
+    let name = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-' || c == b'.';
+    let part = |c: u8| name(c) || c == b'/';
+    // A byte that makes the word a path, a URL or an identifier instead.
+    let joins = |c: u8| part(c) || c.is_ascii_alphanumeric() || matches!(c, b'_' | b':' | b'<' | b'>');
+    let mut out = String::new();
+    let (mut copied, mut i) = (0, 0);
+    while i < b.len() {
+        if !part(b[i]) || (i > 0 && joins(b[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let mut end = i;
+        while end < b.len() && part(b[end]) {
+            end += 1;
+        }
+        let word = &b[i..end];
+        let alnum = |c: u8| c.is_ascii_alphanumeric();
+        let is_ref = end == b.len() || !joins(b[end]);
+        let is_ref = is_ref
+            && word.iter().filter(|&&c| c == b'/').count() == 1
+            && word.split(|&c| c == b'/').all(|p| !p.is_empty() && alnum(p[0]) && alnum(p[p.len() - 1]));
+        if is_ref {
+            out.push_str(&msg[copied..i]);
+            out.push_str("<object>");
+            copied = end;
+        }
+        i = end;
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(msg);
+    }
+    out.push_str(&msg[copied..]);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Slots of [`Ids::recent`] (a power of two).
@@ -1208,6 +1254,55 @@ mod tests {
                 assert!(KeyRef::new(a) != KeyRef::new(&b), "{len} {at}");
             }
         }
+    }
+
+    #[test]
+    fn objects_written_in_a_message_are_one_word() {
+        let check = |msg: &str, expect: &str| assert_eq!(normalise(msg, None), expect, "{msg}");
+        check("can't push DataStore reconciliation for object default/stress-3", "can't push DataStore reconciliation for object <object>");
+        check("moved tenant-a1/tcp.x to tenant-b/y, done", "moved <object> to <object>, done");
+        check("Reconciling \"kube-system/coredns\"", "Reconciling \"<object>\"");
+        // A count is written the same way (and is no part of what the
+        // message says either).
+        check("1/3 replicas ready", "<object> replicas ready");
+        // Not objects: paths, URLs, identifiers, upper case, more than one
+        // slash, a name ending in a dash.
+        for same in [
+            "reading /var/log/pods",
+            "GET https://10.0.0.1:6443/api/v1/namespaces",
+            "apps/v1/Deployment",
+            "a_b/c",
+            "Default/Stress",
+            "x/",
+            "/x",
+            "ns-/name",
+            "<name>/x",
+        ] {
+            check(same, same);
+        }
+    }
+
+    /// kamaji's datastore controller writes the object it could not push
+    /// in its message (tests/corpus/kamaji/issue787_datastore_channel_full.log):
+    /// still one controller, not an instance per object.
+    #[test]
+    fn a_message_naming_other_objects_keeps_one_instance() {
+        let mut text = String::new();
+        for i in 0..30 {
+            let id = format!("43b1f9e5-755c-4819-824e-33af1678f{i:03}");
+            let line = |s: u32, level: &str, msg: &str| {
+                format!(
+                    "2025-04-16T16:{:02}:{s:02}Z\t{level}\t{msg}\t{{\"controller\": \"datastore\", \"controllerGroup\": \"kamaji.clastix.io\", \"controllerKind\": \"DataStore\", \"DataStore\": {{\"name\":\"default\"}}, \"namespace\": \"\", \"name\": \"default\", \"reconcileID\": \"{id}\"}}\n",
+                    i
+                )
+            };
+            text += &line(1, "ERROR", &format!("can't push DataStore reconciliation for object default/stress-{}", i % 6));
+        }
+        let files = [crate::parse::parse_file("kamaji.log", text.into_bytes(), &Default::default())];
+        let built = build(&files, &AnalyzeOptions::default());
+        assert_eq!(built.reconciles.len(), 30);
+        let names: Vec<&str> = built.controllers.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["datastore"]);
     }
 
     #[test]
