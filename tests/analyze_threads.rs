@@ -7,7 +7,7 @@
 //! reconciles, lines, outcomes, deletion steps and picked records, and the
 //! same `analyze --json` document.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[path = "support/files.rs"]
 mod files;
@@ -62,32 +62,27 @@ fn check(what: &str, inputs: &[(String, Vec<u8>)]) {
     assert_eq!(doc, json(&kept, &on(3)), "{what}: the document with the analysis' fields kept, on 3 threads");
 }
 
-fn read(root: &Path, paths: &[PathBuf]) -> Vec<(String, Vec<u8>)> {
-    paths.iter().map(|p| (p.strip_prefix(root).unwrap().to_string_lossy().into_owned(), std::fs::read(p).unwrap())).collect()
-}
-
 #[test]
 fn every_corpus_file_alone_and_all_together() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let paths: Vec<PathBuf> = files::files_under(&root).into_iter().filter(|p| p.extension().is_none_or(|e| e != "expect" && e != "md")).collect();
+    let (root, paths) = files::corpus_inputs();
     assert!(paths.len() >= 50, "corpus went missing");
     let with_reconciles = paths
         .iter()
         .filter(|p| {
-            let inputs = read(&root, std::slice::from_ref(p));
+            let inputs = files::read(&root, std::slice::from_ref(p));
             check(&inputs[0].0, &inputs);
             !reconciles::build(&load(&inputs, false), &AnalyzeOptions::default()).reconciles.is_empty()
         })
         .count();
     // (The stretches cut reconciles only in files that have some.)
     assert!(with_reconciles >= 10, "{with_reconciles} corpus files with reconciles");
-    check("the whole corpus", &read(&root, &paths));
+    check("the whole corpus", &files::read(&root, &paths));
 }
 
 #[test]
 fn the_incident() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident");
-    let inputs = read(&root, &files::files_under(&root));
+    let inputs = files::read(&root, &files::files_under(&root));
     check("the incident", &inputs);
     // The same log twice (a pod's log beside the artifact's copy of it):
     // each reconcile's lines in two files, so in two stretches.

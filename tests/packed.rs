@@ -7,7 +7,7 @@
 //! inspector lines for every reconcile, and the same filter matches as the
 //! same files read plain.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[path = "support/files.rs"]
 mod files;
@@ -79,17 +79,12 @@ fn check(what: &str, inputs: &[(String, Vec<u8>)], piece: usize) {
     }
 }
 
-fn read(root: &Path, paths: &[PathBuf]) -> Vec<(String, Vec<u8>)> {
-    paths.iter().map(|p| (p.strip_prefix(root).unwrap().to_string_lossy().into_owned(), std::fs::read(p).unwrap())).collect()
-}
-
 #[test]
 fn the_corpus_and_the_incident_packed() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let paths: Vec<PathBuf> = files::files_under(&root).into_iter().filter(|p| p.extension().is_none_or(|e| e != "expect" && e != "md")).collect();
-    check("the corpus", &read(&root, &paths), 4096);
+    let (root, paths) = files::corpus_inputs();
+    check("the corpus", &files::read(&root, &paths), 4096);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident");
-    let mut inputs = read(&root, &files::files_under(&root));
+    let mut inputs = files::read(&root, &files::files_under(&root));
     check("the incident", &inputs, 4096);
     // Its controller log ten times over (the same reconciles again: each
     // reconcile's lines in several chunks).

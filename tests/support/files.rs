@@ -37,3 +37,16 @@ pub fn parsed_under(dir: &Path, base: &Path, keep: impl Fn(&Path) -> bool) -> Ve
     reconscope::parse::resolve_years(&mut files);
     files
 }
+
+/// Each of `paths` read whole, named by its path relative to `root`.
+pub fn read(root: &Path, paths: &[PathBuf]) -> Vec<(String, Vec<u8>)> {
+    paths.iter().map(|p| (p.strip_prefix(root).unwrap().to_string_lossy().into_owned(), std::fs::read(p).unwrap())).collect()
+}
+
+/// The logs and dumps of `tests/corpus` (not its `.expect` files and
+/// notes), and the folder they are under.
+pub fn corpus_inputs() -> (PathBuf, Vec<PathBuf>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let paths = files_under(&root).into_iter().filter(|p| p.extension().is_none_or(|e| e != "expect" && e != "md")).collect();
+    (root, paths)
+}
