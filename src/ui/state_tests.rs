@@ -611,12 +611,13 @@ fn a_load_cut_short_has_a_banner() {
     s.reduce(Action::Chosen(vec![InputInfo { name: "huge.log".into(), size: 5 << 30 }]), 1.0);
     let mut r = incident();
     r.input_bytes = 5 << 30;
+    let tab = crate::web::LeftOutReason::Tab { bytes: 3 << 30 };
     r.left_out = vec![crate::web::LeftOut { path: "huge.log".into(), size_bytes: 5 << 30, kept_bytes: 3 << 30, reason: tab }];
     s.reduce(Action::Worker(WorkerId(0), FromWorker::Loaded(Box::new(r))), 2.0);
     assert_eq!(
         s.left_out_banner().as_deref(),
         Some(
-            "Read 3 GiB of 5 GiB: the last 2 GiB of huge.log were left out (the tab holds at most 1.5 GiB of logs). \
+            "Read 3 GiB of 5 GiB: the last 2 GiB of huge.log were left out (the tab holds at most 3 GiB of logs). \
              What is shown ends there; the CLI reads its first 4.0 GiB: reconscope analyze huge.log"
         )
     );
