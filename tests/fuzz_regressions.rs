@@ -279,3 +279,41 @@ fn a_line_ending_in_two_carriage_returns_gives_back_the_fields_it_kept() {
         assert_eq!(fields, [("i".to_string(), "\r".to_string())], "{input:?}");
     }
 }
+
+/// A file whose lines' clock runs centuries behind its collector's (CRI
+/// stamps of 2200, lines of 1950: the median skew) has its times moved
+/// onto the collector's clock; a line of its own time far the other way
+/// (2100, moved by 250 years) overflowed the move (the `pipeline` target,
+/// 2026-12-04, on cee8470: `align_clocks`). Such a line is kept without a
+/// time, and the note says so; the skew's checks saturate too.
+#[test]
+fn a_time_moved_past_what_a_time_holds_is_no_time() {
+    use reconscope::analyze::{self, AnalyzeOptions};
+    use reconscope::pipeline::{LoadOptions, Loaded};
+    let line = |collected: &str, t: &str, msg: &str, id: &str| {
+        format!("{collected} stderr F {{\"level\":\"info\",\"ts\":\"{t}\",\"msg\":\"{msg}\",\"controller\":\"c\",\"namespace\":\"n\",\"name\":\"o\",\"reconcileID\":\"{id}\"}}\n")
+    };
+    let mut log = String::new();
+    log += &line("2200-03-05T22:40:41.000000001Z", "1950-03-05T22:40:41.000Z", "Reconciling", "a");
+    log += &line("2200-03-05T22:40:42.000000001Z", "1950-03-05T22:40:42.000Z", "Reconcile done", "a");
+    log += &line("2200-03-05T22:40:43.000000001Z", "2100-03-05T22:40:43.000Z", "Reconciling", "b");
+    let mut loaded = Loaded::default();
+    loaded.add("manager.log", log.into_bytes(), &LoadOptions::default());
+    loaded.finish();
+    let f = &loaded.files[0];
+    assert_eq!(f.records.len(), 3);
+    let year = |i: usize| f.records[i].time.map(reconscope::time::year_of);
+    assert_eq!((year(0), year(1), year(2)), (Some(2200), Some(2200), None), "{:#?}", f.records);
+    let notes: Vec<&str> = f.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert!(
+        notes
+            .iter()
+            .any(|m| m.contains("behind the collector's timestamps")
+                && m.contains("(1 line whose time moved would leave the years 1678-2262 kept without a time)")),
+        "{notes:#?}"
+    );
+    let (a, _) = analyze::analyze(&loaded.files, &AnalyzeOptions::default());
+    let tl = reconscope::layout::layout(&a, &Default::default());
+    let _ = (reconscope::report::markdown(&a, &Default::default()), reconscope::render::svg(&a, &tl, &Default::default()));
+    let _ = analyze::json::to_json(&[], &a);
+}

@@ -1405,23 +1405,33 @@ pub fn align_clocks(files: &mut [ParsedFile]) {
             continue;
         }
         let Some(skew) = median(&mut d) else { continue };
-        if skew.abs() <= SKEW_NANOS {
+        if skew.unsigned_abs() <= SKEW_NANOS.unsigned_abs() {
             continue;
         }
+        // A time the move would take past what a time holds (a skew of
+        // centuries, a line of its own far the other way) is no time.
+        let mut lost = 0u64;
         for r in f.records.iter_mut() {
-            if let Some(t) = r.time.as_mut() {
-                t.nanos -= skew;
+            if let Some(t) = r.time {
+                match t.nanos.checked_sub(skew) {
+                    Some(nanos) => r.time = Some(Timestamp { nanos, ..t }),
+                    None => {
+                        r.time = None;
+                        lost += 1;
+                    }
+                }
             }
         }
         let dir = if skew > 0 { "ahead of" } else { "behind" };
-        f.diagnostics.push(Diagnostic {
-            path: f.path.clone(),
-            line: None,
-            message: format!(
-                "the clock of its lines runs {} {dir} the collector's timestamps; its times were moved onto the collector's clock",
-                time::human_duration(skew.abs())
-            ),
-        });
+        let mut message = format!(
+            "the clock of its lines runs {} {dir} the collector's timestamps; its times were moved onto the collector's clock",
+            time::human_duration(skew.saturating_abs())
+        );
+        if lost > 0 {
+            let lines = if lost == 1 { "1 line".to_string() } else { format!("{lost} lines") };
+            message += &format!(" ({lines} whose time moved would leave the years 1678-2262 kept without a time)");
+        }
+        f.diagnostics.push(Diagnostic { path: f.path.clone(), line: None, message });
     }
 }
 
@@ -1452,11 +1462,11 @@ fn zone_local_stamps(f: &mut ParsedFile) {
     let mut d = skews(f, |w| w != Wrapper::None && !collector_clock(w));
     let Some(skew) = median(&mut d) else { return };
     let zone = (skew as f64 / QUARTER_HOUR as f64).round() as i64 * QUARTER_HOUR;
-    if zone == 0 || (skew - zone).abs() > LAG || zone.abs() > 26 * 3600 * time::NANOS_PER_SEC {
+    if zone == 0 || skew.abs_diff(zone) > LAG.unsigned_abs() || zone.unsigned_abs() > (26 * 3600 * time::NANOS_PER_SEC).unsigned_abs() {
         return;
     }
     // Most stamps must agree on it.
-    if d.iter().filter(|&&x| (x - zone).abs() <= LAG).count() * 2 < d.len() {
+    if d.iter().filter(|&&x| x.abs_diff(zone) <= LAG.unsigned_abs()).count() * 2 < d.len() {
         return;
     }
     for r in f.records.iter_mut().filter(|r| !collector_clock(r.wrapper)) {
