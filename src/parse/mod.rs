@@ -1428,8 +1428,7 @@ pub fn align_clocks(files: &mut [ParsedFile]) {
             time::human_duration(skew.saturating_abs())
         );
         if lost > 0 {
-            let lines = if lost == 1 { "1 line".to_string() } else { format!("{lost} lines") };
-            message += &format!(" ({lines} whose time moved would leave the years 1678-2262 kept without a time)");
+            message += &format!(" ({} whose time moved would leave the years 1678-2262 kept without a time)", repair::plural(lost, "line"));
         }
         f.diagnostics.push(Diagnostic { path: f.path.clone(), line: None, message });
     }

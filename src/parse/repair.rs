@@ -192,7 +192,8 @@ impl Repairs {
     }
 }
 
-fn plural(n: u64, what: &str) -> String {
+/// `1 line`, `2 lines`: `n` of `what`, for a note.
+pub(super) fn plural(n: u64, what: &str) -> String {
     if n == 1 {
         format!("1 {what}")
     } else {
