@@ -33,6 +33,7 @@ use crate::analyze::{Analysis, RecordRef};
 use crate::model::{ParsedFile, Timestamp};
 use crate::redact::{self, RedactOptions, Redactor};
 use crate::time::NANOS_PER_SEC;
+use crate::words::plural;
 
 /// The evidence format this build writes and reads.
 pub const FORMAT: u8 = 1;
@@ -114,26 +115,26 @@ impl LeftOut {
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
         if self.reconciles > 0 {
-            parts.push(format!("{} neighbouring reconciles", self.reconciles));
+            parts.push(plural(self.reconciles, "neighbouring reconcile", "neighbouring reconciles"));
         }
         if self.middle_lines > 0 {
-            parts.push(format!("{} lines from the middle of long reconciles", self.middle_lines));
+            parts.push(plural(self.middle_lines, "line from the middle of long reconciles", "lines from the middle of long reconciles"));
         }
         if self.context_lines > 0 {
-            parts.push(format!("{} untagged lines inside reconciles", self.context_lines));
+            parts.push(plural(self.context_lines, "untagged line inside reconciles", "untagged lines inside reconciles"));
         }
         parts.join(", ")
     }
 }
 
 impl EvidenceMeta {
-    /// "redacted: 2 JWTs, 1 values of keys named like secrets", or that
+    /// "redacted: 2 JWTs, 1 value of a key named like a secret", or that
     /// nothing needed it.
     pub fn redacted_words(&self) -> String {
         if self.redacted.is_empty() {
             return "nothing needed redacting".into();
         }
-        let parts: Vec<String> = self.redacted.iter().map(|(k, n)| format!("{n} {}", k.describe())).collect();
+        let parts: Vec<String> = self.redacted.iter().map(|(k, n)| k.counted(*n)).collect();
         format!("redacted: {}", parts.join(", "))
     }
 }
@@ -880,6 +881,15 @@ pub fn unbase64url(s: &str) -> Result<Vec<u8>, EvidenceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_was_left_out_and_redacted_is_counted_in_words() {
+        let left = LeftOut { reconciles: 1, middle_lines: 2, context_lines: 1 };
+        assert_eq!(left.describe(), "1 neighbouring reconcile, 2 lines from the middle of long reconciles, 1 untagged line inside reconciles");
+        let meta = EvidenceMeta { redacted: vec![(redact::Kind::Jwt, 2), (redact::Kind::SecretValue, 1)], ..Default::default() };
+        assert_eq!(meta.redacted_words(), "redacted: 2 JWTs, 1 value of a key named like a secret");
+        assert_eq!(EvidenceMeta::default().redacted_words(), "nothing needed redacting");
+    }
 
     #[test]
     fn fragment_times_are_exact_and_short() {

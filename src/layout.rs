@@ -14,6 +14,7 @@ use rustc_hash::FxHashMap as HashMap;
 use rustc_hash::FxHashSet as HashSet;
 
 use crate::analyze::{Analysis, Election, FindingKind, ObjectRef, Outcome};
+use crate::words::plural;
 
 /// How rows are grouped under each controller instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -582,7 +583,15 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
             let t = d.time?;
             let blocked = a.goroutines.iter().filter(|g| g.dump == i && g.role == "busy-worker").map(|g| g.count).sum::<u64>();
             let base = d.path.rsplit(['/', '!']).next().unwrap_or(&d.path);
-            Some(DumpLine { dump: i as u32, at_nanos: t.nanos, label: format!("goroutine dump {base}: {} goroutines, {blocked} busy worker(s)", d.goroutines) })
+            Some(DumpLine {
+                dump: i as u32,
+                at_nanos: t.nanos,
+                label: format!(
+                    "goroutine dump {base}: {}, {}",
+                    plural(d.goroutines, "goroutine", "goroutines"),
+                    plural(blocked, "busy worker", "busy workers")
+                ),
+            })
         })
         .collect();
     dumps.sort_by_key(|d| (d.at_nanos, d.dump));

@@ -25,3 +25,4 @@ pub mod time;
 pub mod timescale;
 pub mod ui;
 pub mod web;
+pub mod words;

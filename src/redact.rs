@@ -58,19 +58,21 @@ impl Kind {
         }
     }
 
-    /// What a person reads in a preview.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Kind::PrivateKey => "private keys",
-            Kind::Jwt => "JWTs",
-            Kind::Authorization => "Authorization headers and bearer tokens",
-            Kind::AccessKey => "cloud access keys",
-            Kind::Token => "API tokens",
-            Kind::UrlCredentials => "credentials in URLs",
-            Kind::SecretValue => "values of keys named like secrets",
-            Kind::Ip => "IP addresses",
-            Kind::Host => "host names",
-        }
+    /// What a person reads in a preview: `n` of this kind
+    /// (`1 JWT`, `2 JWTs`).
+    pub fn counted(self, n: u64) -> String {
+        let (one, many) = match self {
+            Kind::PrivateKey => ("private key", "private keys"),
+            Kind::Jwt => ("JWT", "JWTs"),
+            Kind::Authorization => ("Authorization header or bearer token", "Authorization headers and bearer tokens"),
+            Kind::AccessKey => ("cloud access key", "cloud access keys"),
+            Kind::Token => ("API token", "API tokens"),
+            Kind::UrlCredentials => ("credential in a URL", "credentials in URLs"),
+            Kind::SecretValue => ("value of a key named like a secret", "values of keys named like secrets"),
+            Kind::Ip => ("IP address", "IP addresses"),
+            Kind::Host => ("host name", "host names"),
+        };
+        crate::words::plural(n, one, many)
     }
 
     fn replacement(self) -> &'static str {

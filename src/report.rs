@@ -12,6 +12,7 @@ use std::fmt::Write;
 use crate::analyze::findings::{clock, human_duration};
 use crate::analyze::{Analysis, Detail, EtcdCoverage, Finding, FindingKind, LogGap, Outcome, Piece, SourceCoverage};
 use crate::model::Timestamp;
+use crate::words::plural;
 
 /// Options for [`markdown`].
 #[derive(Clone, Debug, Default)]
@@ -275,9 +276,15 @@ fn markdown_within(a: &Analysis, opts: &ReportOptions, max_bytes: usize) -> Stri
     let elections = if a.coverage.etcd == EtcdCoverage::Absent && a.elections.is_empty() {
         "elections unknown (the artifact holds no etcd log)".to_string()
     } else {
-        format!("{} etcd leader elections", a.elections.len())
+        plural(a.elections.len(), "etcd leader election", "etcd leader elections")
     };
-    let _ = writeln!(head, "{} reconciles in {} controller instances, {elections}, {} findings.", a.reconciles.len(), a.controllers.len(), a.findings.len());
+    let _ = writeln!(
+        head,
+        "{} in {}, {elections}, {}.",
+        plural(a.reconciles.len(), "reconcile", "reconciles"),
+        plural(a.controllers.len(), "controller instance", "controller instances"),
+        plural(a.findings.len(), "finding", "findings")
+    );
     if let Some(times) = times {
         let _ = writeln!(head);
         let _ = writeln!(head, "{times}");
@@ -654,7 +661,7 @@ fn write_goroutines(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Resul
             _ => "time unknown (give it with `--dump-time`)".to_string(),
         };
         writeln!(s)?;
-        writeln!(s, "Dump {}, line {}: {} goroutines, {when}.", code(&d.path, 200, false), d.first_line, d.goroutines)?;
+        writeln!(s, "Dump {}, line {}: {}, {when}.", code(&d.path, 200, false), d.first_line, plural(d.goroutines, "goroutine", "goroutines"))?;
         let mut groups: Vec<&crate::analyze::GoroutineGroup> = a.goroutines.iter().filter(|g| g.dump == di).collect();
         // Busy workers first, then the longest waits; idle workers are
         // waiting for work, not blocked.

@@ -146,7 +146,7 @@ missing etcd
 ",
     );
     let stall = a.findings.iter().find(|f| f.kind == FindingKind::StalledWorker).unwrap();
-    assert!(stall.message.contains("; 3 object(s) waited and were reconciled right after (ns/d, ns/e, ns/f). Covered: manager.log logged 120 other lines meanwhile, so the worker, not the log, was silent."), "{}", stall.message);
+    assert!(stall.message.contains("; 3 objects waited and were reconciled right after (ns/d, ns/e, ns/f). Covered: manager.log logged 120 other lines meanwhile, so the worker, not the log, was silent."), "{}", stall.message);
     let doc = reconscope::analyze::json::to_json(&[], &a);
     let f = doc["findings"].as_array().unwrap().iter().find(|f| f["kind"] == "stalled-worker").unwrap();
     assert_eq!((f["silence"].as_str(), f["silence_other_lines"].as_u64()), (Some("covered"), Some(120)));
@@ -318,7 +318,7 @@ fn without_an_etcd_log_elections_are_unknown_and_with_one_there_are_none() {
     assert_eq!(doc["coverage"]["etcd"], "absent");
     assert_eq!(doc["coverage"]["missing"][0]["kind"], "etcd");
     let md = markdown(&a, &ReportOptions::default());
-    assert!(md.contains("reconciles in 2 controller instances, elections unknown (the artifact holds no etcd log), 1 findings."), "{md}");
+    assert!(md.contains("reconciles in 2 controller instances, elections unknown (the artifact holds no etcd log), 1 finding."), "{md}");
     assert!(md.contains("### etcd leader elections\n\nUnknown: the artifact holds no etcd log"), "{md}");
     assert!(!md.contains("0 etcd leader elections"), "{md}");
 
@@ -329,7 +329,7 @@ fn without_an_etcd_log_elections_are_unknown_and_with_one_there_are_none() {
     assert_eq!(doc["coverage"]["etcd_logs"], serde_json::json!(["var/log/pods/kube-system_etcd-node1_9f8e/etcd/0.log"]));
     assert_eq!(doc["coverage"]["missing"], serde_json::json!([]));
     let md = markdown(&a, &ReportOptions::default());
-    assert!(md.contains("reconciles in 2 controller instances, 0 etcd leader elections, 1 findings."), "{md}");
+    assert!(md.contains("reconciles in 2 controller instances, 0 etcd leader elections, 1 finding."), "{md}");
     assert!(md.contains("### etcd leader elections\n\nNone in the etcd logs."), "{md}");
     assert!(!md.contains("What this artifact does not show"), "nothing missing: {md}");
 

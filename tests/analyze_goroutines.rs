@@ -192,7 +192,7 @@ fn a_dump_outside_the_stall_explains_nothing() {
     let a = incident_with(&[("kamaji/goroutines-20260526T162000Z.txt", text)], &AnalyzeOptions::default());
     let s = stall(&a);
     assert!(s.blocked.is_none(), "{}", s.message);
-    assert!(s.message.contains("(at 16:20:00) show no busy worker of this controller during the stall"), "{}", s.message);
+    assert!(s.message.contains("(at 16:20:00) shows no busy worker of this controller during the stall"), "{}", s.message);
     assert!(a.goroutines.iter().all(|g| g.finding.is_none()));
 }
 

@@ -358,6 +358,24 @@ fn fail_on_sets_exit_code_1() {
     assert_eq!(out.status.code(), Some(2), "unknown kind is bad usage");
 }
 
+/// The text summary counts in words: `1 worker`, never `1 workers`.
+#[test]
+fn the_text_summary_says_one_worker_in_the_singular() {
+    let out = reconscope(&["analyze", "tests/fixtures/incident/cozyreport"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().take(4).collect();
+    assert_eq!(
+        lines,
+        [
+            "7 files, 359 reconciles, 3 controller instances, 2 etcd elections",
+            "  controller secret (1 worker, inferred): 23 reconciles",
+            "  controller tenantcontrolplane (1 worker, inferred): 334 reconciles",
+            "  controller tenantcontrolplane (soot manager) (1 worker, inferred): 2 reconciles",
+        ],
+        "{text}"
+    );
+}
+
 /// The Markdown report of the incident, compared with the stored golden
 /// copy (`UPDATE_GOLDEN=1 cargo test --test cli` rewrites it).
 #[test]
@@ -676,7 +694,7 @@ fn analyze_says_what_the_artifact_does_not_show() {
     let out = reconscope(&["analyze", "tests/corpus/etcd/capnslog_etcd2_startup_issue6980.log"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with("1 files, 0 reconciles, 0 controller instances, 0 etcd elections\n"), "{text}");
+    assert!(text.starts_with("1 file, 0 reconciles, 0 controller instances, 0 etcd elections\n"), "{text}");
     assert!(
         text.contains(
             "log gap: tests/corpus/etcd/capnslog_etcd2_startup_issue6980.log has no line 2016-12-13T11:16:21.423280Z → 2016-12-13T15:05:07.863702Z\n"

@@ -10,6 +10,7 @@ use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, Outcome, Pie
 use crate::analyze::{coverage, AnalyzeOptions};
 use crate::model::{ParsedFile, Record, Timestamp, ValueKind};
 use crate::time::{honest_duration, Gap, NANOS_PER_SEC};
+use crate::words::plural;
 
 pub use crate::time::human_duration;
 
@@ -374,7 +375,12 @@ fn stalled_workers(
                 } else {
                     let shown: Vec<&str> = waited.iter().take(5).map(String::as_str).collect();
                     let more = if waited.len() > 5 { format!(" and {} more", waited.len() - 5) } else { String::new() };
-                    format!("; {} object(s) waited and were reconciled right after ({}{})", waited.len(), shown.join(", "), more)
+                    format!(
+                        "; {} reconciled right after ({}{})",
+                        plural(waited.len(), "object waited and was", "objects waited and were"),
+                        shown.join(", "),
+                        more
+                    )
                 };
                 let sentence = words(format!(
                     "Worker {} of {} ({} worker{}) ended no reconcile for {} ({} → {}, normally every {}): reconcile {} of {} held it",
@@ -637,16 +643,19 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
             _ => String::new(),
         };
         let fins = if o.finalizers.is_empty() { String::new() } else { format!(" and still carries {}", o.finalizers.join(", ")) };
+        let ran = match reconciles.len() {
+            0 => "no reconcile of it ran after the request".to_string(),
+            n => format!("{} after the request, {failed} failed", plural(n, "deletion reconcile ran", "deletion reconciles ran")),
+        };
         let message = format!(
-            "{} {} was asked to be deleted at {} but is not gone {} later{}{}; {} deletion reconcile(s) ran after the request, {} failed.",
+            "{} {} was asked to be deleted at {} but is not gone {} later{}{}; {}.",
             o.kind.as_deref().unwrap_or("Object"),
             o.object,
             clock(req),
             honest_duration(req, end),
             fins,
             gens,
-            reconciles.len(),
-            failed
+            ran
         );
         out.push(Finding {
             blocked: None,

@@ -331,8 +331,11 @@ pub fn link(a: &mut Analysis) {
         } else {
             append(
                 f,
-                Sentence::default()
-                    .text(format!(" The goroutine dump(s) in the input (at {}) show no busy worker of this controller during the stall.", covering.join(", "))),
+                Sentence::default().text(if covering.len() == 1 {
+                    format!(" The goroutine dump in the input (at {}) shows no busy worker of this controller during the stall.", covering[0])
+                } else {
+                    format!(" The goroutine dumps in the input (at {}) show no busy worker of this controller during the stall.", covering.join(", "))
+                }),
             );
         }
     }

@@ -144,14 +144,14 @@ fn finding(a: &Analysis, ci: usize, rs: &[usize], held: &[usize], start: Timesta
         holders.join(", ")
     ));
     if waited.is_empty() {
-        s = s.text(format!("; {} reconciles ended in the 10 minutes before, so work was waiting.", before));
+        s = s.text(format!("; {} in the 10 minutes before, so work was waiting.", crate::words::plural(before, "reconcile ended", "reconciles ended")));
     } else {
         let longest = waited.iter().map(|w| w.estimated_wait_nanos).max().unwrap_or(0);
         let shown: Vec<String> = waited.iter().take(5).map(|w| format!("{} ~{}", w.object, human_duration(w.estimated_wait_nanos))).collect();
         let more = if waited.len() > 5 { format!(" and {} more", waited.len() - 5) } else { String::new() };
         s = s.text(format!(
-            "; {} waited and were reconciled right after ({}{more}), the longest an estimated {}.",
-            if waited.len() == 1 { "1 object".to_string() } else { format!("{} objects", waited.len()) },
+            "; {} reconciled right after ({}{more}), the longest an estimated {}.",
+            crate::words::plural(waited.len(), "object waited and was", "objects waited and were"),
             shown.join(", "),
             human_duration(longest)
         ));

@@ -28,6 +28,7 @@ use crate::analyze::reconciles::time_of;
 use crate::analyze::{AnalyzeOptions, RecordRef};
 use crate::model::{Level, ParsedFile, Record, Timestamp};
 use crate::time::{honest_duration, human_duration, NANOS_PER_SEC};
+use crate::words::plural;
 
 /// A throttling window ends after this long without a throttled request.
 pub const QUIET_NANOS: i64 = 60 * NANOS_PER_SEC;
@@ -409,10 +410,6 @@ fn reconciles_text(a: &Analysis, idx: &[usize]) -> String {
         .collect();
     let more = if idx.len() > 5 { format!(" and {} more", idx.len() - 5) } else { String::new() };
     format!("{}{more}", shown.join(", "))
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The reconciles by start, with the latest end among each prefix: the

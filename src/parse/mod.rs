@@ -689,7 +689,11 @@ fn finish(mut pf: ParsedFile, c: Chunk, mut diagnostics: Vec<Diagnostic>) -> Par
         diagnostics.push(Diagnostic {
             path: pf.path.clone(),
             line: None,
-            message: format!("{} lines are not valid UTF-8 and were decoded lossily", counts.invalid_utf8_lines),
+            message: if counts.invalid_utf8_lines == 1 {
+                "1 line is not valid UTF-8 and was decoded lossily".to_string()
+            } else {
+                format!("{} lines are not valid UTF-8 and were decoded lossily", counts.invalid_utf8_lines)
+            },
         });
     }
     pf.records = records;
@@ -1428,7 +1432,7 @@ pub fn align_clocks(files: &mut [ParsedFile]) {
             time::human_duration(skew.saturating_abs())
         );
         if lost > 0 {
-            message += &format!(" ({} whose time moved would leave the years 1678-2262 kept without a time)", repair::plural(lost, "line"));
+            message += &format!(" ({} whose time moved would leave the years 1678-2262 kept without a time)", crate::words::plural(lost, "line", "lines"));
         }
         f.diagnostics.push(Diagnostic { path: f.path.clone(), line: None, message });
     }

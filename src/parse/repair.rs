@@ -29,6 +29,7 @@
 //! Each kind gets one note per file naming its first line ([`Repairs`]).
 
 use crate::model::{Diagnostic, Format};
+use crate::words::plural;
 
 /// Rows narrower than this are never taken for a terminal's width.
 pub(super) const MIN_COLUMNS: usize = 40;
@@ -164,7 +165,7 @@ impl Repairs {
             note(self.pretty_json.first, format!("{what} (first at line {})", self.pretty_json.first));
         }
         if self.framed.n > 0 {
-            let lines = plural(self.framed.n, "line");
+            let lines = plural(self.framed.n, "line", "lines");
             note(self.framed.first, format!("a terminal frame was removed from {lines} (first at line {})", self.framed.first));
         }
         let not_logs = |t: Tally| {
@@ -189,15 +190,6 @@ impl Repairs {
             };
             note(line, format!("the last line is cut mid-record: {how}"));
         }
-    }
-}
-
-/// `1 line`, `2 lines`: `n` of `what`, for a note.
-pub(super) fn plural(n: u64, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
     }
 }
 

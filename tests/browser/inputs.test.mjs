@@ -146,7 +146,7 @@ describe('what a load reads', { timeout: 900_000 }, () => {
       maxBuffer: 256 << 20,
     });
     assert.ok(text.includes(`kamaji-manager.log: read only in part: its first ${human(kept)} of ${human(size)}`), text.slice(0, 2000));
-    const head = /^1 files, (\d+) reconciles, \d+ controller instances, (?:(\d+) etcd elections|elections unknown)/.exec(text);
+    const head = /^1 file, (\d+) reconciles, \d+ controller instances, (?:(\d+) etcd elections|elections unknown)/.exec(text);
     assert.ok(head, text.slice(0, 300));
     const expected = { reconciles: Number(head[1]), elections: Number(head[2] || 0), findings: text.split('\n').filter((l) => /^[a-z-]+ \[\d{4}-\d\d-\d\dT/.test(l)).length };
     assert.ok(expected.reconciles > 1_500_000 && expected.findings > 0, JSON.stringify(expected));

@@ -5,13 +5,13 @@
 use reconscope::evidence::EvidenceMeta;
 use reconscope::ui::state::Loaded;
 use reconscope::ui::{Action, AppState};
+use reconscope::words::plural;
 use yew::prelude::*;
 
 use crate::timefmt::{self, Zone};
 
 pub fn summary(s: &AppState, l: &Loaded, d: &Callback<Action>, zone: Zone) -> Html {
     let a = &l.analysis;
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let text = format!(
         "{} ({}) · {} · {} · {} · read and analyzed in {:.1} s",
         plural(l.files.len(), "log file", "log files"),

@@ -16,6 +16,7 @@ use reconscope::pipeline::{LoadOptions, Loaded};
 use reconscope::redact::{RedactOptions, Redactor};
 use reconscope::report::{self, ReportOptions};
 use reconscope::stats::FileStats;
+use reconscope::words::plural;
 use reconscope::{inert, render};
 
 mod mapped;
@@ -645,11 +646,24 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         let elections = if analysis.coverage.etcd == analyze::EtcdCoverage::Absent && analysis.elections.is_empty() {
             "elections unknown (no etcd log)".to_string()
         } else {
-            format!("{} etcd elections", analysis.elections.len())
+            plural(analysis.elections.len(), "etcd election", "etcd elections")
         };
-        writeln!(out, "{} files, {} reconciles, {} controller instances, {elections}", inputs.len(), analysis.reconciles.len(), analysis.controllers.len())?;
+        writeln!(
+            out,
+            "{}, {}, {}, {elections}",
+            plural(inputs.len(), "file", "files"),
+            plural(analysis.reconciles.len(), "reconcile", "reconciles"),
+            plural(analysis.controllers.len(), "controller instance", "controller instances")
+        )?;
         for c in &analysis.controllers {
-            writeln!(out, "  controller {} ({} workers, {}): {} reconciles", inert::terminal(&c.name), c.workers, c.workers_source, c.reconciles)?;
+            writeln!(
+                out,
+                "  controller {} ({}, {}): {}",
+                inert::terminal(&c.name),
+                plural(c.workers, "worker", "workers"),
+                c.workers_source,
+                plural(c.reconciles, "reconcile", "reconciles")
+            )?;
         }
         if analysis.findings.is_empty() {
             writeln!(out, "no findings")?;
