@@ -166,7 +166,7 @@ pub fn findings(p: &FindingsProps) -> Html {
         });
         html! {
             <button type="button" class="more" data-testid="more-findings" data-kind={kind} {onclick}>
-                { format!("Show {} more {kind} findings", n - FINDINGS_SHOWN_PER_KIND) }
+                { format!("Show {} more {kind} {}", n - FINDINGS_SHOWN_PER_KIND, if n - FINDINGS_SHOWN_PER_KIND == 1 { "finding" } else { "findings" }) }
             </button>
         }
     });

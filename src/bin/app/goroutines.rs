@@ -4,6 +4,7 @@
 //! reconcile links to it in the inspector.
 
 use reconscope::analyze::{Analysis, GoroutineGroup};
+use reconscope::words::plural;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -72,7 +73,7 @@ pub fn goroutines(p: &GoroutinesProps) -> Html {
         html! {
             <li class="dump" data-testid="dump">
                 <span class="path">{ format!("{}:{}", reconscope::inert::label(&d.path), d.first_line) }</span>
-                <span class="muted">{ format!(" · {} goroutines · {when}", d.goroutines) }</span>
+                <span class="muted">{ format!(" · {} · {when}", plural(d.goroutines, "goroutine", "goroutines")) }</span>
                 { for d.notes.iter().take(5).map(|n| html! { <div class="note muted">{ reconscope::inert::label(n).into_owned() }</div> }) }
             </li>
         }
@@ -81,7 +82,7 @@ pub fn goroutines(p: &GoroutinesProps) -> Html {
         let g = &a.goroutines[i];
         let wait = match (g.min_wait_minutes, g.max_wait_minutes) {
             (Some(lo), Some(hi)) if lo != hi => format!(", {lo}–{hi} minutes"),
-            (_, Some(m)) => format!(", {m} minutes"),
+            (_, Some(m)) => format!(", {}", plural(m, "minute", "minutes")),
             _ => String::new(),
         };
         let controller = g.controller.and_then(|c| a.controllers.get(c)).map(|c| format!(" · {}", c.name)).unwrap_or_default();

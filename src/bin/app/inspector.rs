@@ -7,6 +7,7 @@
 use reconscope::analyze::{Analysis, Outcome};
 use reconscope::ui::state::{Inspector, Loaded};
 use reconscope::ui::{Action, AppState};
+use reconscope::words::plural;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, KeyboardEvent, PointerEvent};
 use yew::prelude::*;
@@ -148,7 +149,7 @@ pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &N
                         </p>
                     }
                     if lines.omitted_context > 0 {
-                        <p class="muted">{ format!("{} lines without a reconcileID in between were left out.", lines.omitted_context) }</p>
+                        <p class="muted">{ format!("{} in between {} left out.", plural(lines.omitted_context, "line without a reconcileID", "lines without a reconcileID"), if lines.omitted_context == 1 { "was" } else { "were" }) }</p>
                     }
                 </>
             }
@@ -199,7 +200,7 @@ fn stack(a: &Analysis, reconcile: u32, zone: Zone) -> Html {
     let Some(g) = a.goroutines.iter().find(|g| g.reconcile == Some(reconcile as usize)) else { return html! {} };
     let Some(d) = a.dumps.get(g.dump) else { return html! {} };
     let when = d.time.map_or("at an unknown time".to_string(), |t| format!("at {}", timefmt::full(t.nanos, zone)));
-    let wait = g.max_wait_minutes.map_or(String::new(), |m| format!(", {m} minutes"));
+    let wait = g.max_wait_minutes.map_or(String::new(), |m| format!(", {}", plural(m, "minute", "minutes")));
     let blocked = g.blocked_in.as_ref().map_or(String::new(), |f| format!(", blocked in {}", f.func));
     html! {
         <details class="inspector-stack" data-testid="inspector-stack">
