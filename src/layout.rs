@@ -776,7 +776,7 @@ fn band_label(e: &Election) -> String {
         parts.push("election".into());
     }
     if e.transfers > 0 {
-        parts.push(format!("{} leadership transfer{}", e.transfers, if e.transfers == 1 { "" } else { "s" }));
+        parts.push(plural(e.transfers, "leadership transfer", "leadership transfers"));
     }
     let mut s = format!("{}: {}", e.cluster, parts.join(", "));
     if let Some(p) = &e.previous_leader {

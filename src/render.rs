@@ -812,7 +812,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     }
     if unlabelled > 0 {
         let y = legend_top + legend_lines.len() as f64 * 20.0 + 10.0;
-        let s = format!("{unlabelled} more finding{} outlined without a label", if unlabelled == 1 { "" } else { "s" });
+        let s = format!("{} outlined without a label", crate::words::plural(unlabelled, "more finding", "more findings"));
         d.text(8.0, y, FONT_SMALL, &s, &format!(r#"fill="{}""#, p.muted));
     }
     d.out.push_str("</svg>\n");

@@ -1,7 +1,8 @@
 //! Counted nouns in the sentences reconscope writes: `1 worker`,
-//! `2 workers`, `0 findings`. Every output (findings, notes, the CLI's
-//! summary, the Markdown, the page, the chart's labels) counts with
-//! [`plural`], so none says `1 files` or `object(s)`.
+//! `2 workers`, `0 findings`, in every output (findings, notes, the CLI's
+//! summary, the Markdown, the page, the chart's labels), so none says
+//! `1 files` or `object(s)`. A sentence whose words around the number
+//! change with it (`the worker` / `2 workers`) writes both forms itself.
 
 use std::fmt::Display;
 

@@ -334,10 +334,10 @@ fn restarted_without_previous(files: &[ParsedFile]) -> Vec<Missing> {
             kind: "previous-log".into(),
             path: Some(path.clone()),
             message: format!(
-                "Container {} of pod {} restarted {n} time{} ({dump} says so), but only one run's log is here ({path}): the log before the restart is absent, so why it restarted is not in the artifact.",
+                "Container {} of pod {} restarted {} ({dump} says so), but only one run's log is here ({path}): the log before the restart is absent, so why it restarted is not in the artifact.",
                 key.1,
                 key.0,
-                if n == 1 { "" } else { "s" }
+                crate::words::plural(n, "time", "times")
             ),
         });
     }

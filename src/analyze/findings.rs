@@ -383,11 +383,10 @@ fn stalled_workers(
                     )
                 };
                 let sentence = words(format!(
-                    "Worker {} of {} ({} worker{}) ended no reconcile for {} ({} → {}, normally every {}): reconcile {} of {} held it",
+                    "Worker {} of {} ({}) ended no reconcile for {} ({} → {}, normally every {}): reconcile {} of {} held it",
                     lane + 1,
                     c.name,
-                    c.workers,
-                    if c.workers == 1 { "" } else { "s" },
+                    plural(c.workers, "worker", "workers"),
                     honest_duration(start, end),
                     clock(start),
                     clock(end),
@@ -398,9 +397,8 @@ fn stalled_workers(
                 .then(outcome)
                 .text(format!("{}{}.", waited_clause, election_clause(a, &els)))
                 .text(format!(
-                    " Covered: {src} logged {} other line{} meanwhile, so the worker, not the log, was silent.",
-                    silence.other_lines,
-                    if silence.other_lines == 1 { "" } else { "s" }
+                    " Covered: {src} logged {} meanwhile, so the worker, not the log, was silent.",
+                    plural(silence.other_lines, "other line", "other lines")
                 ));
                 out.push(Finding {
                     blocked: None,
@@ -489,9 +487,8 @@ fn held_to_the_end(a: &Analysis, ci: usize, by_end: &[Ends], usual: (i64, i64), 
     .code(cut_quote(&last_said, 120))
     .text(format!("), and no line after it names a reconcile of {}{}.", c.name, election_clause(a, &els)))
     .text(format!(
-        " Covered: {src} logged {} other line{} meanwhile, so the worker{}, not the log, {} silent.",
-        silence.other_lines,
-        if silence.other_lines == 1 { "" } else { "s" },
+        " Covered: {src} logged {} meanwhile, so the worker{}, not the log, {} silent.",
+        plural(silence.other_lines, "other line", "other lines"),
         if c.workers <= 1 { "" } else { "s" },
         if c.workers <= 1 { "was" } else { "were" },
     ));

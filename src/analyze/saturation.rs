@@ -16,6 +16,7 @@ use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, Saturation, 
 use crate::analyze::AnalyzeOptions;
 use crate::model::Timestamp;
 use crate::time::{honest_duration, human_duration, NANOS_PER_SEC};
+use crate::words::plural;
 
 pub fn find(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
     let mut by_controller: Vec<Vec<usize>> = vec![Vec::new(); a.controllers.len()];
@@ -144,14 +145,14 @@ fn finding(a: &Analysis, ci: usize, rs: &[usize], held: &[usize], start: Timesta
         holders.join(", ")
     ));
     if waited.is_empty() {
-        s = s.text(format!("; {} in the 10 minutes before, so work was waiting.", crate::words::plural(before, "reconcile ended", "reconciles ended")));
+        s = s.text(format!("; {} in the 10 minutes before, so work was waiting.", plural(before, "reconcile ended", "reconciles ended")));
     } else {
         let longest = waited.iter().map(|w| w.estimated_wait_nanos).max().unwrap_or(0);
         let shown: Vec<String> = waited.iter().take(5).map(|w| format!("{} ~{}", w.object, human_duration(w.estimated_wait_nanos))).collect();
         let more = if waited.len() > 5 { format!(" and {} more", waited.len() - 5) } else { String::new() };
         s = s.text(format!(
             "; {} reconciled right after ({}{more}), the longest an estimated {}.",
-            crate::words::plural(waited.len(), "object waited and was", "objects waited and were"),
+            plural(waited.len(), "object waited and was", "objects waited and were"),
             shown.join(", "),
             human_duration(longest)
         ));

@@ -689,11 +689,11 @@ fn finish(mut pf: ParsedFile, c: Chunk, mut diagnostics: Vec<Diagnostic>) -> Par
         diagnostics.push(Diagnostic {
             path: pf.path.clone(),
             line: None,
-            message: if counts.invalid_utf8_lines == 1 {
-                "1 line is not valid UTF-8 and was decoded lossily".to_string()
-            } else {
-                format!("{} lines are not valid UTF-8 and were decoded lossily", counts.invalid_utf8_lines)
-            },
+            message: crate::words::plural(
+                counts.invalid_utf8_lines,
+                "line is not valid UTF-8 and was decoded lossily",
+                "lines are not valid UTF-8 and were decoded lossily",
+            ),
         });
     }
     pf.records = records;

@@ -152,7 +152,7 @@ impl Repairs {
         if self.wrapped.n > 0 {
             let (lo, hi) = self.widths;
             let width = if lo == hi { format!("{lo}") } else { format!("{lo}-{hi}") };
-            let what = if self.wrapped.n == 1 { "1 line hard-wrapped".to_owned() } else { format!("{} lines hard-wrapped", self.wrapped.n) };
+            let what = plural(self.wrapped.n, "line hard-wrapped", "lines hard-wrapped");
             let verb = if self.wrapped.n == 1 { "was" } else { "were" };
             note(self.wrapped.first, format!("{what} at {width} columns {verb} re-joined (first at line {})", self.wrapped.first));
         }

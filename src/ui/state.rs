@@ -718,7 +718,7 @@ impl AppState {
                     Copy::Link => ("Link copied.".to_string(), "the link"),
                     Copy::Markdown => ("Markdown report copied.".to_string(), "the report"),
                     Copy::Line => ("Line copied.".to_string(), "the line"),
-                    Copy::Lines => (format!("{n} line{} copied.", if n == 1 { "" } else { "s" }), "the lines"),
+                    Copy::Lines => (format!("{} copied.", crate::words::plural(n, "line", "lines")), "the lines"),
                 };
                 if ok {
                     self.notice = Some(done);

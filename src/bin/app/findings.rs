@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use reconscope::analyze::{Analysis, Finding, FindingKind, Severity};
 use reconscope::ui::Action;
+use reconscope::words::plural;
 use yew::prelude::*;
 
 use crate::timefmt::{self, Zone};
@@ -166,7 +167,7 @@ pub fn findings(p: &FindingsProps) -> Html {
         });
         html! {
             <button type="button" class="more" data-testid="more-findings" data-kind={kind} {onclick}>
-                { format!("Show {} more {kind} {}", n - FINDINGS_SHOWN_PER_KIND, if n - FINDINGS_SHOWN_PER_KIND == 1 { "finding" } else { "findings" }) }
+                { format!("Show {}", plural(n - FINDINGS_SHOWN_PER_KIND, &format!("more {kind} finding"), &format!("more {kind} findings"))) }
             </button>
         }
     });

@@ -64,13 +64,12 @@ pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &N
         format!("{controller} · {object} · {} · {} · one line", outcome(rec.outcome), timefmt::full(rec.start().nanos, zone))
     } else {
         format!(
-            "{controller} · {object} · {} · {} → {} ({}) · {} line{}",
+            "{controller} · {object} · {} · {} → {} ({}) · {}",
             outcome(rec.outcome),
             timefmt::full(rec.start().nanos, zone),
             timefmt::clock_auto(rec.last.nanos, zone),
             rec.duration_text(),
-            rec.lines,
-            if rec.lines == 1 { "" } else { "s" },
+            plural(rec.lines, "line", "lines"),
         )
     };
     // Previous and next reconcile of the same object (found when asked:
@@ -107,7 +106,7 @@ pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &N
                     let gap = match prev_line {
                         Some(p) if line.number > p + 1 => {
                             let n = line.number - p - 1;
-                            html! { <div class="gap">{ format!("⋯ {n} line{} of other reconciles", if n == 1 { "" } else { "s" }) }</div> }
+                            html! { <div class="gap">{ format!("⋯ {}", plural(n, "line of other reconciles", "lines of other reconciles")) }</div> }
                         }
                         _ => html! {},
                     };
@@ -149,7 +148,7 @@ pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &N
                         </p>
                     }
                     if lines.omitted_context > 0 {
-                        <p class="muted">{ format!("{} in between {} left out.", plural(lines.omitted_context, "line without a reconcileID", "lines without a reconcileID"), if lines.omitted_context == 1 { "was" } else { "were" }) }</p>
+                        <p class="muted">{ plural(lines.omitted_context, "line without a reconcileID in between was left out.", "lines without a reconcileID in between were left out.") }</p>
                     }
                 </>
             }

@@ -883,7 +883,7 @@ impl State {
             if let Some(l) = r.latent_start {
                 t.push_str(&format!("latent start {}\n", timefmt::full(l.nanos, z)));
             }
-            let lines = if r.is_one_line() { String::new() } else { format!(" · {} line{}", r.lines, if r.lines == 1 { "" } else { "s" }) };
+            let lines = if r.is_one_line() { String::new() } else { format!(" · {}", reconscope::words::plural(r.lines, "line", "lines")) };
             // No finer than its timestamps; one line has no duration.
             t.push_str(&format!(
                 "first {}\nlast  {}\n{} · {}{lines}{}",
