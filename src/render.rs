@@ -15,11 +15,12 @@
 
 use std::fmt::Write as _;
 
-use crate::analyze::{Analysis, Outcome};
+use crate::analyze::{Analysis, EtcdCoverage, Outcome};
 use crate::layout::{MarkerKind, Timeline};
 use chrono::{Datelike, Timelike};
 
 use crate::time::{human_duration, NANOS_PER_SEC};
+use crate::words::plural;
 
 /// What part of the timeline to draw, and how big.
 #[derive(Clone, Debug, PartialEq)]
@@ -568,12 +569,17 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     d.rect(0.0, 0.0, width, height, &format!(r#"fill="{}""#, p.bg));
 
     d.text(8.0, 19.0, FONT_TITLE, &format!("{shown} · {when}"), &format!(r#"font-weight="bold" fill="{}""#, p.text));
+    // No etcd log: no election found is not "0 elections" (as the Markdown says it).
+    let elections = if a.coverage.etcd == EtcdCoverage::Absent && a.elections.is_empty() {
+        "elections unknown (no etcd log)".to_string()
+    } else {
+        plural(a.elections.len(), "etcd election", "etcd elections")
+    };
     let counts = format!(
-        "reconscope: {} reconciles · {} controller instances · {} etcd elections · {} findings",
-        a.reconciles.len(),
-        a.controllers.len(),
-        a.elections.len(),
-        a.findings.len()
+        "reconscope: {} · {} · {elections} · {}",
+        plural(a.reconciles.len(), "reconcile", "reconciles"),
+        plural(a.controllers.len(), "controller instance", "controller instances"),
+        plural(a.findings.len(), "finding", "findings")
     );
     d.text(8.0, 42.0, FONT_SMALL, &counts, &format!(r#"fill="{}""#, p.muted));
 
@@ -812,7 +818,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     }
     if unlabelled > 0 {
         let y = legend_top + legend_lines.len() as f64 * 20.0 + 10.0;
-        let s = format!("{} outlined without a label", crate::words::plural(unlabelled, "more finding", "more findings"));
+        let s = format!("{} outlined without a label", plural(unlabelled, "more finding", "more findings"));
         d.text(8.0, y, FONT_SMALL, &s, &format!(r#"fill="{}""#, p.muted));
     }
     d.out.push_str("</svg>\n");
