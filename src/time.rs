@@ -4,7 +4,7 @@
 use std::cell::Cell;
 use std::fmt;
 
-use chrono::{DateTime, Datelike, NaiveDate, SecondsFormat, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
 
 pub const NANOS_PER_SEC: i64 = 1_000_000_000;
 
@@ -455,22 +455,54 @@ pub fn year_of(ts: Timestamp) -> i64 {
     i64::from(utc(ts.nanos).year())
 }
 
-/// RFC3339 in UTC (chrono's) with exactly as many fractional digits as
-/// the source had: the fraction cut, never rounded.
+/// RFC3339 in UTC (chrono's calendar) with exactly as many fractional
+/// digits as the source had: the fraction cut, never rounded.
 pub fn format_rfc3339(ts: Timestamp) -> String {
+    let mut out = Vec::with_capacity(30);
+    write_rfc3339(&mut out, ts);
+    // (Digits, `-`, `:`, `.`, `T` and `Z` only.)
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`format_rfc3339`] written onto the end of `out`, without a `String`
+/// or chrono's formatter: the JSON document writes two for each of a
+/// million reconciles. The date is the proleptic Gregorian one chrono
+/// gives (Howard Hinnant's `civil_from_days`; the tests compare the two).
+pub fn write_rfc3339(out: &mut Vec<u8>, ts: Timestamp) {
     let digits = usize::from(ts.digits.min(9));
-    let form = match digits {
-        0 => SecondsFormat::Secs,
-        1..=3 => SecondsFormat::Millis,
-        4..=6 => SecondsFormat::Micros,
-        _ => SecondsFormat::Nanos,
+    let secs = ts.nanos.div_euclid(NANOS_PER_SEC);
+    let frac = ts.nanos.rem_euclid(NANOS_PER_SEC);
+    let (days, sod) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Days since 0000-03-01, in 400-year eras.
+    let z = days + 719_468;
+    let (era, doe) = (z.div_euclid(146_097), z.rem_euclid(146_097));
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    // (Every i64 of nanoseconds is in the years 1677 to 2262: four digits.)
+    let mut b = *b"0000-00-00T00:00:00.000000000Z";
+    let mut put = |at: usize, width: usize, mut v: i64| {
+        for k in (at..at + width).rev() {
+            b[k] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
     };
-    let mut out = utc(ts.nanos).to_rfc3339_opts(form, true);
-    // `YYYY-MM-DDTHH:MM:SS` (every i64 instant has a 4-digit year), then
-    // the source's digits of chrono's (cut) fraction.
-    out.truncate(19 + if digits > 0 { 1 + digits } else { 0 });
-    out.push('Z');
-    out
+    put(0, 4, year);
+    put(5, 2, month);
+    put(8, 2, day);
+    put(11, 2, sod / 3_600);
+    put(14, 2, sod / 60 % 60);
+    put(17, 2, sod % 60);
+    put(20, 9, frac);
+    if digits == 0 {
+        out.extend_from_slice(&b[..19]);
+    } else {
+        out.extend_from_slice(&b[..20 + digits]);
+    }
+    out.push(b'Z');
 }
 
 /// `20m36s`, `71µs`, `3.2s`.
@@ -643,6 +675,45 @@ mod tests {
     fn rfc(s: &str) -> String {
         let p = parse_rfc3339(s.as_bytes(), true, 0).expect(s);
         format_rfc3339(p.ts)
+    }
+
+    /// What chrono writes, cut to the source's digits: the reference
+    /// [`write_rfc3339`] is held to.
+    fn chrono_rfc3339(ts: Timestamp) -> String {
+        use chrono::SecondsFormat;
+        let digits = usize::from(ts.digits.min(9));
+        let mut out = utc(ts.nanos).to_rfc3339_opts(SecondsFormat::Nanos, true);
+        out.truncate(19 + if digits > 0 { 1 + digits } else { 0 });
+        out.push('Z');
+        out
+    }
+
+    /// The hand-written calendar is chrono's: at the ends of what a time
+    /// holds, around the epoch, leap days and century years, and at a
+    /// million instants spread over the whole range, at every precision.
+    #[test]
+    fn written_times_are_what_chrono_writes() {
+        let mut at = vec![i64::MIN, i64::MIN + 1, i64::MAX, -1, 0, 1, NANOS_PER_SEC - 1, -NANOS_PER_SEC, -NANOS_PER_SEC - 1];
+        for (y, m, d) in
+            [(1900, 2, 28), (1900, 3, 1), (2000, 2, 29), (2000, 3, 1), (2100, 2, 28), (2024, 2, 29), (1969, 12, 31), (1700, 3, 1), (2262, 4, 11), (1677, 9, 21)]
+        {
+            let day = NaiveDate::from_ymd_opt(y, m, d).unwrap().and_hms_opt(0, 0, 0).unwrap().and_utc().timestamp_nanos_opt();
+            if let Some(n) = day {
+                at.extend([n.checked_sub(1), Some(n), n.checked_add(1), n.checked_add(86_399 * NANOS_PER_SEC + 999_999_999)].into_iter().flatten());
+            }
+        }
+        // A fixed sequence (xorshift), the same in every run.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..1_000_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            at.push(x as i64);
+        }
+        for (k, &n) in at.iter().enumerate() {
+            let ts = Timestamp::new(n, (k % 11) as u8);
+            assert_eq!(format_rfc3339(ts), chrono_rfc3339(ts), "{n} at {} digits", ts.digits);
+        }
     }
 
     #[test]

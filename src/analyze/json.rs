@@ -208,7 +208,7 @@ fn write_reconciles<W: std::io::Write>(w: &mut W, a: &Analysis, threads: usize, 
         buf.clear();
         for (j, r) in chunks[k].iter().enumerate() {
             buf.extend_from_slice(if k == 0 && j == 0 { b"\n    " } else { b",\n    " });
-            reconcile_doc(a, r).serialize(&mut serde_json::Serializer::with_formatter(&mut *buf, Indented::at(2)))?;
+            write_reconcile(buf, a, r);
         }
         Ok(())
     };
@@ -380,15 +380,21 @@ struct ReconcileDoc<'a> {
     truncated: bool,
 }
 
-fn reconcile_doc<'a>(a: &'a Analysis, r: &'a Reconcile) -> ReconcileDoc<'a> {
-    // first → last; none for one line.
+/// A reconcile's duration, first line to last, and its bounds when the
+/// timestamps are not exact: none for one line.
+fn durations(r: &Reconcile) -> [Option<i64>; 3] {
     let g = (!r.is_one_line()).then(|| Gap::between(r.first, r.last));
     let (lo, hi) = g.filter(|g| !g.is_exact()).map_or((None, None), |g| (Some(g.at_least), Some(g.at_most)));
+    [g.map(|g| g.nanos), lo, hi]
+}
+
+fn reconcile_doc<'a>(a: &'a Analysis, r: &'a Reconcile) -> ReconcileDoc<'a> {
+    let [duration_nanos, lo, hi] = durations(r);
     let c = &a.controllers[r.controller];
     ReconcileDoc {
         controller: c.is_named().then_some(c.id.as_str()),
         controller_instance: &c.id,
-        duration_nanos: g.map(|g| g.nanos),
+        duration_nanos,
         duration_nanos_at_least: lo,
         duration_nanos_at_most: hi,
         error: &r.error,
@@ -402,6 +408,121 @@ fn reconcile_doc<'a>(a: &'a Analysis, r: &'a Reconcile) -> ReconcileDoc<'a> {
         reconcile_id: &r.reconcile_id,
         truncated: r.truncated,
     }
+}
+
+/// A reconcile written into `buf` by hand, byte for byte what serde_json's
+/// pretty printer makes of [`reconcile_doc`] at the reconciles' depth:
+/// the keys are fixed, and the document holds as many reconciles as the
+/// logs (the serialiser took three times as long). The tests hold the two
+/// equal, hostile strings included.
+fn write_reconcile(buf: &mut Vec<u8>, a: &Analysis, r: &Reconcile) {
+    fn int(buf: &mut Vec<u8>, n: Option<i64>) {
+        match n {
+            Some(n) => buf.extend_from_slice(itoa::Buffer::new().format(n).as_bytes()),
+            None => buf.extend_from_slice(b"null"),
+        }
+    }
+    fn ts(buf: &mut Vec<u8>, t: Option<Timestamp>) {
+        match t {
+            Some(t) if t.yearless => json_str(buf, &t.to_string()),
+            Some(t) => {
+                buf.push(b'"');
+                crate::time::write_rfc3339(buf, t);
+                buf.push(b'"');
+            }
+            None => buf.extend_from_slice(b"null"),
+        }
+    }
+    let c = &a.controllers[r.controller];
+    let [duration, at_least, at_most] = durations(r);
+    buf.extend_from_slice(b"{\n      \"controller\": ");
+    if c.is_named() {
+        json_str(buf, &c.id);
+    } else {
+        buf.extend_from_slice(b"null");
+    }
+    buf.extend_from_slice(b",\n      \"controller_instance\": ");
+    json_str(buf, &c.id);
+    buf.extend_from_slice(b",\n      \"duration_nanos\": ");
+    int(buf, duration);
+    buf.extend_from_slice(b",\n      \"duration_nanos_at_least\": ");
+    int(buf, at_least);
+    buf.extend_from_slice(b",\n      \"duration_nanos_at_most\": ");
+    int(buf, at_most);
+    buf.extend_from_slice(b",\n      \"error\": ");
+    match &r.error {
+        Some(e) => json_str(buf, e),
+        None => buf.extend_from_slice(b"null"),
+    }
+    buf.extend_from_slice(b",\n      \"first\": ");
+    ts(buf, Some(r.first));
+    buf.extend_from_slice(b",\n      \"lane\": ");
+    int(buf, Some(i64::from(r.lane)));
+    buf.extend_from_slice(b",\n      \"last\": ");
+    ts(buf, Some(r.last));
+    buf.extend_from_slice(b",\n      \"latent_start\": ");
+    ts(buf, r.latent_start);
+    buf.extend_from_slice(b",\n      \"lines\": ");
+    int(buf, Some(i64::from(r.lines)));
+    buf.extend_from_slice(b",\n      \"object\": ");
+    match r.object.as_deref() {
+        // As `ObjectRef`'s `Display` writes it: `namespace/name`, or the name.
+        Some(o) => {
+            buf.push(b'"');
+            if let Some(ns) = o.namespace.as_deref().filter(|ns| !ns.is_empty()) {
+                json_str_contents(buf, ns);
+                buf.push(b'/');
+            }
+            json_str_contents(buf, &o.name);
+            buf.push(b'"');
+        }
+        None => buf.extend_from_slice(b"null"),
+    }
+    buf.extend_from_slice(b",\n      \"outcome\": ");
+    buf.extend_from_slice(match r.outcome {
+        crate::analyze::model::Outcome::Success => b"\"success\"",
+        crate::analyze::model::Outcome::Requeue => b"\"requeue\"",
+        crate::analyze::model::Outcome::Error => b"\"error\"",
+    });
+    buf.extend_from_slice(b",\n      \"reconcile_id\": ");
+    json_str(buf, &r.reconcile_id);
+    buf.extend_from_slice(if r.truncated { b",\n      \"truncated\": true\n    }" } else { b",\n      \"truncated\": false\n    }" });
+}
+
+/// A JSON string as serde_json writes it.
+fn json_str(buf: &mut Vec<u8>, s: &str) {
+    buf.push(b'"');
+    json_str_contents(buf, s);
+    buf.push(b'"');
+}
+
+/// A string's text inside its quotes as serde_json escapes it: `"` and
+/// `\` with a backslash, the control characters below U+0020 as `\n`,
+/// `\t`, ... or `\u00XX`, everything else as it is.
+fn json_str_contents(buf: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b >= 0x20 && b != b'"' && b != b'\\' {
+            continue;
+        }
+        buf.extend_from_slice(&bytes[from..i]);
+        from = i + 1;
+        match b {
+            b'"' => buf.extend_from_slice(b"\\\""),
+            b'\\' => buf.extend_from_slice(b"\\\\"),
+            b'\n' => buf.extend_from_slice(b"\\n"),
+            b'\r' => buf.extend_from_slice(b"\\r"),
+            b'\t' => buf.extend_from_slice(b"\\t"),
+            0x08 => buf.extend_from_slice(b"\\b"),
+            0x0c => buf.extend_from_slice(b"\\f"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                buf.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
+            }
+        }
+    }
+    buf.extend_from_slice(&bytes[from..]);
 }
 
 /// A list serialised as its items are made (items of any type).
@@ -593,6 +714,65 @@ mod tests {
             .collect();
         assert!(a.reconciles.iter().any(|r| r.latent_start.is_some()) && a.reconciles.iter().any(|r| r.error.is_some()));
         assert_eq!(serde_json::to_string_pretty(&doc["reconciles"]).unwrap(), serde_json::to_string_pretty(&by_map).unwrap());
+    }
+
+    /// A reconcile written by hand is what serde_json writes of it, for
+    /// every string a log may hold (every control character, quotes,
+    /// backslashes, DEL, line and paragraph separators, bidi controls,
+    /// astral characters) in every string the reconcile writes, and every
+    /// form of each value (null or not, named or unnamed controller, each
+    /// outcome, times with and without a year, at every precision).
+    #[test]
+    fn reconciles_written_by_hand_are_what_serde_json_writes() {
+        use crate::analyze::model::{ObjectRef, Outcome};
+        let mut hostile: Vec<String> = (0u8..0x80).map(|b| format!("a{}b", b as char)).collect();
+        hostile.extend(["", "\"\\\"", "\\u0000", "x\u{2028}y\u{2029}", "\u{202e}evil\u{2066}", "\u{1F600} ünïcödé", "\x1b]8;;http://x\x07"].map(String::from));
+        let controller = |id: &str, named: bool| ControllerInstance {
+            id: id.to_string(),
+            name: id.to_string(),
+            controller: if named { id.to_string() } else { String::new() },
+            group: None,
+            kind: None,
+            workers: 1,
+            workers_source: "log".into(),
+            reconciles: 0,
+        };
+        let mut a = Analysis::default();
+        for (i, h) in hostile.iter().enumerate() {
+            a.controllers.push(controller(h, i % 3 != 0));
+        }
+        let outcomes = [Outcome::Success, Outcome::Requeue, Outcome::Error];
+        for (i, h) in hostile.iter().enumerate() {
+            let first = Timestamp { nanos: (i as i64 - 60) * 987_654_321_987, digits: (i % 10) as u8, yearless: i % 7 == 0 };
+            let object = match i % 4 {
+                0 => None,
+                1 => Some(ObjectRef { namespace: None, name: h.clone() }),
+                2 => Some(ObjectRef { namespace: Some(String::new()), name: h.clone() }),
+                _ => Some(ObjectRef { namespace: Some(h.clone()), name: format!("{h}/n") }),
+            };
+            a.reconciles.push(Reconcile {
+                reconcile_id: h.clone(),
+                controller: (i * 7) % hostile.len(),
+                object: object.map(std::sync::Arc::new),
+                kind: None,
+                first,
+                last: first.at(first.nanos.saturating_add((i as i64 % 5) * 123_456_789), (i % 8) as u8),
+                latent_start: (i % 5 == 1).then(|| first.at(first.nanos - 3_000_000_000, 0)),
+                lines: (i % 4) as u32,
+                outcome: outcomes[i % 3],
+                error: (i % 2 == 1).then(|| format!("{h}: {h}")),
+                truncated: i % 6 == 0,
+                lane: (i % 3) as u32,
+                records: 0..0,
+            });
+        }
+        for r in &a.reconciles {
+            let mut by_hand = Vec::new();
+            write_reconcile(&mut by_hand, &a, r);
+            let mut by_serde = Vec::new();
+            reconcile_doc(&a, r).serialize(&mut serde_json::Serializer::with_formatter(&mut by_serde, Indented::at(2))).unwrap();
+            assert_eq!(String::from_utf8(by_hand).unwrap(), String::from_utf8(by_serde).unwrap(), "{:?}", r.reconcile_id);
+        }
     }
 
     /// A document with no reconciles is the value pretty-printed too.
