@@ -656,6 +656,7 @@ describe('goroutine dumps', { timeout: 180_000 }, () => {
       // The panel: the dump with its time and source, the busy worker first.
       const panel = page.getByTestId('goroutines');
       await panel.waitFor({ state: 'attached' });
+      assert.equal(await panel.locator('h2').innerText(), `Goroutines (1 dump, ${cli.goroutines.length} stack groups)`);
       assert.match(await panel.getByTestId('dump').innerText(), /kamaji-goroutines-20260526T164500Z\.txt:1 · 9 goroutines · taken .*16:45:00.* \(time from the file name\)/);
       const groups = panel.getByTestId('goroutine-group');
       assert.equal(await groups.count(), cli.goroutines.length);

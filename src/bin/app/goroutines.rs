@@ -129,7 +129,7 @@ pub fn goroutines(p: &GoroutinesProps) -> Html {
     };
     html! {
         <section class="goroutines" data-testid="goroutines">
-            <h2>{ format!("Goroutines ({} dump{}, {} stack groups)", a.dumps.len(), if a.dumps.len() == 1 { "" } else { "s" }, a.goroutines.len()) }</h2>
+            <h2>{ reconscope::ui::goroutines_heading(a.dumps.len(), a.goroutines.len()) }</h2>
             <ul class="dumps">{ for dumps }</ul>
             if undated {
                 <div class="dump-time">
