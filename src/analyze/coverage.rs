@@ -134,6 +134,20 @@ fn gaps_of(times: &[i64]) -> (i64, Vec<(i64, i64)>) {
 /// there is an etcd log; restarted containers whose previous log is
 /// absent.
 pub fn measure(files: &[ParsedFile], elections: &[Election]) -> (Coverage, Index) {
+    complete(files, read_sources(files), elections)
+}
+
+/// What [`measure`] reads off every line: each source with its lines,
+/// first and last line, normal gap and gaps, and the [`Index`]. It needs
+/// nothing of the analysis, so [`crate::analyze::analyze`] reads it beside
+/// the etcd analysis (natively).
+pub struct Sources {
+    sources: Vec<SourceCoverage>,
+    index: Index,
+}
+
+/// See [`Sources`].
+pub fn read_sources(files: &[ParsedFile]) -> Sources {
     // Sources in order of their first file.
     let mut keys: BTreeMap<String, usize> = BTreeMap::new();
     let mut members: Vec<Vec<usize>> = Vec::new();
@@ -196,6 +210,13 @@ pub fn measure(files: &[ParsedFile], elections: &[Election]) -> (Coverage, Index
         });
         index_times.push(nanos);
     }
+    Sources { sources, index: Index { source_of_file, times: index_times } }
+}
+
+/// [`measure`] from the [`Sources`] read: whether there is an etcd log,
+/// and which logs are missing.
+pub fn complete(files: &[ParsedFile], s: Sources, elections: &[Election]) -> (Coverage, Index) {
+    let Sources { sources, index } = s;
     let etcd_logs: Vec<String> = files.iter().filter(|f| is_etcd_log(f)).map(|f| f.path.clone()).collect();
     let etcd = if etcd_logs.is_empty() && elections.is_empty() { EtcdCoverage::Absent } else { EtcdCoverage::Present };
     let mut missing = Vec::new();
@@ -214,7 +235,7 @@ pub fn measure(files: &[ParsedFile], elections: &[Election]) -> (Coverage, Index
         }
     }
     let coverage = Coverage { sources, etcd, etcd_logs, missing, uncovered: Vec::new() };
-    (coverage, Index { source_of_file, times: index_times })
+    (coverage, index)
 }
 
 /// CRI's `N.log` (N ≥ 1) says the container restarted N times: its

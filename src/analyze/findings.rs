@@ -199,11 +199,27 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, cover
     let Index { by_controller, failed } = Index::of(a);
     let uncovered = stalled_workers(a, by_controller, files, opts, cover, &mut out);
     a.coverage.uncovered = uncovered;
-    expired_contexts(a, &failed, files, opts, cover, &mut out);
-    stuck_deletions(a, opts, &mut out);
-    slow_reconciles(a, opts, &mut out);
-    hot_loops(a, opts, &mut out);
-    error_bursts(a, &failed, &mut out);
+    // The expired contexts read every failed reconcile's lines: natively,
+    // beside the kinds that read only the reconciles (in the same order).
+    let a_now: &Analysis = a;
+    let (expired, others) = crate::analyze::beside(
+        opts,
+        || {
+            let mut found = Vec::new();
+            expired_contexts(a_now, &failed, files, opts, cover, &mut found);
+            found
+        },
+        || {
+            let mut found = Vec::new();
+            stuck_deletions(a_now, opts, &mut found);
+            slow_reconciles(a_now, opts, &mut found);
+            hot_loops(a_now, opts, &mut found);
+            error_bursts(a_now, &failed, &mut found);
+            found
+        },
+    );
+    out.extend(expired);
+    out.extend(others);
     crate::analyze::saturation::find(a, opts, &mut out);
     // Any other finding whose window overlaps an election gets an
     // election-overlap finding of its own, naming both.

@@ -66,8 +66,9 @@ pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Di
     // The reconciles' pass over every record also picks out the few that
     // the etcd analysis reads: one pass over a big log instead of two.
     let reconciles::Built { controllers, mut reconciles, record_refs, deletions, etcd_records, signal_records } = reconciles::build(files, opts);
-    let (elections, client_warnings) = etcd::analyze(files, &etcd_records);
-    let (coverage, cover) = coverage::measure(files, &elections);
+    // Each log source's lines and gaps, read beside the etcd analysis.
+    let ((elections, client_warnings), sources) = beside(opts, || etcd::analyze(files, &etcd_records), || coverage::read_sources(files));
+    let (coverage, cover) = coverage::complete(files, sources, &elections);
     coverage::clip_latent_starts(&mut reconciles, &record_refs, &coverage, &cover);
     let objects = objects::build(files, &reconciles, &deletions, &mut diags);
     let mut a = Analysis {
@@ -92,6 +93,21 @@ pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Di
     goroutines::link(&mut a);
     a.in_flight = inflight::build(&a);
     (a, diags)
+}
+
+/// `a()` and `b()`, `b` on a thread of its own when the analysis may use
+/// more than one (`AnalyzeOptions::threads`; never in wasm).
+pub(crate) fn beside<A: Send, B: Send>(opts: &AnalyzeOptions, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    #[cfg(not(target_arch = "wasm32"))]
+    if opts.threads > 1 {
+        return std::thread::scope(|s| {
+            let other = s.spawn(b);
+            let a = a();
+            (a, other.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        });
+    }
+    let _ = opts;
+    (a(), b())
 }
 
 /// Notes on what no line says: reconciles whose controller or object is
