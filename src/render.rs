@@ -109,21 +109,13 @@ pub const LIGHT: Palette = Palette {
     marker_delete: "#b3261e",
 };
 
-const OUTCOMES: [(Outcome, &str); 3] = [(Outcome::Success, "success"), (Outcome::Requeue, "requeue"), (Outcome::Error, "error")];
+const OUTCOMES: [Outcome; 3] = [Outcome::Success, Outcome::Requeue, Outcome::Error];
 
 fn outcome_colour(p: &Palette, o: Outcome) -> &'static str {
     match o {
         Outcome::Success => p.success,
         Outcome::Requeue => p.requeue,
         Outcome::Error => p.error,
-    }
-}
-
-fn outcome_name(o: Outcome) -> &'static str {
-    match o {
-        Outcome::Success => "success",
-        Outcome::Requeue => "requeue",
-        Outcome::Error => "error",
     }
 }
 
@@ -557,8 +549,8 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     // The document's title (hover, screen readers): the heading, never cut.
     let _ = writeln!(d.out, "<title>{}</title>", esc(&format!("{what} · {when}")));
     let mut defs = String::from("<defs>\n");
-    for (o, name) in OUTCOMES {
-        let c = outcome_colour(p, o);
+    for o in OUTCOMES {
+        let (c, name) = (outcome_colour(p, o), o.as_str());
         let _ = writeln!(
             defs,
             r#"<pattern id="latent-{name}" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="{c}" fill-opacity="0.12"/><rect width="2.5" height="6" fill="{c}"/></pattern>"#
@@ -740,8 +732,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
             }
             // Under a pixel wide it would be an outline of nothing.
             if xf - xs >= 1.5 {
-                let attrs =
-                    format!(r#"fill="url(#latent-{})" stroke="{c}" stroke-opacity="0.6" data-reconcile="{}""#, outcome_name(bar.outcome), bar.reconcile);
+                let attrs = format!(r#"fill="url(#latent-{})" stroke="{c}" stroke-opacity="0.6" data-reconcile="{}""#, bar.outcome.as_str(), bar.reconcile);
                 d.rect(xs + 0.5, y + 0.5, xf - xs - 1.0, bh - 1.0, &attrs);
             }
             d.rect(xf, y, (xe - xf).max(2.0), bh, &format!(r#"fill="{c}""#));

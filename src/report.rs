@@ -440,7 +440,7 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
                 escape(&a.controllers[r.controller].name, 80),
                 r.object.as_ref().map_or("–".to_string(), |o| escape(&o.to_string(), 120)),
                 clk.at(r.start()),
-                outcome_word(r.outcome),
+                r.outcome.as_str(),
                 escape(&r.reconcile_id, 64)
             )?;
         }
@@ -696,14 +696,6 @@ fn write_goroutines(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Resul
         writeln!(s, "\n{} more dumps are in `analyze --json`.", a.dumps.len() - 10)?;
     }
     Ok(())
-}
-
-fn outcome_word(o: Outcome) -> &'static str {
-    match o {
-        Outcome::Success => "success",
-        Outcome::Requeue => "requeue",
-        Outcome::Error => "error",
-    }
 }
 
 #[cfg(test)]

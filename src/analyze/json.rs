@@ -479,11 +479,7 @@ fn write_reconcile(buf: &mut Vec<u8>, a: &Analysis, r: &Reconcile) {
         None => buf.extend_from_slice(b"null"),
     }
     buf.extend_from_slice(b",\n      \"outcome\": ");
-    buf.extend_from_slice(match r.outcome {
-        crate::analyze::model::Outcome::Success => b"\"success\"",
-        crate::analyze::model::Outcome::Requeue => b"\"requeue\"",
-        crate::analyze::model::Outcome::Error => b"\"error\"",
-    });
+    json_str(buf, r.outcome.as_str());
     buf.extend_from_slice(b",\n      \"reconcile_id\": ");
     json_str(buf, &r.reconcile_id);
     buf.extend_from_slice(if r.truncated { b",\n      \"truncated\": true\n    }" } else { b",\n      \"truncated\": false\n    }" });

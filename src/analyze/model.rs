@@ -38,6 +38,17 @@ pub enum Outcome {
     Error,
 }
 
+impl Outcome {
+    /// Its word, as the JSON writes it (`success`, `requeue`, `error`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Success => "success",
+            Outcome::Requeue => "requeue",
+            Outcome::Error => "error",
+        }
+    }
+}
+
 /// One controller-runtime reconcile: every record with one `reconcileID`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Reconcile {

@@ -4,7 +4,7 @@
 //! (wrapped or not, a structured line's fields as a table, each line or
 //! all of them copied). Log text is always rendered as text nodes.
 
-use reconscope::analyze::{Analysis, Outcome};
+use reconscope::analyze::Analysis;
 use reconscope::ui::state::{Inspector, Loaded};
 use reconscope::ui::{Action, AppState};
 use reconscope::words::plural;
@@ -13,14 +13,6 @@ use web_sys::{Element, KeyboardEvent, PointerEvent};
 use yew::prelude::*;
 
 use crate::timefmt::{self, Zone};
-
-fn outcome(o: Outcome) -> &'static str {
-    match o {
-        Outcome::Success => "success",
-        Outcome::Requeue => "requeue",
-        Outcome::Error => "error",
-    }
-}
 
 /// The bar at the panel's left edge: drag it (or focus it and press ←/→)
 /// to make the panel wider or narrower.
@@ -61,11 +53,11 @@ pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &N
     // A reconcile seen on one line has no duration to state; others, no
     // finer than their timestamps.
     let meta = if rec.is_one_line() {
-        format!("{controller} · {object} · {} · {} · one line", outcome(rec.outcome), timefmt::full(rec.start().nanos, zone))
+        format!("{controller} · {object} · {} · {} · one line", rec.outcome.as_str(), timefmt::full(rec.start().nanos, zone))
     } else {
         format!(
             "{controller} · {object} · {} · {} → {} ({}) · {}",
-            outcome(rec.outcome),
+            rec.outcome.as_str(),
             timefmt::full(rec.start().nanos, zone),
             timefmt::clock_auto(rec.last.nanos, zone),
             rec.duration_text(),

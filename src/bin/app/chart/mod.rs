@@ -31,7 +31,7 @@ use std::rc::{Rc, Weak};
 
 use gloo::events::{EventListener, EventListenerOptions};
 use gloo::render::{request_animation_frame, AnimationFrame};
-use reconscope::analyze::{Analysis, Outcome};
+use reconscope::analyze::Analysis;
 use reconscope::layout::Timeline;
 use reconscope::time::{honest_duration, human_duration};
 use reconscope::timescale::TimeScale;
@@ -890,7 +890,7 @@ impl State {
                 timefmt::full(r.first.nanos, z),
                 timefmt::full(r.last.nanos, z),
                 r.duration_text(),
-                outcome_word(r.outcome),
+                r.outcome.as_str(),
                 if r.truncated { " · cut by the log's edge" } else { "" },
             ));
             if let Some(err) = &r.error {
@@ -1167,14 +1167,6 @@ fn candidates(tl: &Timeline, row: usize, t0: i64, t1: i64) -> Range<usize> {
     let size = std::mem::size_of::<reconscope::layout::Bar>().max(1);
     let start = (vis.as_ptr() as usize - tl.bars.as_ptr() as usize) / size;
     start..start + vis.len()
-}
-
-fn outcome_word(o: Outcome) -> &'static str {
-    match o {
-        Outcome::Success => "success",
-        Outcome::Requeue => "requeue",
-        Outcome::Error => "error",
-    }
 }
 
 /// The text, cut at its end with an ellipsis to fit `max_w` px.
