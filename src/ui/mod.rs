@@ -1,9 +1,9 @@
 //! The browser app's state core, in plain Rust and tested natively: the
 //! page's state and transitions (`state`: `AppState`, `Action`, `reduce`
 //! returning `Effect`s), the view in the URL fragment (`fragment`), the
-//! inspector's fields view (`fields`) and the panels' counted headings. The Yew components in
-//! `src/bin/app/` render this state and dispatch actions; only they know
-//! web-sys.
+//! inspector's fields view (`fields`) and the panels' counted headings.
+//! The Yew components in `src/bin/app/` render this state and dispatch
+//! actions; only they know web-sys.
 
 pub mod fields;
 pub mod fragment;
