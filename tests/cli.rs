@@ -776,3 +776,39 @@ fn a_file_over_2_gib_is_read_to_its_end() {
     let notes: Vec<&str> = v["notes"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
     assert!(!notes.iter().any(|n| n.contains("are read") || n.contains("left out")), "{notes:?}");
 }
+
+/// `--timings` says on stderr how long each step of a command took, and
+/// leaves everything else as it was: stdout byte for byte, the exit code.
+#[test]
+fn timings_are_said_on_stderr_and_change_nothing_else() {
+    let incident = "tests/fixtures/incident/cozyreport";
+    let step = |name: &str| format!(r"{name} (\d+\.\d{{3}}) s");
+    let check = |args: &[&str], steps: &[&str]| {
+        let plain = reconscope(args);
+        let timed = reconscope(&[args, &["--timings"]].concat());
+        assert!(plain.status.success(), "{}", String::from_utf8_lossy(&plain.stderr));
+        assert_eq!(plain.status.code(), timed.status.code());
+        assert_eq!(plain.stdout, timed.stdout, "{args:?}");
+        assert!(plain.stderr.is_empty(), "{}", String::from_utf8_lossy(&plain.stderr));
+        let err = String::from_utf8(timed.stderr).unwrap();
+        let pattern = format!(r"^reconscope: timings: {} \(in all (\d+\.\d{{3}}) s\)\n$", steps.iter().map(|s| step(s)).collect::<Vec<_>>().join(", "));
+        let c = regex::Regex::new(&pattern).unwrap().captures(&err).unwrap_or_else(|| panic!("{args:?}: {err:?}"));
+        // "In all" is the sum of the steps (each rounded to the millisecond).
+        let ms = |i: usize| (c[i].parse::<f64>().unwrap() * 1e3).round() as i64;
+        let sum: i64 = (1..=steps.len()).map(ms).sum();
+        assert!((sum - ms(steps.len() + 1)).abs() <= steps.len() as i64, "{err}");
+    };
+    check(&["stats", incident], &["read and parse", "output"]);
+    check(&["stats", incident, "--json"], &["read and parse", "output"]);
+    check(&["analyze", incident, "--json"], &["read and parse", "analysis", "output"]);
+    check(&["analyze", incident], &["read and parse", "analysis", "output"]);
+    check(&["analyze", incident, "--markdown", "-"], &["read and parse", "analysis", "output"]);
+    // `share` says more on stderr (what its link holds): the timings last.
+    let out = reconscope(&["share", incident, "--finding", "stalled-worker", "--app-url", "https://app.example/", "--timings"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let last = err.lines().last().unwrap_or("");
+    let pattern = format!(r"^reconscope: timings: {}, {}, {} \(in all \d+\.\d{{3}} s\)$", step("read and parse"), step("analysis"), step("output"));
+    assert!(regex::Regex::new(&pattern).unwrap().is_match(last), "{err}");
+    assert!(String::from_utf8(out.stdout).unwrap().starts_with("https://app.example/#"));
+}
