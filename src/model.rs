@@ -843,6 +843,13 @@ impl ParsedFile {
     pub fn last_time(&self) -> Option<Timestamp> {
         self.records.iter().filter_map(|r| r.time.or(r.collected)).max()
     }
+
+    /// [`ParsedFile::first_time`] and [`ParsedFile::last_time`] in one pass.
+    pub fn time_span(&self) -> Option<(Timestamp, Timestamp)> {
+        let mut times = self.records.iter().filter_map(|r| r.time.or(r.collected));
+        let first = times.next()?;
+        Some(times.fold((first, first), |(lo, hi), t| (lo.min(t), hi.max(t))))
+    }
 }
 
 #[cfg(test)]

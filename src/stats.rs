@@ -31,14 +31,15 @@ impl FileStats {
         for (w, n) in &pf.counts.wrappers {
             formats.insert(format!("wrapper:{w}"), *n);
         }
+        let span = pf.time_span();
         FileStats {
             path: pf.path.clone(),
             bytes: pf.bytes.len() as u64,
             records: pf.counts.records(),
             unparsed: pf.counts.unparsed(),
             formats,
-            first: pf.first_time().map(|t| t.to_string()),
-            last: pf.last_time().map(|t| t.to_string()),
+            first: span.map(|(first, _)| first.to_string()),
+            last: span.map(|(_, last)| last.to_string()),
         }
     }
 }

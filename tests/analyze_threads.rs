@@ -60,6 +60,17 @@ fn check(what: &str, inputs: &[(String, Vec<u8>)]) {
     assert_eq!(doc, json(&files, &on(4)), "{what}: the document on 4 threads");
     let kept = load(inputs, true);
     assert_eq!(doc, json(&kept, &on(3)), "{what}: the document with the analysis' fields kept, on 3 threads");
+    // The caller's work beside the join (the CLI's per-file statistics,
+    // whose first and last times come from one pass now) comes back as
+    // it would have alone, and changes nothing in the analysis.
+    let spans: Vec<_> = files.iter().map(|f| f.first_time().zip(f.last_time())).collect();
+    for threads in [1, 3] {
+        let (a, _, beside) = analyze::analyze_beside(&files, &on(threads), || files.iter().map(ParsedFile::time_span).collect::<Vec<_>>());
+        assert_eq!(beside, spans, "{what}: each file's first and last time, beside the analysis on {threads} threads");
+        let mut out = Vec::new();
+        analyze::json::write_json(&mut out, &[], &a, analyze::json::Extras::default()).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), doc, "{what}: the document with work beside it on {threads} threads");
+    }
 }
 
 #[test]

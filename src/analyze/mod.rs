@@ -62,12 +62,23 @@ impl Default for AnalyzeOptions {
 /// Runs the whole analysis. Problems reading object dumps come back as
 /// diagnostics; the analysis itself never fails.
 pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Diagnostic>) {
+    let (a, diags, ()) = analyze_beside(files, opts, || ());
+    (a, diags)
+}
+
+/// [`analyze`], and `side()` (the caller's work over the same files, such
+/// as the CLI's per-file statistics) on the thread that the etcd analysis
+/// and the coverage take beside the gathering's join (see
+/// [`reconciles::build_beside`]), where a core would idle otherwise.
+pub fn analyze_beside<S: Send>(files: &[ParsedFile], opts: &AnalyzeOptions, side: impl FnOnce() -> S + Send) -> (Analysis, Vec<Diagnostic>, S) {
     let mut diags = Vec::new();
     // The reconciles' pass over every record also picks out the few that
     // the etcd analysis reads: one pass over a big log instead of two.
-    let reconciles::Built { controllers, mut reconciles, record_refs, deletions, etcd_records, signal_records } = reconciles::build(files, opts);
-    // Each log source's lines and gaps, read beside the etcd analysis.
-    let ((elections, client_warnings), sources) = beside(opts, || etcd::analyze(files, &etcd_records), || coverage::read_sources(files));
+    // The etcd analysis and each log source's lines and gaps (the
+    // coverage), beside the gathering's join, which runs on one thread.
+    let (built, (((elections, client_warnings), sources), side)) =
+        reconciles::build_beside(files, opts, |etcd_records| ((etcd::analyze(files, etcd_records), coverage::read_sources(files)), side()));
+    let reconciles::Built { controllers, mut reconciles, record_refs, deletions, etcd_records: _, signal_records } = built;
     let (coverage, cover) = coverage::complete(files, sources, &elections);
     coverage::clip_latent_starts(&mut reconciles, &record_refs, &coverage, &cover);
     let objects = objects::build(files, &reconciles, &deletions, &mut diags);
@@ -92,7 +103,7 @@ pub fn analyze(files: &[ParsedFile], opts: &AnalyzeOptions) -> (Analysis, Vec<Di
     findings::find(&mut a, files, opts, &cover);
     goroutines::link(&mut a);
     a.in_flight = inflight::build(&a);
-    (a, diags)
+    (a, diags, side)
 }
 
 /// `a()` and `b()`, `b` on a thread of its own when the analysis may use

@@ -639,7 +639,6 @@ struct Gathered<'a> {
     deletions: Vec<DeletionStep>,
     /// Every reconcile line in file order: reconcile index, record, word.
     lines: Vec<(u32, RecordRef, u32)>,
-    etcd: Vec<RecordRef>,
     signals: Vec<RecordRef>,
 }
 
@@ -685,7 +684,6 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
         starting: Vec::new(),
         deletions: Vec::new(),
         lines: Vec::new(),
-        etcd: Vec::new(),
         signals: Vec::new(),
     };
     let mut lines_left: usize = parts.iter().map(|p| p.lines.len()).sum();
@@ -774,7 +772,6 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
             g.lines.extend_from_slice(&lines);
         }
         g.starting.extend(p.starting);
-        g.etcd.extend(p.etcd);
         g.signals.extend(p.signals);
         at.push(to_global);
     }
@@ -879,11 +876,30 @@ fn intern<'a>(strings: &mut HashMap<Key<'a>, (Arc<str>, u32)>, key: Cow<'a, [u8]
 /// controller name into instances, and lays reconciles out in worker lanes.
 /// Also returns the deletion steps seen, by reconcile index.
 pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> Built {
+    build_beside(files, opts, |_| ()).0
+}
+
+/// [`build`], with `side` run beside the part that runs on one thread (the
+/// parts' join and what follows it; see [`super::beside`]), given the
+/// records the etcd analysis reads as soon as the gathering has them.
+/// The analysis puts the etcd analysis and the coverage there, which read
+/// nothing the join makes: the second core would idle otherwise.
+pub fn build_beside<S: Send>(files: &[ParsedFile], opts: &AnalyzeOptions, side: impl FnOnce(&[RecordRef]) -> S + Send) -> (Built, S) {
     let cover = coverage(files);
     let total: usize = files.iter().map(|f| f.records.len()).sum();
     let threads = opts.threads.min(total / opts.min_records_per_thread.max(1)).max(1);
-    let parts = gather_parts(files, &stretches(files, threads), &cover);
-    let Gathered { mut reconciles, drafts, names, vocab, starting: start_lines, deletions, lines, etcd, signals } = merge(files, parts);
+    let mut parts = gather_parts(files, &stretches(files, threads), &cover);
+    // In file order, as the parts are.
+    let etcd: Vec<RecordRef> = parts.iter_mut().flat_map(|p| std::mem::take(&mut p.etcd)).collect();
+    let (mut built, s) = super::beside(opts, || finish(files, opts, parts), || side(&etcd));
+    built.etcd_records = etcd;
+    (built, s)
+}
+
+/// The parts joined, the controller instances found and named, and the
+/// workers' lanes laid out.
+fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a>>) -> Built {
+    let Gathered { mut reconciles, drafts, names, vocab, starting: start_lines, deletions, lines, signals } = merge(files, parts);
     // The list may have grown by doubling: the analysis is kept as long as
     // its inputs are, so the room it will not use is given back.
     reconciles.shrink_to_fit();
@@ -905,7 +921,7 @@ pub fn build(files: &[ParsedFile], opts: &AnalyzeOptions) -> Built {
     }
     assign_workers(&mut controllers, &runs, &starting, opts);
     lay_out_lanes(&controllers, runs, &mut reconciles, &lines, &drafts);
-    Built { controllers, reconciles, record_refs: lines.refs, deletions, etcd_records: etcd, signal_records: signals }
+    Built { controllers, reconciles, record_refs: lines.refs, deletions, etcd_records: Vec::new(), signal_records: signals }
 }
 
 /// What [`build`] makes.

@@ -639,10 +639,11 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
     let mut timings = Timings::start(opts.timings);
     let (parsed, mut notes) = load(opts)?;
     timings.step("read and parse");
-    let (analysis, diags) = analyze::analyze(&parsed, &opts.analyze);
+    // Each input's statistics, for the JSON, on the analysis' second thread
+    // while the first joins what the two gathered.
+    let (analysis, diags, inputs) = analyze::analyze_beside(&parsed, &opts.analyze, || parsed.iter().map(FileStats::of).collect::<Vec<_>>());
     timings.step("analysis");
     notes.extend(diags.iter().map(|d| d.to_string()));
-    let inputs: Vec<FileStats> = parsed.iter().map(FileStats::of).collect();
     let mut out = std::io::stdout().lock();
     // Each finding's evidence link, for the Markdown and the JSON.
     let links = match &opts.report.app_url {
