@@ -304,7 +304,7 @@ struct Ids<'a> {
     /// apart from another UUID with the same fold, which goes to `by_clash`.
     by_fold: HashMap<u32, u32>,
     by_clash: HashMap<u128, u32>,
-    /// Each reconcile's UUID (0 for other ids).
+    /// Each reconcile's UUID (0 for other ids: [`Part::other_ids`] has those).
     uuids: Vec<u128>,
     by_id: HashMap<Key<'a>, u32>,
 }
@@ -396,8 +396,9 @@ type Stretch = Vec<(usize, std::ops::Range<usize>)>;
 struct Part<'a> {
     reconciles: Vec<Reconcile>,
     drafts: Vec<Draft>,
-    /// Each reconcile's id: its UUID when it is one, else its bytes.
-    rids: Vec<(Option<Key<'a>>, Option<u128>)>,
+    /// The reconciles whose id is no UUID, in order, with their ids'
+    /// bytes (a UUID is in [`Ids::uuids`]).
+    other_ids: Vec<(u32, Key<'a>)>,
     ids: Ids<'a>,
     /// Objects and controller strings, made once and shared by this
     /// part's reconciles; each string with its number, in order of first
@@ -426,7 +427,7 @@ impl<'a> Part<'a> {
         let mut p = Part {
             reconciles: Vec::with_capacity(reconciles),
             drafts: Vec::with_capacity(reconciles),
-            rids: Vec::with_capacity(reconciles),
+            other_ids: Vec::new(),
             ids: Ids::new(),
             objects: HashMap::default(),
             strings: HashMap::default(),
@@ -538,7 +539,9 @@ impl<'a> Part<'a> {
         let reconcile_id = std::str::from_utf8(&rid).map_or_else(|_| String::from_utf8_lossy(&rid).into_owned(), str::to_owned);
         let rid = Key(rid);
         let i = self.ids.add(&rid, uuid);
-        self.rids.push((uuid.is_none().then_some(rid), uuid));
+        if uuid.is_none() {
+            self.other_ids.push((i as u32, rid));
+        }
         // One pass over the fields for what a new reconcile needs.
         const KEYS: [&[u8]; 9] =
             [b"name", b"namespace", b"controller", b"controllerGroup", b"controllerKind", b"object", b"request", b"reconciler group", b"reconciler kind"];
@@ -650,11 +653,14 @@ struct Gathered<'a> {
 fn seen_before(parts: &[Part<'_>]) -> Vec<Vec<Option<(u32, u32)>>> {
     let look = |k: usize| -> Vec<Option<(u32, u32)>> {
         let p = &parts[k];
-        p.rids
-            .iter()
-            .map(|(rid, uuid)| {
-                let rid = rid.as_ref().map_or(&[][..], |k| &k.0[..]);
-                parts[..k].iter().enumerate().find_map(|(j, e)| e.ids.get(rid, *uuid).map(|i| (j as u32, i as u32)))
+        let mut others = p.other_ids.iter().peekable();
+        (0..p.ids.uuids.len())
+            .map(|i| {
+                let (rid, uuid) = match others.next_if(|(o, _)| *o as usize == i) {
+                    Some((_, rid)) => (&rid.0[..], None),
+                    None => (&[][..], Some(p.ids.uuids[i])),
+                };
+                parts[..k].iter().enumerate().find_map(|(j, e)| e.ids.get(rid, uuid).map(|i| (j as u32, i as u32)))
             })
             .collect()
     };
