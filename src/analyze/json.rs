@@ -497,6 +497,14 @@ fn json_str(buf: &mut Vec<u8>, s: &str) {
 /// `\t`, ... or `\u00XX`, everything else as it is.
 fn json_str_contents(buf: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
+    // Nearly every string (ids, names) has nothing to escape: one look at
+    // all its bytes (no early exit, so the compiler checks many at once),
+    // then one copy.
+    let escapes = bytes.iter().fold(0u8, |any, &b| any | u8::from(b < 0x20 || b == b'"' || b == b'\\'));
+    if escapes == 0 {
+        buf.extend_from_slice(bytes);
+        return;
+    }
     let mut from = 0;
     for (i, &b) in bytes.iter().enumerate() {
         if b >= 0x20 && b != b'"' && b != b'\\' {
