@@ -192,6 +192,10 @@ impl Index {
     }
 }
 
+/// How many pieces [`find`] cuts the failed reconciles into for the
+/// expired contexts (see [`crate::analyze::in_turn`]).
+const EXPIRED_PIECES: usize = 8;
+
 pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, cover: &coverage::Index) {
     // The findings made before (see [`crate::analyze::signals`]), sorted
     // in with these.
@@ -200,25 +204,31 @@ pub fn find(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions, cover
     let uncovered = stalled_workers(a, by_controller, files, opts, cover, &mut out);
     a.coverage.uncovered = uncovered;
     // The expired contexts read every failed reconcile's lines: natively,
-    // beside the kinds that read only the reconciles (in the same order).
+    // in pieces of the failed reconciles that two threads take in turn,
+    // after the kinds that read only the reconciles (the longest piece,
+    // taken first), joined in the order of one thread: expired contexts,
+    // then the others.
     let a_now: &Analysis = a;
-    let (expired, others) = crate::analyze::beside(
-        opts,
-        || {
+    let deadline_warnings = deadline_warnings(a_now);
+    let deadline_warnings = &deadline_warnings[..];
+    let mut jobs: Vec<crate::analyze::Job<'_, Vec<Finding>>> = vec![Box::new(|| {
+        let mut found = Vec::new();
+        stuck_deletions(a_now, opts, &mut found);
+        slow_reconciles(a_now, opts, &mut found);
+        hot_loops(a_now, opts, &mut found);
+        error_bursts(a_now, &failed, &mut found);
+        found
+    })];
+    for piece in failed.chunks(failed.len().div_ceil(EXPIRED_PIECES).max(1)) {
+        jobs.push(Box::new(move || {
             let mut found = Vec::new();
-            expired_contexts(a_now, &failed, files, opts, cover, &mut found);
+            expired_contexts(a_now, piece, deadline_warnings, files, opts, cover, &mut found);
             found
-        },
-        || {
-            let mut found = Vec::new();
-            stuck_deletions(a_now, opts, &mut found);
-            slow_reconciles(a_now, opts, &mut found);
-            hot_loops(a_now, opts, &mut found);
-            error_bursts(a_now, &failed, &mut found);
-            found
-        },
-    );
-    out.extend(expired);
+        }));
+    }
+    let mut found = crate::analyze::in_turn(opts, jobs).into_iter();
+    let others = found.next().unwrap_or_default();
+    out.extend(found.flatten());
     out.extend(others);
     crate::analyze::saturation::find(a, opts, &mut out);
     // Any other finding whose window overlaps an election gets an
@@ -557,11 +567,25 @@ fn says_deadline(f: &ParsedFile, r: &Record) -> bool {
 
 /// A reconcile that failed on a deadline far sooner than the timeout: its
 /// context had already expired when it started.
-fn expired_contexts(a: &Analysis, failed: &[usize], files: &[ParsedFile], opts: &AnalyzeOptions, cover: &coverage::Index, out: &mut Vec<Finding>) {
-    // Client warnings that report a deadline, by where they are in the files.
-    let mut deadline_warnings: Vec<(crate::analyze::RecordRef, usize)> =
+/// The etcd client's warnings that report a deadline, by where they are in
+/// the files: their records and their indexes.
+fn deadline_warnings(a: &Analysis) -> Vec<(crate::analyze::RecordRef, usize)> {
+    let mut found: Vec<_> =
         a.client_warnings.iter().enumerate().filter(|(_, w)| w.error.as_deref().is_some_and(is_deadline)).map(|(i, w)| (w.record, i)).collect();
-    deadline_warnings.sort_unstable();
+    found.sort_unstable();
+    found
+}
+
+/// `deadline_warnings`: see [`deadline_warnings`].
+fn expired_contexts(
+    a: &Analysis,
+    failed: &[usize],
+    deadline_warnings: &[(crate::analyze::RecordRef, usize)],
+    files: &[ParsedFile],
+    opts: &AnalyzeOptions,
+    cover: &coverage::Index,
+    out: &mut Vec<Finding>,
+) {
     for &i in failed {
         let r = &a.reconciles[i];
         // Ran long (its latent start says so): a real timeout, not this.
