@@ -565,8 +565,6 @@ fn says_deadline(f: &ParsedFile, r: &Record) -> bool {
     deadline_in(&f.span_bytes(r.message), r.message_kind) || f.find_field(&f.fields(r), "error").is_some_and(|fl| deadline_in(&f.span_bytes(fl.value), fl.kind))
 }
 
-/// A reconcile that failed on a deadline far sooner than the timeout: its
-/// context had already expired when it started.
 /// The etcd client's warnings that report a deadline, by where they are in
 /// the files: their records and their indexes.
 fn deadline_warnings(a: &Analysis) -> Vec<(crate::analyze::RecordRef, usize)> {
@@ -576,7 +574,9 @@ fn deadline_warnings(a: &Analysis) -> Vec<(crate::analyze::RecordRef, usize)> {
     found
 }
 
-/// `deadline_warnings`: see [`deadline_warnings`].
+/// A reconcile that failed on a deadline far sooner than the timeout: its
+/// context had already expired when it started. `deadline_warnings`: see
+/// [`deadline_warnings`].
 fn expired_contexts(
     a: &Analysis,
     failed: &[usize],
