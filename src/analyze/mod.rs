@@ -131,28 +131,30 @@ pub(crate) type Job<'a, T> = Box<dyn FnOnce() -> T + Send + 'a>;
 pub(crate) fn in_turn<'a, T: Send>(opts: &AnalyzeOptions, jobs: Vec<Job<'a, T>>) -> Vec<T> {
     #[cfg(not(target_arch = "wasm32"))]
     if opts.threads > 1 && jobs.len() > 1 {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        use std::sync::Mutex;
-        let n = jobs.len();
-        let jobs: Vec<Mutex<Option<Job<'a, T>>>> = jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
-        let done: Vec<Mutex<Option<T>>> = (0..n).map(|_| Mutex::new(None)).collect();
-        let next = AtomicUsize::new(0);
-        let work = || loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(job) = jobs.get(i).and_then(|j| j.lock().ok()?.take()) else { return };
-            let t = job();
-            if let Ok(mut d) = done[i].lock() {
-                *d = Some(t);
+        let threads = opts.threads.min(jobs.len());
+        // The jobs not taken yet, with their places; each thread keeps
+        // what its jobs return, with theirs. (The lock is held only to
+        // take a job, never while one runs; a job's panic comes back
+        // through its thread's join.)
+        let queue = std::sync::Mutex::new(jobs.into_iter().enumerate());
+        let work = || {
+            let mut done = Vec::new();
+            loop {
+                let next = queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next();
+                let Some((i, job)) = next else { return done };
+                done.push((i, job()));
             }
         };
-        std::thread::scope(|s| {
-            let helpers: Vec<_> = (1..opts.threads.min(n)).map(|_| s.spawn(work)).collect();
-            work();
+        let mut done = std::thread::scope(|s| {
+            let helpers: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
+            let mut done = work();
             for h in helpers {
-                h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                done.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
             }
+            done
         });
-        return done.into_iter().map(|d| d.into_inner().ok().flatten().expect("every job ran")).collect();
+        done.sort_unstable_by_key(|&(i, _)| i);
+        return done.into_iter().map(|(_, t)| t).collect();
     }
     let _ = opts;
     jobs.into_iter().map(|j| j()).collect()
