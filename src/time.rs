@@ -508,16 +508,14 @@ pub fn write_rfc3339(out: &mut Vec<u8>, ts: Timestamp) {
     put2(11, sod / 3_600);
     put2(14, sod / 60 % 60);
     put2(17, sod % 60);
-    if digits > 0 {
+    if digits == 0 {
+        out.extend_from_slice(&b[..19]);
+    } else {
         put2(21, frac / 1_000_000 % 100);
         put2(23, frac / 10_000 % 100);
         put2(25, frac / 100 % 100);
         put2(27, frac % 100);
         b[20] = b'0' + (frac / 100_000_000) as u8;
-    }
-    if digits == 0 {
-        out.extend_from_slice(&b[..19]);
-    } else {
         out.extend_from_slice(&b[..20 + digits]);
     }
     out.push(b'Z');
