@@ -1543,11 +1543,20 @@ fn year_before(t: Timestamp, mtime_secs: i64, offset_secs: i32) -> Option<Timest
 /// With none of these the times keep no year: `Timestamp::yearless` is set
 /// and every output shows them without one. Never a year made up.
 pub fn resolve_years(files: &mut [ParsedFile]) {
-    let dated = |f: &ParsedFile| f.records.iter().filter(|r| !r.yearless).filter_map(|r| r.time.or(r.collected).map(|t| t.nanos)).collect::<Vec<i64>>();
-    let global = median(&mut files.iter().flat_map(dated).collect::<Vec<_>>());
+    let yearless: Vec<bool> = files.iter().map(|f| f.records.iter().any(|r| r.yearless && r.time.is_some())).collect();
+    // The median of every dated time, for a file with yearless times and
+    // no dated one of its own; only such a file needs it (a log of a
+    // million lines, none of them yearless, spends no time on it).
+    let has_dated = |f: &ParsedFile| f.records.iter().any(|r| !r.yearless && r.time.or(r.collected).is_some());
+    let global = if files.iter().zip(&yearless).any(|(f, &y)| y && !has_dated(f)) {
+        let dated = |f: &ParsedFile| f.records.iter().filter(|r| !r.yearless).filter_map(|r| r.time.or(r.collected).map(|t| t.nanos)).collect::<Vec<i64>>();
+        median(&mut files.iter().flat_map(dated).collect::<Vec<_>>())
+    } else {
+        None
+    };
     let mut unresolved = Vec::new();
     for (k, f) in files.iter_mut().enumerate() {
-        if !f.records.iter().any(|r| r.yearless && r.time.is_some()) {
+        if !yearless[k] {
             if f.records.iter().any(|r| r.yearless) {
                 // Only impossible times were yearless.
                 for r in f.records.iter_mut() {
