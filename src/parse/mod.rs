@@ -1547,10 +1547,9 @@ pub fn resolve_years(files: &mut [ParsedFile]) {
     // The median of every dated time, for a file with yearless times and
     // no dated one of its own; only such a file needs it (a log of a
     // million lines, none of them yearless, spends no time on it).
-    let has_dated = |f: &ParsedFile| f.records.iter().any(|r| !r.yearless && r.time.or(r.collected).is_some());
+    let has_dated = |f: &ParsedFile| f.records.iter().any(|r| dated_nanos(r).is_some());
     let global = if files.iter().zip(&yearless).any(|(f, &y)| y && !has_dated(f)) {
-        let dated = |f: &ParsedFile| f.records.iter().filter(|r| !r.yearless).filter_map(|r| r.time.or(r.collected).map(|t| t.nanos)).collect::<Vec<i64>>();
-        median(&mut files.iter().flat_map(dated).collect::<Vec<_>>())
+        median(&mut files.iter().flat_map(|f| f.records.iter().filter_map(dated_nanos)).collect::<Vec<_>>())
     } else {
         None
     };
@@ -1570,20 +1569,16 @@ pub fn resolve_years(files: &mut [ParsedFile]) {
         let mut before = vec![None::<(usize, i64)>; n];
         let mut last = None;
         for (i, r) in f.records.iter().enumerate() {
-            if !r.yearless {
-                if let Some(t) = r.time.or(r.collected) {
-                    last = Some((i, t.nanos));
-                }
+            if let Some(t) = dated_nanos(r) {
+                last = Some((i, t));
             }
             before[i] = last;
         }
         let mut after = vec![None::<(usize, i64)>; n];
         let mut next = None;
         for (i, r) in f.records.iter().enumerate().rev() {
-            if !r.yearless {
-                if let Some(t) = r.time.or(r.collected) {
-                    next = Some((i, t.nanos));
-                }
+            if let Some(t) = dated_nanos(r) {
+                next = Some((i, t));
             }
             after[i] = next;
         }
@@ -1681,6 +1676,15 @@ pub fn resolve_years(files: &mut [ParsedFile]) {
         f.year_source = Some(source);
         f.diagnostics.push(Diagnostic { path: f.path.clone(), line: None, message: year_note(source, None) });
     }
+}
+
+/// A record's time when it carries its year (its line's, else its
+/// wrapper's), in nanoseconds: what [`resolve_years`] takes years from.
+fn dated_nanos(r: &Record) -> Option<i64> {
+    if r.yearless {
+        return None;
+    }
+    r.time.or(r.collected).map(|t| t.nanos)
 }
 
 /// The note that says where a file's yearless times took their year.
