@@ -1401,6 +1401,7 @@ fn collector_clock(w: Wrapper) -> bool {
 /// is the median of (line time - collection time); a diagnostic says so.
 pub fn align_clocks(files: &mut [ParsedFile]) {
     for f in files.iter_mut() {
+        zone_local_lines(f);
         zone_local_stamps(f);
     }
     for f in files.iter_mut() {
@@ -1492,6 +1493,80 @@ fn zone_local_stamps(f: &mut ParsedFile) {
             time::human_duration(zone.abs())
         ),
     });
+}
+
+/// Whether a line's own time is local with no zone: etcd's capnslog
+/// (`2019-01-19 15:30:43.733378 I | ...`) and Go's `log` write the wall
+/// clock as it reads, with no zone. (Unwrapped lines with a year only.)
+fn zoneless_line(r: &Record) -> bool {
+    r.wrapper == Wrapper::None && !r.yearless && matches!(r.format, Format::EtcdCapnslog | Format::GoLog)
+}
+
+/// Whether a line's own time is on UTC's clock: zap writes an epoch
+/// number or a time with its zone, in JSON and in its console encoder.
+fn zoned_line(r: &Record) -> bool {
+    r.wrapper == Wrapper::None && !r.yearless && matches!(r.format, Format::ZapJson | Format::ZapConsole)
+}
+
+/// Lines with a local time and no zone interleaved with lines on UTC's
+/// clock in one file (etcd 3.3 wrote its capnslog lines in local time and
+/// its raft lines as zap JSON with an epoch `ts`): where one kind follows
+/// the other, the two read a whole number of quarter hours apart (the
+/// local zone), give or take the time between the two lines. When at
+/// least two such places agree, the zoneless lines are moved onto the UTC
+/// clock, and a note says by how much. (Were the kinds not interleaved,
+/// one run of each, the hours between them could be a real gap: nothing
+/// is moved.)
+fn zone_local_lines(f: &mut ParsedFile) {
+    const QUARTER_HOUR: i64 = 15 * 60 * time::NANOS_PER_SEC;
+    const LAG: i64 = 60 * time::NANOS_PER_SEC;
+    // (zoneless time - zoned time) where one kind's line is next to the other's.
+    let mut d = Vec::new();
+    let mut timed = f.records.iter().filter_map(|r| Some((r.time?.nanos, zoneless_line(r), zoned_line(r))));
+    let Some(mut prev) = timed.next() else { return };
+    for next in timed {
+        match (prev, next) {
+            ((a, true, _), (b, _, true)) | ((b, _, true), (a, true, _)) => d.extend(a.checked_sub(b)),
+            _ => {}
+        }
+        prev = next;
+    }
+    if d.len() < 2 {
+        return;
+    }
+    let Some(skew) = median(&mut d) else { return };
+    let zone = (skew as f64 / QUARTER_HOUR as f64).round() as i64 * QUARTER_HOUR;
+    if zone == 0 || skew.abs_diff(zone) > LAG.unsigned_abs() || zone.unsigned_abs() > (26 * 3600 * time::NANOS_PER_SEC).unsigned_abs() {
+        return;
+    }
+    if d.iter().filter(|&&x| x.abs_diff(zone) <= LAG.unsigned_abs()).count() * 2 < d.len() {
+        return;
+    }
+    let (mut formats, mut lost) = (Vec::new(), 0u64);
+    for r in f.records.iter_mut().filter(|r| zoneless_line(r)) {
+        let Some(t) = r.time else { continue };
+        if !formats.contains(&r.format) {
+            formats.push(r.format);
+        }
+        match t.nanos.checked_sub(zone) {
+            Some(nanos) => r.time = Some(Timestamp { nanos, ..t }),
+            None => {
+                r.time = None;
+                lost += 1;
+            }
+        }
+    }
+    let kinds: Vec<&str> = formats.iter().map(|k| if *k == Format::EtcdCapnslog { "etcd capnslog" } else { "Go log" }).collect();
+    let dir = if zone > 0 { "ahead of" } else { "behind" };
+    let mut message = format!(
+        "its {} lines carry no zone and read {} {dir} its zap lines' UTC times beside them: they were moved onto that clock",
+        kinds.join(" and "),
+        time::human_duration(zone.abs())
+    );
+    if lost > 0 {
+        message += &format!(" ({} whose time moved would leave the years 1678-2262 kept without a time)", crate::words::plural(lost, "line", "lines"));
+    }
+    f.diagnostics.push(Diagnostic { path: f.path.clone(), line: None, message });
 }
 
 /// Places a yearless time in the year that puts it nearest `reference_nanos`.

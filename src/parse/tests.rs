@@ -676,6 +676,52 @@ Apr 23 08:04:02 node1 etcd[1234]: raft: 8e9e05c52164694d became leader at term 5
     );
 }
 
+/// Parses one file, moves its clocks as the loader does, and renders its
+/// record times and notes: `t1 t2 ... | note`.
+fn check_clocks(text: &str, expect: &str) {
+    let mut f = vec![parse_file("x.log", text.as_bytes().to_vec(), &ParseOptions::default())];
+    align_clocks(&mut f);
+    let times: Vec<String> = f[0].records.iter().map(|r| r.time.map_or("-".into(), |t| t.to_string())).collect();
+    let notes: Vec<&str> = f[0].diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert_lines(&format!("{} | {}\n", times.join(" "), notes.join("; ")), expect);
+}
+
+#[test]
+fn zoneless_lines_interleaved_with_utc_ones_move_onto_their_clock() {
+    // etcd 3.3: capnslog in local time (UTC+8 here) with no zone, raft lines
+    // as zap JSON with an epoch `ts` (after
+    // tests/corpus/etcd/etcd33_capnslog_local_time_beside_epoch_json.log).
+    const CAPNS: &str = "2019-01-19 15:30:43.746310 I | etcdserver: restarting member\n";
+    const JSON: &str = "{\"level\":\"info\",\"ts\":1547883043.746382,\"msg\":\"became follower at term 2\"}\n";
+    const LATER: &str = "2019-01-19 15:30:43.748731 W | auth: simple token\n";
+    const JSON2: &str = "{\"level\":\"info\",\"ts\":1547883044.74815,\"msg\":\"elected leader at term 3\"}\n";
+    const LAST: &str = "2019-01-19 15:30:44.748717 I | etcdserver: published\n";
+    check_clocks(
+        &[CAPNS, JSON, LATER, JSON2, LAST].concat(),
+        "2019-01-19T07:30:43.746310Z 2019-01-19T07:30:43.746382Z 2019-01-19T07:30:43.748731Z 2019-01-19T07:30:44.74815Z 2019-01-19T07:30:44.748717Z \
+         | its etcd capnslog lines carry no zone and read 8h00m ahead of its zap lines' UTC times beside them: they were moved onto that clock",
+    );
+    // Go's `log` too, behind UTC (UTC-5).
+    check_clocks(
+        "2024/01/29 11:04:41 http: panic serving\n2024-01-29T16:04:41.5Z\tINFO\tx\n2024/01/29 11:04:42 again\n",
+        "2024-01-29T16:04:41Z 2024-01-29T16:04:41.5Z 2024-01-29T16:04:42Z \
+         | its Go log lines carry no zone and read 5h00m behind its zap lines' UTC times beside them: they were moved onto that clock",
+    );
+    // One place where the kinds meet could be a real gap (a restart hours
+    // later, logging the other way): nothing moves.
+    check_clocks(&[CAPNS, LATER, JSON2].concat(), "2019-01-19T15:30:43.746310Z 2019-01-19T15:30:43.748731Z 2019-01-19T07:30:44.74815Z | ");
+    // Already on one clock (the right --utc-offset, or a zone of UTC): nothing moves.
+    check_clocks(
+        "2019-01-19 07:30:43.746310 I | a\n{\"ts\":1547883043.746382,\"msg\":\"b\"}\n2019-01-19 07:30:43.748731 I | c\n",
+        "2019-01-19T07:30:43.746310Z 2019-01-19T07:30:43.746382Z 2019-01-19T07:30:43.748731Z | ",
+    );
+    // Apart by no whole number of quarter hours: not a zone, nothing moves.
+    check_clocks(
+        "2019-01-19 07:37:43.7 I | a\n{\"ts\":1547883043.7,\"msg\":\"b\"}\n2019-01-19 07:37:43.8 I | c\n",
+        "2019-01-19T07:37:43.7Z 2019-01-19T07:30:43.7Z 2019-01-19T07:37:43.8Z | ",
+    );
+}
+
 /// Parses `(path, member mtime, file mtime, text)` files, gives their
 /// yearless times a year, and renders each file's record times and its
 /// year note: `path: t1 t2 ... | note`.
