@@ -474,3 +474,44 @@ fn a_hole_is_open_on_its_log_s_lane() {
 fn hms_of(nanos: i64) -> String {
     reconscope::time::Timestamp::new(nanos, 9).to_string()[11..19].to_string()
 }
+
+#[test]
+fn a_reconcile_whose_first_line_is_its_deadline_is_not_an_expired_context() {
+    // Its only line is its error (tests/corpus/controller-runtime/
+    // json_production_reconciler_error.log): when it began is not logged,
+    // so nothing says the deadline came soon after.
+    let failed = |secs| zap(secs, "ERROR", "Reconciler error", "widget", "a", &rid('a', 1), ", \"error\": \"context deadline exceeded\"");
+    let a = run(&[("manager.log", failed(0))]);
+    assert!(a.findings.iter().all(|f| f.kind != FindingKind::ExpiredContext), "{:#?}", a.findings);
+    // A line before it says when it began: the deadline came at once.
+    let a = run(&[("manager.log", zap(0, "INFO", "Reconciling", "widget", "a", &rid('a', 1), "") + &failed(0))]);
+    let kinds: Vec<FindingKind> = a.findings.iter().map(|f| f.kind).collect();
+    assert_eq!(kinds, [FindingKind::ExpiredContext]);
+    // klog's `err` says it as zap's `error` does.
+    let klog = format!(
+        "I0526 10:00:00.000001       1 controller.go:1] \"Reconciling\" controller=\"widget\" namespace=\"ns\" name=\"a\" reconcileID=\"{0}\"\n\
+         E0526 10:00:00.000002       1 controller.go:2] \"Reconciler error\" err=\"context deadline exceeded\" controller=\"widget\" namespace=\"ns\" name=\"a\" reconcileID=\"{0}\"\n",
+        rid('a', 1)
+    );
+    let a = run(&[("manager.log", klog)]);
+    let kinds: Vec<FindingKind> = a.findings.iter().map(|f| f.kind).collect();
+    assert_eq!(kinds, [FindingKind::ExpiredContext]);
+    assert_eq!(a.reconciles[0].error.as_deref(), Some("Reconciler error: context deadline exceeded"));
+}
+
+#[test]
+fn a_reconcile_error_is_its_error_field_or_its_message_alone() {
+    let line = |n, msg: &str, extra: &str| zap(0, "ERROR", msg, "widget", "a", &rid('a', n), extra);
+    let a = run(&[(
+        "manager.log",
+        [
+            line(1, "Reconciler error", ", \"error\": \"boom\""),
+            // controller-runtime's recovered panic names it in `panic`.
+            line(2, "Observed a panic", ", \"panic\": \"failpoint panic: {}\""),
+            line(3, "Connect failed", ""),
+        ]
+        .concat(),
+    )]);
+    let errors: Vec<Option<&str>> = a.reconciles.iter().map(|r| r.error.as_deref()).collect();
+    assert_eq!(errors, [Some("Reconciler error: boom"), Some("Observed a panic: failpoint panic: {}"), Some("Connect failed")]);
+}

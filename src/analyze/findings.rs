@@ -560,9 +560,14 @@ fn deadline_in(raw: &[u8], kind: ValueKind) -> bool {
     has_deadline_words(raw)
 }
 
-/// Whether a record's message or `error` field says a deadline passed.
+/// Whether a record's message or error field (zap's `error`, klog's
+/// `err`) says a deadline passed.
 fn says_deadline(f: &ParsedFile, r: &Record) -> bool {
-    deadline_in(&f.span_bytes(r.message), r.message_kind) || f.find_field(&f.fields(r), "error").is_some_and(|fl| deadline_in(&f.span_bytes(fl.value), fl.kind))
+    if deadline_in(&f.span_bytes(r.message), r.message_kind) {
+        return true;
+    }
+    let fields = f.fields(r);
+    f.find_field(&fields, "error").or_else(|| f.find_field(&fields, "err")).is_some_and(|fl| deadline_in(&f.span_bytes(fl.value), fl.kind))
 }
 
 /// The etcd client's warnings that report a deadline, by where they are in
@@ -602,11 +607,14 @@ fn expired_contexts(
         // The first deadline error among its records, and the etcd client
         // warnings logged between its lines in the same file.
         let mut deadline_at: Option<Timestamp> = None;
-        for rr in a.records_of(r) {
+        for (k, rr) in a.records_of(r).iter().enumerate() {
             let f = &files[rr.file as usize];
             let rec = &f.records[rr.record as usize];
             if says_deadline(f, rec) {
-                deadline_at = super::reconciles::time_of(rec);
+                // Its first line: nothing logged says when it began (a
+                // reconcile whose only line is its error), so nothing says
+                // how soon the deadline came.
+                deadline_at = super::reconciles::time_of(rec).filter(|_| k > 0);
                 break;
             }
         }

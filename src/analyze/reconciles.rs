@@ -525,8 +525,14 @@ impl<'a> Part<'a> {
             // this part: the merge keeps the first part's).
             if error_line && rec.error.is_none() {
                 let msg = f.message(r);
-                let e = f.field(r, "error").map(|s| s.into_owned()).unwrap_or_else(|| msg.to_string());
-                rec.error = Some(format!("{msg}: {e}"));
+                // zap's `error`, klog's `err`, controller-runtime's `panic`
+                // (`Observed a panic`); with none, the message says it all.
+                let fields = f.fields(r);
+                let e = ["error", "err", "panic"].iter().find_map(|k| f.find_field(&fields, k)).map(|fl| f.value(fl));
+                rec.error = Some(match e {
+                    Some(e) => format!("{msg}: {e}"),
+                    None => msg.into_owned(),
+                });
                 rec.outcome = Outcome::Error;
             }
         }
