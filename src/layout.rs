@@ -549,6 +549,12 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
         let end = e.end.map_or(e.start.nanos, |t| t.nanos.max(e.start.nanos));
         see(e.start.nanos, end);
     }
+    // No reconcile to draw (an etcd log, a CI log): the logs' own lines.
+    if bars.is_empty() {
+        for src in &a.coverage.sources {
+            see(src.first.nanos, src.last.nanos.max(src.first.nanos));
+        }
+    }
     // Markers (FinalizerAtEnd is placed at the end once it is known).
     let mut markers: Vec<Marker> = Vec::new();
     let mut at_end: Vec<(u32, String)> = Vec::new();

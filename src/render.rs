@@ -575,15 +575,6 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     );
     d.text(8.0, 42.0, FONT_SMALL, &counts, &format!(r#"fill="{}""#, p.muted));
 
-    if t.rows.is_empty() {
-        let msg = if a.reconciles.is_empty() {
-            "No reconciles to draw: the inputs hold no controller-runtime reconcile logs."
-        } else {
-            "The timeline layout is empty."
-        };
-        d.text(16.0, rows_top + ROW_H, FONT, msg, &format!(r#"fill="{}""#, p.muted));
-    }
-
     // Row stripes, the whole width.
     for (r, row) in t.rows.iter().enumerate() {
         let fill = if row.depth == 0 {
@@ -798,6 +789,16 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     d.line(label_w - 0.5, rows_top, label_w - 0.5, rows_bottom, &format!(r#"stroke="{}""#, p.grid));
     // The date and zone in the label column's axis corner, as the app has it.
     d.text(8.0, axis_top + AXIS_H / 2.0 - 3.0, FONT_SMALL, &format!("{} {}", date(t0, off, a.year_unknown), zone_name(off)), &format!(r#"fill="{}""#, p.muted));
+
+    // Over the bands drawn across the rows, right of the labels.
+    if t.rows.is_empty() {
+        let msg = if a.reconciles.is_empty() {
+            "No reconciles to draw: the inputs hold no controller-runtime reconcile logs."
+        } else {
+            "The timeline layout is empty."
+        };
+        d.text(px0 + 4.0, rows_top + ROW_H, FONT, msg, &format!(r#"fill="{}""#, p.muted));
+    }
 
     // Legend.
     for (i, line) in legend_lines.iter().enumerate() {

@@ -290,19 +290,19 @@ fn markdown_within(a: &Analysis, opts: &ReportOptions, max_bytes: usize) -> Stri
         let _ = writeln!(head, "{times}");
     }
     if let Some(url) = &app {
-        let (from, to) = match a.findings.first() {
-            Some(f) => (f.start, f.end),
+        // The first finding, else the reconciles, else the logs' lines;
+        // with no time at all, the app's own first view.
+        let view = match a.findings.first() {
+            Some(f) => Some((f.start, f.end)),
             None => {
-                let lo = a.reconciles.iter().map(|r| r.start()).min();
-                let hi = a.reconciles.iter().map(|r| r.last).max();
-                match (lo, hi) {
-                    (Some(l), Some(h)) => (l, h),
-                    _ => (Timestamp::new(0, 0), Timestamp::new(0, 0)),
-                }
+                let lo = a.reconciles.iter().map(|r| r.start()).min().or_else(|| a.coverage.sources.iter().map(|s| s.first).min());
+                let hi = a.reconciles.iter().map(|r| r.last).max().or_else(|| a.coverage.sources.iter().map(|s| s.last).max());
+                lo.zip(hi)
             }
         };
+        let fragment = view.map_or(String::new(), |(from, to)| view_fragment(from, to));
         let _ = writeln!(head);
-        let _ = writeln!(head, "[Open the timeline]({url}{}) (drop the same artifact on the page).", view_fragment(from, to));
+        let _ = writeln!(head, "[Open the timeline]({url}{fragment}) (drop the same artifact on the page).");
     }
     let _ = writeln!(head);
     let _ = writeln!(head, "### Findings");

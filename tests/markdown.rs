@@ -243,3 +243,23 @@ fn hostile_text_stays_text() {
         assert!(html.contains(&command), "{evil:?} command: {command}\n{html}");
     }
 }
+
+#[test]
+fn the_timeline_link_opens_on_what_the_logs_hold_never_on_1970() {
+    let report = |text: &str| {
+        let mut files = vec![parse_file("etcd.log", text.as_bytes().to_vec(), &ParseOptions::default())];
+        resolve_years(&mut files);
+        let a = analyze(&files, &AnalyzeOptions::default()).0;
+        let md = markdown(&a, &ReportOptions { app_url: Some(APP.into()), ..ReportOptions::default() });
+        md.lines().find(|l| l.starts_with("[Open the timeline]")).expect("the link").to_string()
+    };
+    // No reconcile and no finding: the lines' first and last times.
+    assert_eq!(
+        report(
+            "{\"level\":\"info\",\"ts\":\"2022-08-30T09:17:30.387Z\",\"msg\":\"a\"}\n{\"level\":\"info\",\"ts\":\"2022-08-30T09:19:25.273Z\",\"msg\":\"b\"}\n"
+        ),
+        format!("[Open the timeline]({APP}#from=2022-08-30T09:17:30.387Z&to=2022-08-30T09:19:25.273Z) (drop the same artifact on the page).")
+    );
+    // No time at all: the app as it opens.
+    assert_eq!(report("no time here\n"), format!("[Open the timeline]({APP}) (drop the same artifact on the page)."));
+}

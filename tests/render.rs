@@ -202,3 +202,25 @@ fn png_of_the_incident() {
     let attr = |n: &str| doc.root_element().attribute(n).unwrap().parse::<u32>().unwrap();
     assert_eq!((w, h), (attr("width") * 2, attr("height") * 2));
 }
+
+#[test]
+fn a_picture_without_reconciles_spans_the_logs_lines() {
+    // An etcd log alone: its lines from 09:17:30.387 and an election at
+    // 09:19:24.5–09:19:25.273 (after tests/corpus/etcd/
+    // etcd35_zap_json_follower_stepdown_reelection_millis.log).
+    let text = "{\"level\":\"info\",\"ts\":\"2022-08-30T09:17:30.387Z\",\"msg\":\"serving client traffic\"}\n\
+{\"level\":\"info\",\"ts\":\"2022-08-30T09:19:24.521Z\",\"msg\":\"raft.node: 1 lost leader 2 at term 154\"}\n\
+{\"level\":\"info\",\"ts\":\"2022-08-30T09:19:25.273Z\",\"msg\":\"raft.node: 1 elected leader 3 at term 154\"}\n";
+    let files = vec![parse_file("etcd.log", text.as_bytes().to_vec(), &ParseOptions::default())];
+    let a = analyze(&files, &AnalyzeOptions::default()).0;
+    assert_eq!(a.elections.len(), 1);
+    let t = layout(&a, &LayoutOptions::default());
+    let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap().timestamp_nanos_opt().unwrap();
+    assert_eq!((t.start_nanos, t.end_nanos), (at("2022-08-30T09:17:30.387Z"), at("2022-08-30T09:19:25.273Z")));
+    let svg = render::svg(&a, &t, &View::default());
+    assert!(!svg.contains("1970"), "no placeholder date");
+    // The sentence is drawn right of the labels (their column hid it).
+    let msg = "No reconciles to draw: the inputs hold no controller-runtime reconcile logs.";
+    let at_x: f64 = svg.split(msg).next().unwrap().rsplit("<text x=\"").next().unwrap().split('"').next().unwrap().parse().unwrap();
+    assert!(at_x > 100.0, "drawn at x={at_x}, under the labels");
+}
