@@ -67,6 +67,7 @@ fn analysis(controllers: Vec<ControllerInstance>, reconciles: Vec<Reconcile>) ->
         dumps: vec![],
         goroutines: vec![],
         year_unknown: false,
+        year_from_mtime: false,
         in_flight: vec![],
         coverage: Default::default(),
         leadership: vec![],

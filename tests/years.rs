@@ -80,7 +80,9 @@ fn a_file_time_gives_the_year_and_a_note_says_so() {
         "{:?}",
         o.notes
     );
-    assert!(o.markdown.contains("Times are UTC, on 2024-04-29."), "{}", o.markdown);
+    // The year is not the logs' own: the Markdown and the picture say so.
+    assert!(o.markdown.contains("Times are UTC, on 2024-04-29 (the logs write no year: it is the year of the files' modification time)."), "{}", o.markdown);
+    assert!(o.svg.contains("2024-04-29 11:15:31 – 11:15:41 UTC, the year from file times"), "{}", &o.svg[..2000.min(o.svg.len())]);
 }
 
 #[test]

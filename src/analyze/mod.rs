@@ -93,6 +93,7 @@ pub fn analyze_beside<S: Send>(files: &[ParsedFile], opts: &AnalyzeOptions, side
         dumps: Vec::new(),
         goroutines: Vec::new(),
         year_unknown: files.iter().any(|f| f.year_source == Some(crate::model::YearSource::Unknown)),
+        year_from_mtime: files.iter().any(|f| matches!(f.year_source, Some(crate::model::YearSource::ArchiveMember | crate::model::YearSource::FileMtime))),
         in_flight: Vec::new(),
         coverage,
         leadership: Vec::new(),

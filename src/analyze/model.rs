@@ -619,6 +619,11 @@ pub struct Analysis {
     /// gave one: every time is [`Timestamp::yearless`], shown without it.
     #[serde(default)]
     pub year_unknown: bool,
+    /// The logs wrote their times without a year, and a file's or an
+    /// archive member's modification time gave it (a note says which):
+    /// the year is not the logs' own.
+    #[serde(default)]
+    pub year_from_mtime: bool,
     /// Reconciles in flight per controller instance with more than one
     /// worker ([`crate::analyze::inflight`]).
     #[serde(default)]

@@ -513,6 +513,7 @@ impl Session {
             dumps: a.dumps.clone(),
             goroutines: a.goroutines.clone(),
             year_unknown: a.year_unknown,
+            year_from_mtime: a.year_from_mtime,
             in_flight: a.in_flight.clone(),
             coverage: a.coverage.clone(),
             leadership: a.leadership.clone(),
