@@ -693,6 +693,19 @@ fn write_goroutines(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Resul
                 g.reconcile.map_or("–".to_string(), |r| escape(&a.reconciles[r].reconcile_id, 64)),
             )?;
         }
+        // The table's rows do not add up to the dump: say what is not in it.
+        let listed: u64 = groups.iter().take(8).map(|g| g.count).sum();
+        let rest = d.goroutines.saturating_sub(listed);
+        if rest > 0 {
+            let more =
+                if groups.len() > 8 { format!(", and {} more busy or waiting long", plural(groups.len() - 8, "group", "groups")) } else { String::new() };
+            let (verb, them) = if rest == 1 { ("is", "it") } else { ("are", "them all") };
+            writeln!(
+                s,
+                "\n{} {verb} not listed (idle workers waiting for work, goroutines with no long wait{more}); `analyze --json` has {them}.",
+                plural(rest, "goroutine", "goroutines")
+            )?;
+        }
     }
     if a.dumps.len() > 10 {
         writeln!(s, "\n{} more dumps are in `analyze --json`.", a.dumps.len() - 10)?;
