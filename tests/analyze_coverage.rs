@@ -515,3 +515,25 @@ fn a_reconcile_error_is_its_error_field_or_its_message_alone() {
     let errors: Vec<Option<&str>> = a.reconciles.iter().map(|r| r.error.as_deref()).collect();
     assert_eq!(errors, [Some("Reconciler error: boom"), Some("Observed a panic: failpoint panic: {}"), Some("Connect failed")]);
 }
+
+#[test]
+fn lines_naming_a_reconcile_id_left_out_get_a_note() {
+    // After tests/corpus/kamaji/issue780_deletion_stuck_wrapped.log (line 1,
+    // the tail of a record cut off) and a paste that lost an epoch's first
+    // digit; then a line whose time is impossible (Feb 30).
+    let cut = format!(".6801626021565094e+09\tERROR\tReconciler error\t{{\"controller\": \"widget\", \"reconcileID\": \"{}\"}}\n", rid('a', 1));
+    let feb30 = format!("{{\"level\":\"error\",\"ts\":\"2026-02-30T10:00:00Z\",\"msg\":\"Reconciler error\",\"reconcileID\":\"{}\"}}\n", rid('b', 2));
+    let notes = |text: String| {
+        let mut l = Loaded::default();
+        l.add("manager.log", text.into_bytes(), &LoadOptions::default());
+        l.finish();
+        analyze(&l.files, &AnalyzeOptions::default()).1.iter().map(|d| d.to_string()).filter(|n| n.contains("reconcileID")).collect::<Vec<_>>()
+    };
+    assert_eq!(notes(cut.clone()), ["manager.log:1: this line names a reconcileID but is in no reconcile: no format could read it"]);
+    assert_eq!(
+        notes(zap(0, "INFO", "Reconciling", "widget", "a", &rid('c', 3), "") + &cut + &feb30),
+        ["manager.log:2: 2 lines name a reconcileID but are in no reconcile (the first is this one): 1 no format could read, 1 carries no time that could be read"]
+    );
+    // Every line in a reconcile: no note.
+    assert!(notes(zap(0, "INFO", "Reconciling", "widget", "a", &rid('c', 3), "")).is_empty());
+}

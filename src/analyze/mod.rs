@@ -99,6 +99,7 @@ pub fn analyze_beside<S: Send>(files: &[ParsedFile], opts: &AnalyzeOptions, side
         leadership: Vec::new(),
     };
     unknown_notes(&a, files, &mut diags);
+    unread_reconcile_notes(files, &mut diags);
     goroutines::read(&mut a, files, opts);
     signals::find(&mut a, files, &signal_records, opts);
     findings::find(&mut a, files, opts, &cover);
@@ -178,6 +179,48 @@ fn unknown_notes(a: &Analysis, files: &[ParsedFile], diags: &mut Vec<Diagnostic>
         "no controller (no `controller` key, no controller logger name): shown as \"unknown controller\", `null` in the JSON",
     );
     note(&|r| r.object.is_none(), "no object (no `name`/`namespace`, Kind-named or `object` key): shown as unknown, `null` in the JSON");
+}
+
+/// Notes on the lines that name a reconcileID but are in no reconcile: no
+/// format could read them (a time cut when pasted, say), or they carry no
+/// time it could read. One note per file, naming the first.
+fn unread_reconcile_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
+    for f in files {
+        let (mut unread, mut untimed, mut first) = (0usize, 0usize, None::<u32>);
+        for r in &f.records {
+            let left_out = if r.format == crate::model::Format::Unparsed {
+                let hit = memchr::memmem::find(&f.raw(r), b"reconcileID").is_some();
+                unread += usize::from(hit);
+                hit
+            } else if !r.reconcile_id.is_empty() && reconciles::time_of(r).is_none() {
+                untimed += 1;
+                true
+            } else {
+                false
+            };
+            if left_out && first.is_none() {
+                first = Some(r.line);
+            }
+        }
+        if first.is_none() {
+            continue;
+        }
+        let message = if unread + untimed == 1 {
+            let why = if unread == 1 { "no format could read it" } else { "it carries no time that could be read" };
+            format!("this line names a reconcileID but is in no reconcile: {why}")
+        } else {
+            let why: Vec<String> = [
+                (unread, "no format could read"),
+                (untimed, if untimed == 1 { "carries no time that could be read" } else { "carry no time that could be read" }),
+            ]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, why)| format!("{n} {why}"))
+            .collect();
+            format!("{} lines name a reconcileID but are in no reconcile (the first is this one): {}", unread + untimed, why.join(", "))
+        };
+        diags.push(Diagnostic { path: f.path.clone(), line: first, message });
+    }
 }
 
 #[cfg(test)]
