@@ -1454,6 +1454,21 @@ fn median(v: &mut [i64]) -> Option<i64> {
     Some(*v.select_nth_unstable(mid).1)
 }
 
+/// The zone that local times with no zone read apart from UTC ones, from
+/// `d` (local - UTC, each pair's): their median rounded to whole quarter
+/// hours, if it is within a minute of that (the two lines' lag), not 0,
+/// at most 26 hours, and most pairs agree on it.
+fn zone_of(d: &mut [i64]) -> Option<i64> {
+    const QUARTER_HOUR: i64 = 15 * 60 * time::NANOS_PER_SEC;
+    const LAG: u64 = 60 * time::NANOS_PER_SEC as u64;
+    let skew = median(d)?;
+    let zone = (skew as f64 / QUARTER_HOUR as f64).round() as i64 * QUARTER_HOUR;
+    if zone == 0 || skew.abs_diff(zone) > LAG || zone.unsigned_abs() > 26 * 3600 * time::NANOS_PER_SEC as u64 {
+        return None;
+    }
+    (d.iter().filter(|&&x| x.abs_diff(zone) <= LAG).count() * 2 >= d.len()).then_some(zone)
+}
+
 /// Local stamps with no zone (a journald or syslog prefix, a log viewer's
 /// time) beside lines that carry their own UTC time: the two read a whole
 /// number of quarter hours apart (the stamps' zone), give or take the
@@ -1461,18 +1476,8 @@ fn median(v: &mut [i64]) -> Option<i64> {
 /// has only the stamp (`systemd[1]: Started etcd`, a shell trace) lines up
 /// with the others; a note says by how much.
 fn zone_local_stamps(f: &mut ParsedFile) {
-    const QUARTER_HOUR: i64 = 15 * 60 * time::NANOS_PER_SEC;
-    const LAG: i64 = 60 * time::NANOS_PER_SEC;
     let mut d = skews(f, |w| w != Wrapper::None && !collector_clock(w));
-    let Some(skew) = median(&mut d) else { return };
-    let zone = (skew as f64 / QUARTER_HOUR as f64).round() as i64 * QUARTER_HOUR;
-    if zone == 0 || skew.abs_diff(zone) > LAG.unsigned_abs() || zone.unsigned_abs() > (26 * 3600 * time::NANOS_PER_SEC).unsigned_abs() {
-        return;
-    }
-    // Most stamps must agree on it.
-    if d.iter().filter(|&&x| x.abs_diff(zone) <= LAG.unsigned_abs()).count() * 2 < d.len() {
-        return;
-    }
+    let Some(zone) = zone_of(&mut d) else { return };
     for r in f.records.iter_mut().filter(|r| !collector_clock(r.wrapper)) {
         if let Some(c) = r.collected.as_mut() {
             c.nanos = c.nanos.saturating_add(zone);
@@ -1518,8 +1523,6 @@ fn zoned_line(r: &Record) -> bool {
 /// one run of each, the hours between them could be a real gap: nothing
 /// is moved.)
 fn zone_local_lines(f: &mut ParsedFile) {
-    const QUARTER_HOUR: i64 = 15 * 60 * time::NANOS_PER_SEC;
-    const LAG: i64 = 60 * time::NANOS_PER_SEC;
     // (zoneless time - zoned time) where one kind's line is next to the other's.
     let mut d = Vec::new();
     let mut timed = f.records.iter().filter_map(|r| Some((r.time?.nanos, zoneless_line(r), zoned_line(r))));
@@ -1534,14 +1537,7 @@ fn zone_local_lines(f: &mut ParsedFile) {
     if d.len() < 2 {
         return;
     }
-    let Some(skew) = median(&mut d) else { return };
-    let zone = (skew as f64 / QUARTER_HOUR as f64).round() as i64 * QUARTER_HOUR;
-    if zone == 0 || skew.abs_diff(zone) > LAG.unsigned_abs() || zone.unsigned_abs() > (26 * 3600 * time::NANOS_PER_SEC).unsigned_abs() {
-        return;
-    }
-    if d.iter().filter(|&&x| x.abs_diff(zone) <= LAG.unsigned_abs()).count() * 2 < d.len() {
-        return;
-    }
+    let Some(zone) = zone_of(&mut d) else { return };
     let (mut formats, mut lost) = (Vec::new(), 0u64);
     for r in f.records.iter_mut().filter(|r| zoneless_line(r)) {
         let Some(t) = r.time else { continue };
