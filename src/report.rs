@@ -23,45 +23,6 @@ pub struct ReportOptions {
     /// index in [`Analysis::findings`]; `None` or missing: none, and the
     /// finding links to its time window in the app (with `app_url`).
     pub finding_links: Vec<Option<String>>,
-    /// Where the report goes: how long it may be.
-    pub destination: Destination,
-}
-
-/// Where a report goes, which sets how long it may be: GitHub refuses a
-/// longer one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Destination {
-    /// A GitHub Actions job summary (the CLI's `--markdown`): 1 MiB a step.
-    #[default]
-    JobSummary,
-    /// An issue or pull request comment (the app's **Copy Markdown**):
-    /// 65,536 characters.
-    Comment,
-}
-
-impl Destination {
-    /// The report's most bytes (a character is a byte or more).
-    pub fn max_bytes(self) -> usize {
-        match self {
-            Destination::JobSummary => MAX_BYTES,
-            Destination::Comment => MAX_COMMENT_BYTES,
-        }
-    }
-
-    /// What the findings' evidence links may take together.
-    pub fn link_budget_bytes(self) -> usize {
-        match self {
-            Destination::JobSummary => LINK_BUDGET_BYTES,
-            Destination::Comment => COMMENT_LINK_BUDGET_BYTES,
-        }
-    }
-
-    fn cut_note(self) -> &'static str {
-        match self {
-            Destination::JobSummary => CUT_NOTE,
-            Destination::Comment => "\n*(report cut to stay under the comment size limit)*\n",
-        }
-    }
 }
 
 /// GitHub's job summary allows 1 MiB per step; the report stays under this.
@@ -71,14 +32,6 @@ pub const MAX_BYTES: usize = 1_000_000;
 /// What the findings' evidence links may take together; the findings after
 /// the last one that fits link to their time window instead.
 pub const LINK_BUDGET_BYTES: usize = 700 * 1024;
-
-/// GitHub takes 65,536 characters in a comment; the report for one stays
-/// under this many bytes.
-pub const MAX_COMMENT_BYTES: usize = 65_000;
-
-/// What the evidence links of a report for a comment may take together:
-/// the findings and tables keep the rest.
-pub const COMMENT_LINK_BUDGET_BYTES: usize = 52 * 1024;
 
 /// Findings listed; the rest are in `analyze --json`.
 const MAX_FINDINGS: usize = 50;
@@ -280,9 +233,9 @@ fn duration(start: Timestamp, end: Timestamp) -> String {
     crate::time::honest_duration(start, end)
 }
 
-/// Writes the report, at most [`Destination::max_bytes`] long.
+/// Writes the report, at most [`MAX_BYTES`] long.
 pub fn markdown(a: &Analysis, opts: &ReportOptions) -> String {
-    markdown_within(a, opts, opts.destination.max_bytes())
+    markdown_within(a, opts, MAX_BYTES)
 }
 
 /// The report as whole blocks (a finding, a line of a table or paragraph)
@@ -291,8 +244,6 @@ struct Doc {
     s: String,
     max_bytes: usize,
     cut: bool,
-    /// Said at the end when something was cut.
-    cut_note: &'static str,
 }
 
 impl Doc {
@@ -301,7 +252,7 @@ impl Doc {
         if self.cut {
             return;
         }
-        if self.s.len() + text.len() + self.cut_note.len() > self.max_bytes {
+        if self.s.len() + text.len() + CUT_NOTE.len() > self.max_bytes {
             self.cut = true;
             return;
         }
@@ -317,9 +268,7 @@ impl Doc {
 }
 
 fn markdown_within(a: &Analysis, opts: &ReportOptions, max_bytes: usize) -> String {
-    let cut_note = opts.destination.cut_note();
-    let link_budget = opts.destination.link_budget_bytes();
-    let mut doc = Doc { s: String::new(), max_bytes, cut: false, cut_note };
+    let mut doc = Doc { s: String::new(), max_bytes, cut: false };
     let (clk, times) = Clock::of(a);
     let app = opts.app_url.as_deref().map(link_url);
     let mut head = String::new();
@@ -366,18 +315,16 @@ fn markdown_within(a: &Analysis, opts: &ReportOptions, max_bytes: usize) -> Stri
         doc.block("None.\n\n");
     } else {
         let mut link_bytes = 0;
-        // The findings whose link would pass the budget (a later, smaller
-        // one may still fit).
-        let mut over_budget: Vec<usize> = Vec::new();
+        let mut over_budget: Option<usize> = None;
         for (i, f) in a.findings.iter().enumerate().take(MAX_FINDINGS) {
             let evidence = opts.finding_links.get(i).and_then(|l| l.as_deref()).map(link_url).filter(|l| !l.is_empty());
             let evidence = match evidence {
-                Some(l) if link_bytes + l.len() <= link_budget => {
+                Some(l) if over_budget.is_none() && link_bytes + l.len() <= LINK_BUDGET_BYTES => {
                     link_bytes += l.len();
                     Some(l)
                 }
                 Some(_) => {
-                    over_budget.push(i + 1);
+                    over_budget.get_or_insert(i);
                     None
                 }
                 None => None,
@@ -389,19 +336,12 @@ fn markdown_within(a: &Analysis, opts: &ReportOptions, max_bytes: usize) -> Stri
             };
             doc.block(&finding_item(a, f, i + 1, clk, &link));
         }
-        if !over_budget.is_empty() {
-            let one = over_budget.len() == 1;
-            let instead = match (app.is_some(), one) {
-                (true, true) => "links to its time window in the app instead: its evidence link would",
-                (true, false) => "link to their time window in the app instead: their evidence links would",
-                (false, true) => "has no link: its evidence link would",
-                (false, false) => "have no link: their evidence links would",
-            };
+        if let Some(i) = over_budget {
+            let instead = if app.is_some() { "link to their time window in the app instead" } else { "have no link" };
             doc.block(&format!(
-                "{} {} {instead} pass the report's {} KiB budget for links.\n\n",
-                if one { "Finding" } else { "Findings" },
-                numbers(&over_budget),
-                link_budget / 1024
+                "Findings {} and after {instead}: their evidence links would pass the report's {} KiB budget for links.\n\n",
+                i + 1,
+                LINK_BUDGET_BYTES / 1024
             ));
         }
         if a.findings.len() > MAX_FINDINGS {
@@ -418,18 +358,9 @@ fn markdown_within(a: &Analysis, opts: &ReportOptions, max_bytes: usize) -> Stri
     // The findings end with a blank line already.
     doc.lines(s.strip_prefix('\n').unwrap_or(&s));
     if doc.cut {
-        doc.s.push_str(cut_note);
+        doc.s.push_str(CUT_NOTE);
     }
     doc.s
-}
-
-/// `3`, `3 and 5`, `3, 4 and 5`.
-fn numbers(ns: &[usize]) -> String {
-    match ns {
-        [] => String::new(),
-        [n] => n.to_string(),
-        [rest @ .., last] => format!("{} and {last}", rest.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
-    }
 }
 
 /// One finding as an item of an ordered list: a bold headline (kind,
@@ -906,7 +837,7 @@ mod tests {
             (0..40).map(|i| finding("2026-05-26T16:00:00Z", "2026-05-26T16:10:00Z", &format!("finding {i} {}", "x".repeat(500)))).collect();
         let a = Analysis { findings, ..Default::default() };
         let links: Vec<Option<String>> = (0..40).map(|i| Some(format!("https://h/app/#ev={i}{}", "A".repeat(300)))).collect();
-        let opts = ReportOptions { app_url: Some("https://h/app/".into()), finding_links: links, ..ReportOptions::default() };
+        let opts = ReportOptions { app_url: Some("https://h/app/".into()), finding_links: links };
         let whole = markdown(&a, &opts);
         assert!(!whole.contains("report cut"));
         for max in [3000, 7777, 12_345] {
@@ -928,11 +859,7 @@ mod tests {
         let a = Analysis { findings, ..Default::default() };
         let big = |c: char| Some(format!("https://h/app/#ev={}", c.to_string().repeat(300 * 1024)));
         // The second finding has none; the fourth would pass the budget.
-        let opts = ReportOptions {
-            app_url: Some("https://h/app/".into()),
-            finding_links: vec![big('a'), None, big('c'), big('d'), big('e')],
-            ..ReportOptions::default()
-        };
+        let opts = ReportOptions { app_url: Some("https://h/app/".into()), finding_links: vec![big('a'), None, big('c'), big('d'), big('e')] };
         let md = markdown(&a, &opts);
         assert!(md.len() < MAX_BYTES);
         let links: Vec<&str> = md.lines().filter(|l| l.contains("**")).map(|l| l.rsplit(" · ").next().unwrap()).collect();
@@ -943,36 +870,9 @@ mod tests {
         assert!(links[3].starts_with("[timeline]("), "{:.40}", links[3]);
         assert!(links[4].starts_with("[timeline]("), "{:.40}", links[4]);
         assert_eq!(md.matches("evidence links would pass").count(), 1, "said once");
-        assert!(md.contains("Findings 4 and 5 link to their time window in the app instead: their evidence links would pass the report's 700 KiB budget"));
+        assert!(md.contains("Findings 4 and after link to their time window in the app instead"));
         // Without the app: no link at all, and fewer findings than links is fine.
-        let md = markdown(&a, &ReportOptions { app_url: None, finding_links: vec![Some("https://h/app/#ev=x".into())], ..ReportOptions::default() });
+        let md = markdown(&a, &ReportOptions { app_url: None, finding_links: vec![Some("https://h/app/#ev=x".into())] });
         assert_eq!(md.matches("](").count(), 1, "{md}");
-    }
-
-    #[test]
-    fn a_report_for_a_comment_fits_a_comment() {
-        // Five findings with evidence links of 20, 20, 32, 4 and 4 KiB (the
-        // incident's): a job summary takes them all, a comment all but the
-        // third.
-        let findings: Vec<Finding> = (0..5).map(|i| finding("2026-05-26T16:00:00Z", "2026-05-26T16:10:00Z", &format!("finding {i}"))).collect();
-        let a = Analysis { findings, ..Default::default() };
-        let links: Vec<Option<String>> =
-            [20, 20, 32, 4, 4].iter().enumerate().map(|(i, k)| Some(format!("https://h/app/#ev={i}{}", "A".repeat(k * 1024)))).collect();
-        let opts = ReportOptions { app_url: Some("https://h/app/".into()), finding_links: links, ..ReportOptions::default() };
-        let summary = markdown(&a, &opts);
-        assert!(summary.len() > 80 * 1024, "{}", summary.len());
-        assert_eq!(summary.matches("[evidence](").count(), 5);
-        let comment = markdown(&a, &ReportOptions { destination: Destination::Comment, ..opts });
-        assert!(comment.chars().count() <= 65_536 && comment.len() <= MAX_COMMENT_BYTES, "{}", comment.len());
-        let links: Vec<&str> = comment.lines().filter(|l| l.contains("**")).map(|l| l.rsplit(" · ").next().unwrap()).collect();
-        let kinds: Vec<&str> = links.iter().map(|l| l.split('(').next().unwrap()).collect();
-        assert_eq!(kinds, ["[evidence]", "[evidence]", "[timeline]", "[evidence]", "[evidence]"]);
-        assert!(comment.contains("Finding 3 links to its time window in the app instead: its evidence link would pass the report's 52 KiB budget for links."));
-        // Cut between findings, it says so for a comment.
-        let many: Vec<Finding> =
-            (0..50).map(|i| finding("2026-05-26T16:00:00Z", "2026-05-26T16:10:00Z", &format!("finding {i} {}", "x".repeat(2000)))).collect();
-        let a = Analysis { findings: many, ..Default::default() };
-        let md = markdown(&a, &ReportOptions { destination: Destination::Comment, ..ReportOptions::default() });
-        assert!(md.len() <= MAX_COMMENT_BYTES && md.ends_with("\n*(report cut to stay under the comment size limit)*\n"), "{}", md.len());
     }
 }

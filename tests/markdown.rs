@@ -68,7 +68,7 @@ fn check(a: &Analysis, opts: &ReportOptions) -> String {
 fn the_incident_reads_right() {
     let a = incident(true);
     let evidence = format!("{APP}#ev=AAAA-_0123");
-    let opts = ReportOptions { app_url: Some(APP.into()), finding_links: vec![Some(evidence.clone())], ..ReportOptions::default() };
+    let opts = ReportOptions { app_url: Some(APP.into()), finding_links: vec![Some(evidence.clone())] };
     let html = check(&a, &opts);
     assert!(html.contains("<p>Times are UTC, on 2026-05-26.</p>"), "{html}");
     let stall = "<li>\n<p><strong>stalled-worker · <code>tenant-test/kubernetes-test-latest-version</code> · 20m36s, 16:29:30–16:50:06</strong>";
@@ -95,7 +95,7 @@ fn the_incident_reads_right() {
 #[test]
 fn the_command_to_collect_a_dump_copies_as_it_is() {
     let a = incident(false);
-    let html = check(&a, &ReportOptions { app_url: None, finding_links: vec![], ..ReportOptions::default() });
+    let html = check(&a, &ReportOptions { app_url: None, finding_links: vec![] });
     let command = "kubectl port-forward deploy/<manager> 6060 &\ncurl -s 'http://127.0.0.1:6060/debug/pprof/goroutine?debug=2' > goroutines-$(date -u +%Y%m%dT%H%M%SZ).txt\n";
     let blocks: Vec<&str> = html.split("<pre><code>").skip(1).map(|b| &b[..b.find("</code></pre>").unwrap()]).collect();
     assert_eq!(blocks, [gfm::html_escape(command)], "{html}");
@@ -217,7 +217,7 @@ fn hostile_text_stays_text() {
     for evil in HOSTILE {
         let a = hostile(evil);
         let evidence = format!("{APP}#ev=QUJD");
-        let html = check(&a, &ReportOptions { app_url: Some(APP.into()), finding_links: vec![Some(evidence)], ..ReportOptions::default() });
+        let html = check(&a, &ReportOptions { app_url: Some(APP.into()), finding_links: vec![Some(evidence)] });
         let shown = gfm::html_escape(&code_text(evil));
         let in_code = format!("<code>{shown}</code>");
         // The three findings' quotes and the dump's path; the object in
