@@ -819,6 +819,11 @@ impl ParsedFile {
         fields.iter().find(|f| *self.span_bytes(f.key) == *key.as_bytes())
     }
 
+    /// The error a line carries: zap's `error` field, else klog's `err`.
+    pub fn find_error<'f>(&self, fields: &'f [Field]) -> Option<&'f Field> {
+        self.find_field(fields, "error").or_else(|| self.find_field(fields, "err"))
+    }
+
     pub fn value(&self, f: &Field) -> Cow<'_, str> {
         let raw = self.span_bytes(f.value);
         match f.kind {

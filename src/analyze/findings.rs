@@ -567,7 +567,7 @@ fn says_deadline(f: &ParsedFile, r: &Record) -> bool {
         return true;
     }
     let fields = f.fields(r);
-    f.find_field(&fields, "error").or_else(|| f.find_field(&fields, "err")).is_some_and(|fl| deadline_in(&f.span_bytes(fl.value), fl.kind))
+    f.find_error(&fields).is_some_and(|fl| deadline_in(&f.span_bytes(fl.value), fl.kind))
 }
 
 /// The etcd client's warnings that report a deadline, by where they are in

@@ -528,7 +528,7 @@ impl<'a> Part<'a> {
                 // zap's `error`, klog's `err`, controller-runtime's `panic`
                 // (`Observed a panic`); with none, the message says it all.
                 let fields = f.fields(r);
-                let e = ["error", "err", "panic"].iter().find_map(|k| f.find_field(&fields, k)).map(|fl| f.value(fl));
+                let e = f.find_error(&fields).or_else(|| f.find_field(&fields, "panic")).map(|fl| f.value(fl));
                 rec.error = Some(match e {
                     Some(e) => format!("{msg}: {e}"),
                     None => msg.into_owned(),

@@ -72,7 +72,7 @@ pub fn may_matter(raw: &[u8]) -> bool {
 /// Whether a warning or error line's `error` field may say 429.
 pub fn error_may_matter(f: &ParsedFile, r: &Record) -> bool {
     let fields = f.fields(r);
-    f.find_field(&fields, "error").or_else(|| f.find_field(&fields, "err")).is_some_and(|fl| says_too_many(&f.span_bytes(fl.value)))
+    f.find_error(&fields).is_some_and(|fl| says_too_many(&f.span_bytes(fl.value)))
 }
 
 /// `too many requests`, `Too Many Requests`, `TooManyRequests`: the API
@@ -197,7 +197,7 @@ fn throttled_of(f: &ParsedFile, r: &Record, rr: RecordRef, time: Timestamp) -> O
         let resource = field("URL").or_else(|| field("url")).and_then(|u| resource_of(&f.value(u)));
         return Some(Throttled { rr, time, wait, resource, too_many: false });
     }
-    let err = field("error").or_else(|| field("err")).map(|fl| f.span_bytes(fl.value));
+    let err = f.find_error(&fields).map(|fl| f.span_bytes(fl.value));
     if says_too_many(&f.span_bytes(r.message)) || (r.level >= Level::Warn && err.is_some_and(|e| says_too_many(&e))) {
         return Some(Throttled { rr, time, wait: None, resource: None, too_many: true });
     }
