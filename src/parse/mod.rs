@@ -1417,26 +1417,33 @@ pub fn align_clocks(files: &mut [ParsedFile]) {
         // centuries, a line of its own far the other way) is no time.
         let mut lost = 0u64;
         for r in f.records.iter_mut() {
-            if let Some(t) = r.time {
-                match t.nanos.checked_sub(skew) {
-                    Some(nanos) => r.time = Some(Timestamp { nanos, ..t }),
-                    None => {
-                        r.time = None;
-                        lost += 1;
-                    }
-                }
-            }
+            move_back(&mut r.time, skew, &mut lost);
         }
         let dir = if skew > 0 { "ahead of" } else { "behind" };
-        let mut message = format!(
-            "the clock of its lines runs {} {dir} the collector's timestamps; its times were moved onto the collector's clock",
-            time::human_duration(skew.saturating_abs())
+        let message = format!(
+            "the clock of its lines runs {} {dir} the collector's timestamps; its times were moved onto the collector's clock{}",
+            time::human_duration(skew.saturating_abs()),
+            lost_note(lost)
         );
-        if lost > 0 {
-            message += &format!(" ({} whose time moved would leave the years 1678-2262 kept without a time)", crate::words::plural(lost, "line", "lines"));
-        }
         f.diagnostics.push(Diagnostic { path: f.path.clone(), line: None, message });
     }
+}
+
+/// Moves a line's time `by` nanoseconds back; one the move would take past
+/// what a time holds becomes no time, counted in `lost`.
+fn move_back(time: &mut Option<Timestamp>, by: i64, lost: &mut u64) {
+    if let Some(t) = *time {
+        *time = t.nanos.checked_sub(by).map(|nanos| Timestamp { nanos, ..t });
+        *lost += u64::from(time.is_none());
+    }
+}
+
+/// What a clock note adds for the lines [`move_back`] left without a time.
+fn lost_note(lost: u64) -> String {
+    if lost == 0 {
+        return String::new();
+    }
+    format!(" ({} whose time moved would leave the years 1678-2262 kept without a time)", crate::words::plural(lost, "line", "lines"))
 }
 
 /// (line time - wrapper time) of each record of `f` with both, a year of
@@ -1539,29 +1546,20 @@ fn zone_local_lines(f: &mut ParsedFile) {
     }
     let Some(zone) = zone_of(&mut d) else { return };
     let (mut formats, mut lost) = (Vec::new(), 0u64);
-    for r in f.records.iter_mut().filter(|r| zoneless_line(r)) {
-        let Some(t) = r.time else { continue };
+    for r in f.records.iter_mut().filter(|r| zoneless_line(r) && r.time.is_some()) {
         if !formats.contains(&r.format) {
             formats.push(r.format);
         }
-        match t.nanos.checked_sub(zone) {
-            Some(nanos) => r.time = Some(Timestamp { nanos, ..t }),
-            None => {
-                r.time = None;
-                lost += 1;
-            }
-        }
+        move_back(&mut r.time, zone, &mut lost);
     }
     let kinds: Vec<&str> = formats.iter().map(|k| if *k == Format::EtcdCapnslog { "etcd capnslog" } else { "Go log" }).collect();
     let dir = if zone > 0 { "ahead of" } else { "behind" };
-    let mut message = format!(
-        "its {} lines carry no zone and read {} {dir} its zap lines' UTC times beside them: they were moved onto that clock",
+    let message = format!(
+        "its {} lines carry no zone and read {} {dir} its zap lines' UTC times beside them: they were moved onto that clock{}",
         kinds.join(" and "),
-        time::human_duration(zone.abs())
+        time::human_duration(zone.abs()),
+        lost_note(lost)
     );
-    if lost > 0 {
-        message += &format!(" ({} whose time moved would leave the years 1678-2262 kept without a time)", crate::words::plural(lost, "line", "lines"));
-    }
     f.diagnostics.push(Diagnostic { path: f.path.clone(), line: None, message });
 }
 
