@@ -23,6 +23,24 @@ pub struct ReportOptions {
     /// index in [`Analysis::findings`]; `None` or missing: none, and the
     /// finding links to its time window in the app (with `app_url`).
     pub finding_links: Vec<Option<String>>,
+    /// Where the report goes: how long it may be.
+    pub destination: Destination,
+}
+
+/// Where a report goes, which sets how long it may be: GitHub refuses a
+/// longer one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Destination {
+    /// A GitHub Actions job summary (the CLI's `--markdown`): 1 MiB a step.
+    /// Cut between blocks under [`MAX_BYTES`], the evidence links within
+    /// [`LINK_BUDGET_BYTES`].
+    #[default]
+    JobSummary,
+    /// An issue or pull request comment (the app's **Copy Markdown**):
+    /// 65,536 characters. Within [`MAX_COMMENT_BYTES`], the tables kept:
+    /// fewer findings listed when need be, then as many evidence links as
+    /// fit.
+    Comment,
 }
 
 /// GitHub's job summary allows 1 MiB per step; the report stays under this.
@@ -37,6 +55,12 @@ pub const LINK_BUDGET_BYTES: usize = 700 * 1024;
 const MAX_FINDINGS: usize = 50;
 
 const CUT_NOTE: &str = "\n*(report cut to stay under the job-summary size limit)*\n";
+
+/// GitHub takes 65,536 characters in a comment; a report for one stays
+/// under this many bytes (a character is a byte or more).
+pub const MAX_COMMENT_BYTES: usize = 65_000;
+
+const COMMENT_CUT_NOTE: &str = "\n*(report cut to stay under the comment size limit)*\n";
 
 /// Characters that show as nothing (zero-width, bidi controls as
 /// `inert` defines them, soft hyphen): they would hide inside pasted text
@@ -233,9 +257,20 @@ fn duration(start: Timestamp, end: Timestamp) -> String {
     crate::time::honest_duration(start, end)
 }
 
-/// Writes the report, at most [`MAX_BYTES`] long.
+/// Writes the report for where it goes (see [`Destination`]).
 pub fn markdown(a: &Analysis, opts: &ReportOptions) -> String {
-    markdown_within(a, opts, MAX_BYTES)
+    markdown_with(a, opts, &mut |s: &str| s.to_owned())
+}
+
+/// Writes the report with `finish` applied to each of its blocks (the
+/// callers redact them: a redaction may lengthen a block, so the report is
+/// measured as it will be sent).
+pub fn markdown_with(a: &Analysis, opts: &ReportOptions, finish: &mut dyn FnMut(&str) -> String) -> String {
+    let blocks = Blocks::of(a, opts, finish);
+    match opts.destination {
+        Destination::JobSummary => blocks.job_summary(MAX_BYTES, finish),
+        Destination::Comment => blocks.comment(MAX_COMMENT_BYTES, finish),
+    }
 }
 
 /// The report as whole blocks (a finding, a line of a table or paragraph)
@@ -244,6 +279,7 @@ struct Doc {
     s: String,
     max_bytes: usize,
     cut: bool,
+    cut_note: &'static str,
 }
 
 impl Doc {
@@ -252,115 +288,244 @@ impl Doc {
         if self.cut {
             return;
         }
-        if self.s.len() + text.len() + CUT_NOTE.len() > self.max_bytes {
+        if self.s.len() + text.len() + self.cut_note.len() > self.max_bytes {
             self.cut = true;
             return;
         }
         self.s.push_str(text);
     }
-
-    /// Adds `text` line by line while the lines fit.
-    fn lines(&mut self, text: &str) {
-        for l in text.split_inclusive('\n') {
-            self.block(l);
-        }
-    }
 }
 
-fn markdown_within(a: &Analysis, opts: &ReportOptions, max_bytes: usize) -> String {
-    let mut doc = Doc { s: String::new(), max_bytes, cut: false };
-    let (clk, times) = Clock::of(a);
-    let app = opts.app_url.as_deref().map(link_url);
-    let mut head = String::new();
-    let _ = writeln!(head, "## reconscope");
-    let _ = writeln!(head);
-    // No etcd log: no election found is not "0 elections".
-    let elections = if a.coverage.etcd == EtcdCoverage::Absent && a.elections.is_empty() {
-        "elections unknown (the artifact holds no etcd log)".to_string()
-    } else {
-        plural(a.elections.len(), "etcd leader election", "etcd leader elections")
-    };
-    let _ = writeln!(
-        head,
-        "{} in {}, {elections}, {}.",
-        plural(a.reconciles.len(), "reconcile", "reconciles"),
-        plural(a.controllers.len(), "controller instance", "controller instances"),
-        plural(a.findings.len(), "finding", "findings")
-    );
-    if let Some(times) = times {
-        let _ = writeln!(head);
-        let _ = writeln!(head, "{times}");
-    }
-    if let Some(url) = &app {
-        // The first finding, else the reconciles, else the logs' lines;
-        // with no time at all, the app's own first view.
-        let view = match a.findings.first() {
-            Some(f) => Some((f.start, f.end)),
-            None => {
-                let lo = a.reconciles.iter().map(|r| r.start()).min().or_else(|| a.coverage.sources.iter().map(|s| s.first).min());
-                let hi = a.reconciles.iter().map(|r| r.last).max().or_else(|| a.coverage.sources.iter().map(|s| s.last).max());
-                lo.zip(hi)
-            }
-        };
-        let fragment = view.map_or(String::new(), |(from, to)| view_fragment(from, to));
-        let _ = writeln!(head);
-        let _ = writeln!(head, "[Open the timeline]({url}{fragment}) (drop the same artifact on the page).");
-    }
-    let _ = writeln!(head);
-    let _ = writeln!(head, "### Findings");
-    let _ = writeln!(head);
-    doc.block(&head);
+/// The report's blocks, each written (and finished) once; the report is
+/// put together from them for its destination.
+struct Blocks {
+    head: String,
+    /// Each listed finding: with its time window's link (or none, without
+    /// the app), and with its evidence link when it has one.
+    findings: Vec<(String, Option<String>)>,
+    /// More findings than are listed.
+    unlisted: usize,
+    has_app: bool,
+    /// "What this artifact does not show", the goroutines and the tables,
+    /// line by line.
+    tail: Vec<String>,
+}
 
-    if a.findings.is_empty() {
-        doc.block("None.\n\n");
-    } else {
+/// How the report is put together: which findings are listed, which of
+/// them link to their evidence, and the notes that say what was left out.
+struct Plan {
+    max_bytes: usize,
+    cut_note: &'static str,
+    listed: usize,
+    evidence: Vec<bool>,
+    /// Said after the findings: why some have no evidence link.
+    links_note: Option<String>,
+    /// Said after the findings: where the unlisted ones are.
+    more_note: Option<String>,
+}
+
+impl Blocks {
+    fn of(a: &Analysis, opts: &ReportOptions, finish: &mut dyn FnMut(&str) -> String) -> Blocks {
+        let (clk, times) = Clock::of(a);
+        let app = opts.app_url.as_deref().map(link_url);
+        let mut head = String::new();
+        let _ = writeln!(head, "## reconscope");
+        let _ = writeln!(head);
+        // No etcd log: no election found is not "0 elections".
+        let elections = if a.coverage.etcd == EtcdCoverage::Absent && a.elections.is_empty() {
+            "elections unknown (the artifact holds no etcd log)".to_string()
+        } else {
+            plural(a.elections.len(), "etcd leader election", "etcd leader elections")
+        };
+        let _ = writeln!(
+            head,
+            "{} in {}, {elections}, {}.",
+            plural(a.reconciles.len(), "reconcile", "reconciles"),
+            plural(a.controllers.len(), "controller instance", "controller instances"),
+            plural(a.findings.len(), "finding", "findings")
+        );
+        if let Some(times) = times {
+            let _ = writeln!(head);
+            let _ = writeln!(head, "{times}");
+        }
+        if let Some(url) = &app {
+            // The first finding, else the reconciles, else the logs' lines;
+            // with no time at all, the app's own first view.
+            let view = match a.findings.first() {
+                Some(f) => Some((f.start, f.end)),
+                None => {
+                    let lo = a.reconciles.iter().map(|r| r.start()).min().or_else(|| a.coverage.sources.iter().map(|s| s.first).min());
+                    let hi = a.reconciles.iter().map(|r| r.last).max().or_else(|| a.coverage.sources.iter().map(|s| s.last).max());
+                    lo.zip(hi)
+                }
+            };
+            let fragment = view.map_or(String::new(), |(from, to)| view_fragment(from, to));
+            let _ = writeln!(head);
+            let _ = writeln!(head, "[Open the timeline]({url}{fragment}) (drop the same artifact on the page).");
+        }
+        let _ = writeln!(head);
+        let _ = writeln!(head, "### Findings");
+        let _ = writeln!(head);
+        if a.findings.is_empty() {
+            head.push_str("None.\n\n");
+        }
+        let findings = a
+            .findings
+            .iter()
+            .enumerate()
+            .take(MAX_FINDINGS)
+            .map(|(i, f)| {
+                let window = app.as_ref().map_or(String::new(), |url| format!(" · [timeline]({url}{})", view_fragment(f.start, f.end)));
+                let evidence = opts.finding_links.get(i).and_then(|l| l.as_deref()).map(link_url).filter(|l| !l.is_empty());
+                let evidence = evidence.map(|l| finish(&finding_item(a, f, i + 1, clk, &format!(" · [evidence]({l})"))));
+                (finish(&finding_item(a, f, i + 1, clk, &window)), evidence)
+            })
+            .collect();
+        let mut s = String::new();
+        let _ = write_not_shown(&mut s, a, clk);
+        if !a.dumps.is_empty() {
+            let _ = write_goroutines(&mut s, a, clk);
+        }
+        let _ = write_tables(&mut s, a, clk);
+        // The findings end with a blank line already.
+        let tail = finish(s.strip_prefix('\n').unwrap_or(&s)).split_inclusive('\n').map(str::to_owned).collect();
+        Blocks { head: finish(&head), findings, unlisted: a.findings.len().saturating_sub(MAX_FINDINGS), has_app: app.is_some(), tail }
+    }
+
+    /// The report for a job summary: every listed finding, each with its
+    /// evidence link while the links stay within [`LINK_BUDGET_BYTES`]
+    /// (the findings after the first that would pass it link to their
+    /// window), cut between blocks under `max_bytes`.
+    fn job_summary(&self, max_bytes: usize, finish: &mut dyn FnMut(&str) -> String) -> String {
         let mut link_bytes = 0;
         let mut over_budget: Option<usize> = None;
-        for (i, f) in a.findings.iter().enumerate().take(MAX_FINDINGS) {
-            let evidence = opts.finding_links.get(i).and_then(|l| l.as_deref()).map(link_url).filter(|l| !l.is_empty());
-            let evidence = match evidence {
-                Some(l) if over_budget.is_none() && link_bytes + l.len() <= LINK_BUDGET_BYTES => {
-                    link_bytes += l.len();
-                    Some(l)
-                }
-                Some(_) => {
-                    over_budget.get_or_insert(i);
-                    None
-                }
-                None => None,
-            };
-            let link = match (evidence, &app) {
-                (Some(l), _) => format!(" · [evidence]({l})"),
-                (None, Some(url)) => format!(" · [timeline]({url}{})", view_fragment(f.start, f.end)),
-                (None, None) => String::new(),
-            };
-            doc.block(&finding_item(a, f, i + 1, clk, &link));
+        let mut evidence = vec![false; self.findings.len()];
+        for (i, (_, e)) in self.findings.iter().enumerate() {
+            let Some(e) = e else { continue };
+            if over_budget.is_none() && link_bytes + e.len() <= LINK_BUDGET_BYTES {
+                link_bytes += e.len();
+                evidence[i] = true;
+            } else {
+                over_budget.get_or_insert(i);
+            }
         }
-        if let Some(i) = over_budget {
-            let instead = if app.is_some() { "link to their time window in the app instead" } else { "have no link" };
-            doc.block(&format!(
+        let links_note = over_budget.map(|i| {
+            let instead = if self.has_app { "link to their time window in the app instead" } else { "have no link" };
+            finish(&format!(
                 "Findings {} and after {instead}: their evidence links would pass the report's {} KiB budget for links.\n\n",
                 i + 1,
                 LINK_BUDGET_BYTES / 1024
-            ));
-        }
-        if a.findings.len() > MAX_FINDINGS {
-            doc.block(&format!("{} more findings are in `analyze --json`.\n\n", a.findings.len() - MAX_FINDINGS));
-        }
+            ))
+        });
+        let more_note = (self.unlisted > 0).then(|| format!("{} more findings are in `analyze --json`.\n\n", self.unlisted));
+        let plan = Plan { max_bytes, cut_note: CUT_NOTE, listed: self.findings.len(), evidence, links_note, more_note };
+        self.put_together(&plan).0
     }
 
-    let mut s = String::new();
-    let _ = write_not_shown(&mut s, a, clk);
-    if !a.dumps.is_empty() {
-        let _ = write_goroutines(&mut s, a, clk);
+    /// The report for a comment, whole within `max_bytes` where it can be:
+    /// as many findings as leave room for the tables (the others are in the
+    /// app and in `analyze --json`), then each finding's evidence link, in
+    /// order, when it still fits (the others link to their window).
+    fn comment(&self, max_bytes: usize, finish: &mut dyn FnMut(&str) -> String) -> String {
+        let listed_all = self.findings.len();
+        let more = |listed: usize| {
+            let n = self.unlisted + listed_all - listed;
+            (n > 0).then(|| {
+                let where_ = if self.has_app {
+                    "the app lists every finding (open the timeline and drop the same artifact), and so does `analyze --json`"
+                } else {
+                    "`analyze --json` lists every finding"
+                };
+                format!(
+                    "{} not listed here, to keep the report within a comment's 65,536 characters: {where_}.\n\n",
+                    plural(n, "more finding is", "more findings are")
+                )
+            })
+        };
+        let no_links = vec![false; listed_all];
+        let plan = |listed: usize, evidence: Vec<bool>, links_note: Option<String>| Plan {
+            max_bytes,
+            cut_note: COMMENT_CUT_NOTE,
+            listed,
+            evidence,
+            links_note,
+            more_note: more(listed),
+        };
+        // The most findings that leave room for the rest, without links.
+        let listed = (0..=listed_all).rev().find(|&k| self.put_together(&plan(k, no_links.clone(), None)).1).unwrap_or(listed_all);
+        // Then each evidence link that still fits. Tried with the note as
+        // it would read if every later one were left out too (the longest
+        // it can get), so the note it ends with fits.
+        let mut evidence = no_links;
+        let mut left_out: Vec<usize> = Vec::new();
+        for i in 0..listed {
+            if self.findings[i].1.is_none() {
+                continue;
+            }
+            evidence[i] = true;
+            let later: Vec<usize> = (i + 1..listed).filter(|&j| self.findings[j].1.is_some()).map(|j| j + 1).collect();
+            let worst: Vec<usize> = left_out.iter().copied().chain(later).collect();
+            let note = self.links_note_for_comment(&worst, finish);
+            if !self.put_together(&plan(listed, evidence.clone(), note)).1 {
+                evidence[i] = false;
+                left_out.push(i + 1);
+            }
+        }
+        let note = self.links_note_for_comment(&left_out, finish);
+        self.put_together(&plan(listed, evidence, note)).0
     }
-    let _ = write_tables(&mut s, a, clk);
-    // The findings end with a blank line already.
-    doc.lines(s.strip_prefix('\n').unwrap_or(&s));
-    if doc.cut {
-        doc.s.push_str(CUT_NOTE);
+
+    /// Which findings link to their window, or have no link, for want of
+    /// room in a comment.
+    fn links_note_for_comment(&self, findings: &[usize], finish: &mut dyn FnMut(&str) -> String) -> Option<String> {
+        if findings.is_empty() {
+            return None;
+        }
+        let one = findings.len() == 1;
+        let instead = match (self.has_app, one) {
+            (true, true) => "links to its time window in the app instead: its evidence link",
+            (true, false) => "link to their time window in the app instead: their evidence links",
+            (false, true) => "has no link: its evidence link",
+            (false, false) => "have no link: their evidence links",
+        };
+        Some(finish(&format!(
+            "{} {} {instead} would not fit in a comment's 65,536 characters.\n\n",
+            if one { "Finding" } else { "Findings" },
+            numbers(findings)
+        )))
     }
-    doc.s
+
+    /// The report by `plan`, and whether it is whole (nothing cut).
+    fn put_together(&self, plan: &Plan) -> (String, bool) {
+        let mut doc = Doc { s: String::with_capacity(plan.max_bytes.min(1 << 20)), max_bytes: plan.max_bytes, cut: false, cut_note: plan.cut_note };
+        doc.block(&self.head);
+        for (i, (window, evidence)) in self.findings.iter().enumerate().take(plan.listed) {
+            match evidence {
+                Some(e) if plan.evidence[i] => doc.block(e),
+                _ => doc.block(window),
+            }
+        }
+        for note in [&plan.links_note, &plan.more_note].into_iter().flatten() {
+            doc.block(note);
+        }
+        for line in &self.tail {
+            doc.block(line);
+        }
+        if doc.cut {
+            doc.s.push_str(plan.cut_note);
+        }
+        let whole = !doc.cut;
+        (doc.s, whole)
+    }
+}
+
+/// `3`, `3 and 5`, `3, 4 and 5`.
+fn numbers(ns: &[usize]) -> String {
+    match ns {
+        [] => String::new(),
+        [n] => n.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
+    }
 }
 
 /// One finding as an item of an ordered list: a bold headline (kind,
@@ -718,6 +883,12 @@ mod tests {
     use super::*;
     use crate::analyze::{ObjectRef, Severity};
 
+    /// The job summary's report, cut under `max_bytes`.
+    fn markdown_within(a: &Analysis, opts: &ReportOptions, max_bytes: usize) -> String {
+        let mut same = |s: &str| s.to_owned();
+        Blocks::of(a, opts, &mut same).job_summary(max_bytes, &mut same)
+    }
+
     #[test]
     fn a_table_lists_twenty_rows_and_says_how_many_more() {
         let rows: Vec<String> = (1..=23).map(|i| format!("| {i} | x |")).collect();
@@ -837,7 +1008,7 @@ mod tests {
             (0..40).map(|i| finding("2026-05-26T16:00:00Z", "2026-05-26T16:10:00Z", &format!("finding {i} {}", "x".repeat(500)))).collect();
         let a = Analysis { findings, ..Default::default() };
         let links: Vec<Option<String>> = (0..40).map(|i| Some(format!("https://h/app/#ev={i}{}", "A".repeat(300)))).collect();
-        let opts = ReportOptions { app_url: Some("https://h/app/".into()), finding_links: links };
+        let opts = ReportOptions { app_url: Some("https://h/app/".into()), finding_links: links, ..ReportOptions::default() };
         let whole = markdown(&a, &opts);
         assert!(!whole.contains("report cut"));
         for max in [3000, 7777, 12_345] {
@@ -859,7 +1030,11 @@ mod tests {
         let a = Analysis { findings, ..Default::default() };
         let big = |c: char| Some(format!("https://h/app/#ev={}", c.to_string().repeat(300 * 1024)));
         // The second finding has none; the fourth would pass the budget.
-        let opts = ReportOptions { app_url: Some("https://h/app/".into()), finding_links: vec![big('a'), None, big('c'), big('d'), big('e')] };
+        let opts = ReportOptions {
+            app_url: Some("https://h/app/".into()),
+            finding_links: vec![big('a'), None, big('c'), big('d'), big('e')],
+            ..ReportOptions::default()
+        };
         let md = markdown(&a, &opts);
         assert!(md.len() < MAX_BYTES);
         let links: Vec<&str> = md.lines().filter(|l| l.contains("**")).map(|l| l.rsplit(" · ").next().unwrap()).collect();
@@ -872,7 +1047,69 @@ mod tests {
         assert_eq!(md.matches("evidence links would pass").count(), 1, "said once");
         assert!(md.contains("Findings 4 and after link to their time window in the app instead"));
         // Without the app: no link at all, and fewer findings than links is fine.
-        let md = markdown(&a, &ReportOptions { app_url: None, finding_links: vec![Some("https://h/app/#ev=x".into())] });
+        let md = markdown(&a, &ReportOptions { app_url: None, finding_links: vec![Some("https://h/app/#ev=x".into())], ..ReportOptions::default() });
         assert_eq!(md.matches("](").count(), 1, "{md}");
+    }
+
+    #[test]
+    fn a_report_for_a_comment_fits_a_comment_and_keeps_its_tables() {
+        let comment = |opts: &ReportOptions| ReportOptions { destination: Destination::Comment, ..opts.clone() };
+        let fits = |md: &str| md.chars().count() <= 65_536 && md.len() <= MAX_COMMENT_BYTES;
+        let heads = |md: &str| {
+            md.lines().filter(|l| l.contains("**")).map(|l| l.rsplit(" · ").next().unwrap().split('(').next().unwrap().to_string()).collect::<Vec<_>>()
+        };
+        // Five findings with evidence links of 20, 20, 32, 4 and 4 KiB (the
+        // incident's sizes): a job summary takes them all, a comment all
+        // but the third, which links to its window.
+        let five: Vec<Finding> = (0..5).map(|i| finding("2026-05-26T16:00:00Z", "2026-05-26T16:10:00Z", &format!("finding {i}"))).collect();
+        let a = Analysis { findings: five, ..Default::default() };
+        let links: Vec<Option<String>> =
+            [20, 20, 32, 4, 4].iter().enumerate().map(|(i, k)| Some(format!("https://h/app/#ev={i}{}", "A".repeat(k * 1024)))).collect();
+        let opts = ReportOptions { app_url: Some("https://h/app/".into()), finding_links: links, ..ReportOptions::default() };
+        let summary = markdown(&a, &opts);
+        assert!(summary.len() > 80 * 1024, "{}", summary.len());
+        assert_eq!(heads(&summary), ["[evidence]"; 5]);
+        let md = markdown(&a, &comment(&opts));
+        assert!(fits(&md), "{}", md.len());
+        assert_eq!(heads(&md), ["[evidence]", "[evidence]", "[timeline]", "[evidence]", "[evidence]"]);
+        assert!(
+            md.contains("\n\nFinding 3 links to its time window in the app instead: its evidence link would not fit in a comment's 65,536 characters.\n\n"),
+            "{md:.3000}"
+        );
+        // The tables after the findings are the job summary's.
+        let tail = |md: &str| md[md.find("### Slowest reconciles").unwrap()..].to_string();
+        assert_eq!(tail(&md), tail(&summary));
+
+        // Fifty findings of 2 KB each: fewer are listed, so that the tables
+        // stay whole; the report says how many are not, and where they are.
+        let many: Vec<Finding> =
+            (0..50).map(|i| finding("2026-05-26T16:00:00Z", "2026-05-26T16:10:00Z", &format!("finding {i} {}", "x".repeat(2000)))).collect();
+        let a = Analysis { findings: many, ..Default::default() };
+        let opts = ReportOptions { app_url: Some("https://h/app/".into()), ..ReportOptions::default() };
+        let summary = markdown(&a, &opts);
+        assert!(summary.len() > 100_000 && !summary.contains("report cut"), "{}", summary.len());
+        let md = markdown(&a, &comment(&opts));
+        assert!(fits(&md) && !md.contains("report cut"), "{}", md.len());
+        let listed = heads(&md).len();
+        assert!((20..50).contains(&listed), "{listed}");
+        let unlisted = format!(
+            "{} more findings are not listed here, to keep the report within a comment's 65,536 characters: the app lists every finding (open the timeline and drop the same artifact), and so does `analyze --json`.",
+            50 - listed
+        );
+        assert!(md.contains(&unlisted), "{md}");
+        assert_eq!(tail(&md), tail(&summary));
+        // As many as fit: one more would not.
+        let item = |n: usize| summary.find(&format!("\n{n}. **")).unwrap();
+        let next = &summary[item(listed + 1)..item(listed + 2)];
+        assert!(md.len() + next.len() > MAX_COMMENT_BYTES, "{} + {}", md.len(), next.len());
+
+        // Measured as it is sent: a redaction that lengthens every block.
+        let mut longer = |s: &str| s.replace('x', "[redacted]");
+        let md = markdown_with(&a, &comment(&opts), &mut longer);
+        assert!(fits(&md) && !md.contains("report cut"), "{}", md.len());
+        assert!(heads(&md).len() < listed, "fewer findings fit once redacted");
+        // Without the app: no link, and the unlisted are in the JSON.
+        let md = markdown(&a, &comment(&ReportOptions::default()));
+        assert!(fits(&md) && md.contains("`analyze --json` lists every finding."), "{}", md.len());
     }
 }

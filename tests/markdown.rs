@@ -9,7 +9,7 @@ use std::path::Path;
 use reconscope::analyze::findings::plain;
 use reconscope::analyze::{analyze, Analysis, AnalyzeOptions, Finding, FindingKind, GoFrame, GoroutineDump, GoroutineGroup, ObjectRef, Piece, Severity};
 use reconscope::parse::{parse_file, resolve_years, ParseOptions};
-use reconscope::report::{markdown, ReportOptions};
+use reconscope::report::{markdown, Destination, ReportOptions, MAX_COMMENT_BYTES};
 
 #[path = "support/files.rs"]
 mod files;
@@ -49,9 +49,10 @@ fn check(a: &Analysis, opts: &ReportOptions) -> String {
     }
     let md = markdown(a, opts);
     let html = gfm::render(&md);
-    let mut links: Vec<&str> = opts.finding_links.iter().flatten().map(String::as_str).collect();
-    let app = opts.app_url.as_ref().map(|u| format!("{u}#from=*"));
-    links.extend(app.as_deref());
+    // As the HTML writes them (`&` as `&amp;`).
+    let mut links: Vec<String> = opts.finding_links.iter().flatten().map(|l| gfm::html_escape(l)).collect();
+    links.extend(opts.app_url.as_ref().map(|u| format!("{u}#from=*")));
+    let links: Vec<&str> = links.iter().map(String::as_str).collect();
     gfm::assert_inert(&html, &links);
     gfm::assert_tables_square(&html);
     let details = gfm::details(&html);
@@ -68,7 +69,7 @@ fn check(a: &Analysis, opts: &ReportOptions) -> String {
 fn the_incident_reads_right() {
     let a = incident(true);
     let evidence = format!("{APP}#ev=AAAA-_0123");
-    let opts = ReportOptions { app_url: Some(APP.into()), finding_links: vec![Some(evidence.clone())] };
+    let opts = ReportOptions { app_url: Some(APP.into()), finding_links: vec![Some(evidence.clone())], ..ReportOptions::default() };
     let html = check(&a, &opts);
     assert!(html.contains("<p>Times are UTC, on 2026-05-26.</p>"), "{html}");
     let stall = "<li>\n<p><strong>stalled-worker · <code>tenant-test/kubernetes-test-latest-version</code> · 20m36s, 16:29:30–16:50:06</strong>";
@@ -95,7 +96,7 @@ fn the_incident_reads_right() {
 #[test]
 fn the_command_to_collect_a_dump_copies_as_it_is() {
     let a = incident(false);
-    let html = check(&a, &ReportOptions { app_url: None, finding_links: vec![] });
+    let html = check(&a, &ReportOptions { app_url: None, finding_links: vec![], ..ReportOptions::default() });
     let command = "kubectl port-forward deploy/<manager> 6060 &\ncurl -s 'http://127.0.0.1:6060/debug/pprof/goroutine?debug=2' > goroutines-$(date -u +%Y%m%dT%H%M%SZ).txt\n";
     let blocks: Vec<&str> = html.split("<pre><code>").skip(1).map(|b| &b[..b.find("</code></pre>").unwrap()]).collect();
     assert_eq!(blocks, [gfm::html_escape(command)], "{html}");
@@ -217,7 +218,7 @@ fn hostile_text_stays_text() {
     for evil in HOSTILE {
         let a = hostile(evil);
         let evidence = format!("{APP}#ev=QUJD");
-        let html = check(&a, &ReportOptions { app_url: Some(APP.into()), finding_links: vec![Some(evidence)] });
+        let html = check(&a, &ReportOptions { app_url: Some(APP.into()), finding_links: vec![Some(evidence)], ..ReportOptions::default() });
         let shown = gfm::html_escape(&code_text(evil));
         let in_code = format!("<code>{shown}</code>");
         // The three findings' quotes and the dump's path; the object in
@@ -262,4 +263,45 @@ fn the_timeline_link_opens_on_what_the_logs_hold_never_on_1970() {
     );
     // No time at all: the app as it opens.
     assert_eq!(report("no time here\n"), format!("[Open the timeline]({APP}) (drop the same artifact on the page)."));
+}
+
+/// The app's **Copy Markdown** of the incident, with its findings' real
+/// evidence links, is for a comment: within GitHub's 65,536 characters,
+/// every finding listed, the tables whole, and a finding whose link did
+/// not fit linked to its window, which the report says.
+#[test]
+fn the_incident_for_a_comment_fits_one() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident/cozyreport");
+    let files = files::parsed_under(&root, &root, |_| true);
+    let a = analyze(&files, &AnalyzeOptions::default()).0;
+    let template = reconscope::evidence::ShareOptions { artifact: "cozyreport".into(), ..Default::default() };
+    let links = reconscope::evidence::finding_links(&a, &files, APP, &template, 12);
+    let sizes: Vec<usize> = links.iter().map(|l| l.as_ref().map_or(0, String::len)).collect();
+    assert_eq!(a.findings.len(), 5);
+    assert!(sizes.iter().sum::<usize>() > 65_536, "the links alone pass a comment: {sizes:?}");
+    let summary = ReportOptions { app_url: Some(APP.into()), finding_links: links.clone(), ..ReportOptions::default() };
+    let comment = ReportOptions { destination: Destination::Comment, ..summary.clone() };
+    let (whole, md) = (markdown(&a, &summary), markdown(&a, &comment));
+    assert!(whole.chars().count() > 65_536, "{}", whole.len());
+    assert!(md.chars().count() <= 65_536 && md.len() <= MAX_COMMENT_BYTES, "{}", md.len());
+    // Rendered as GitHub does: every finding in its <details>, the tables
+    // square and the job summary's, row for row.
+    let html = check(&a, &comment);
+    let rows = |md: &str| md.lines().filter(|l| l.starts_with('|')).map(str::to_owned).collect::<Vec<_>>();
+    assert!(rows(&md).len() > 10);
+    assert_eq!(rows(&md), rows(&whole));
+    // The links that fit are the findings' own, in order, each whole; the
+    // others open the finding's window, and the report names them.
+    let linked: Vec<bool> = (0..5).map(|i| md.contains(links[i].as_deref().unwrap())).collect();
+    let unlinked: Vec<usize> = (0..5).filter(|&i| !linked[i]).map(|i| i + 1).collect();
+    assert!(linked.iter().filter(|&&l| l).count() >= 3, "{sizes:?} {linked:?}");
+    assert!(!unlinked.is_empty());
+    for &n in &unlinked {
+        let f = &a.findings[n - 1];
+        let window = format!("[timeline]({APP}#from={}&to={})", f.start, f.end);
+        assert!(md.lines().any(|l| l.starts_with(&format!("{n}. **")) && l.ends_with(&window)), "finding {n}: {window}");
+    }
+    let named = unlinked.iter().map(usize::to_string).collect::<Vec<_>>().join(" and ");
+    let says = if unlinked.len() == 1 { format!("Finding {named} links to its") } else { format!("Findings {named} link to their") };
+    assert!(gfm::text(&html).contains(&format!("{says} time window in the app instead")), "{says}");
 }

@@ -628,8 +628,15 @@ impl Session {
         let template = ShareOptions { artifact: self.artifact_name(), taken_at_nanos, redact, ..ShareOptions::default() };
         let finding_links =
             if app_url.is_empty() { Vec::new() } else { evidence::finding_links(&self.analysis, &self.loaded.files, app_url, &template, MARKDOWN_LINKS) };
-        let opts = crate::report::ReportOptions { app_url: (!app_url.is_empty()).then(|| app_url.to_string()), finding_links };
-        crate::redact::Redactor::new(redact).redact_markdown(&crate::report::markdown(&self.analysis, &opts))
+        // For a comment: GitHub takes 65,536 characters there.
+        let opts = crate::report::ReportOptions {
+            app_url: (!app_url.is_empty()).then(|| app_url.to_string()),
+            finding_links,
+            destination: crate::report::Destination::Comment,
+        };
+        // Measured as it is sent: redacted.
+        let mut redactor = crate::redact::Redactor::new(redact);
+        crate::report::markdown_with(&self.analysis, &opts, &mut |s| redactor.redact_markdown(s))
     }
 
     /// What the loaded inputs are called, for a banner: the evidence's

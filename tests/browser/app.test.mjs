@@ -499,10 +499,16 @@ describe('sharing and export', { timeout: 180_000 }, () => {
       const png = readFileSync(await dl.path());
       assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-      // The report as a list of findings, each linked to its evidence.
+      // The report as a list of findings, for a comment: GitHub takes
+      // 65,536 characters there. The five evidence links would pass it;
+      // the stuck deletion's (the largest) links to its window instead.
       const md = await copyMarkdown(page);
       assert.ok(md.includes('1. **stalled-worker · '), md.slice(0, 400));
-      assert.equal((md.match(/\]\(http[^)]*#ev=[A-Za-z0-9_-]+&from=/g) ?? []).length, 5, md.slice(0, 400));
+      assert.ok([...md].length <= 65536, `${[...md].length} characters`);
+      assert.equal((md.match(/\]\(http[^)]*#ev=[A-Za-z0-9_-]+&from=/g) ?? []).length, 4, md.slice(0, 400));
+      assert.match(md, /\n3\. \*\*stuck-deletion · [^\n]* · \[timeline\]\(http[^)]*#from=[^)]*\)\n/);
+      assert.ok(md.includes('Finding 3 links to its time window in the app instead: its evidence link would not fit'), md);
+      assert.ok(md.includes('\n### Slowest reconciles\n'), md);
       await assertAppClean(page, seen);
     } finally {
       await context.close();

@@ -655,7 +655,9 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
     if let Some(target) = &opts.markdown {
         let report_opts = ReportOptions { finding_links: links.clone(), ..opts.report.clone() };
         // Secrets never reach a job summary (links are redacted already).
-        let md = Redactor::new(opts.redact).redact_markdown(&report::markdown(&analysis, &report_opts));
+        // Measured as it is written: redacted.
+        let mut redactor = Redactor::new(opts.redact);
+        let md = report::markdown_with(&analysis, &report_opts, &mut |s| redactor.redact_markdown(s));
         if target == "-" {
             out.write_all(md.as_bytes())?;
         } else {
