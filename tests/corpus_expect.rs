@@ -15,7 +15,11 @@
 //!   else is written `--MM-DDThh:mm:ss[.f]Z`; `none` when no entry has one;
 //! - `reconcile: <id> controller=<name|null> object=<ns/name|name|null>`,
 //!   one per distinct reconcileID;
-//! - `election: term=<n> leader=<member id|null>`, in order;
+//! - `election: term=<n> leader=<member id|null>`, in order, and where
+//!   a person can tell from the lines, `start=<RFC3339>` (the first sign
+//!   of the election) and `leaderless=<n>ms|null` (from the leader's loss,
+//!   else the first sign, to the new leader; whole milliseconds, rounded
+//!   down);
 //! - `known: <fact> => <what the tool says>`: a fact the tool cannot state
 //!   yet, for a reason a `#` comment gives (a reconcile or an election whose
 //!   lines carry no date cannot be placed in time). The tool must say
@@ -50,11 +54,28 @@ struct Reconcile {
     object: Option<String>,
 }
 
-/// One election: `term=`, `leader=` (`None` is `null`).
+/// One election: `term=`, `leader=` (`None` is `null`); `start=` and
+/// `leaderless=` when the `.expect` states them (`None`: not stated).
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Election {
     term: Option<u64>,
     leader: Option<String>,
+    start: Option<String>,
+    leaderless_ms: Option<Option<u64>>,
+}
+
+impl Election {
+    /// As the `.expect` writes it, with the keys `stated` states.
+    fn show(&self, stated: Option<&Election>) -> String {
+        let mut s = format!("term={} leader={}", show(&self.term), show(&self.leader));
+        if stated.is_some_and(|e| e.start.is_some()) {
+            s += &format!(" start={}", show(&self.start));
+        }
+        if stated.is_some_and(|e| e.leaderless_ms.is_some()) {
+            s += &format!(" leaderless={}", self.leaderless_ms.flatten().map_or("null".to_string(), |ms| format!("{ms}ms")));
+        }
+        s
+    }
 }
 
 /// What a person read in a corpus file. `first`/`last`: `None` is `none`.
@@ -107,19 +128,25 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
                 e.reconciles.push(Reconcile { id, controller, object });
             }
             "election" => {
-                let (mut term, mut leader) = (None, None);
+                let (mut term, mut leader, mut start, mut leaderless_ms) = (None, None, None, None);
                 for p in value.split_whitespace() {
                     match p.split_once('=') {
+                        Some(("start", v)) => start = Some(v.to_string()),
+                        Some(("leaderless", "null")) => leaderless_ms = Some(None),
+                        Some(("leaderless", v)) => {
+                            let ms = v.strip_suffix("ms").and_then(|n| n.parse::<u64>().ok()).ok_or_else(|| at("leaderless is <n>ms or null"))?;
+                            leaderless_ms = Some(Some(ms));
+                        }
                         Some(("term", "null")) => term = Some(None),
                         Some(("term", v)) => term = Some(Some(v.parse::<u64>().map_err(|_| at("term is not a number"))?)),
                         Some(("leader", v)) => leader = Some(null_or(v)),
-                        _ => return Err(at("election takes term= and leader=")),
+                        _ => return Err(at("election takes term=, leader=, start= and leaderless=")),
                     }
                 }
                 let (Some(term), Some(leader)) = (term, leader) else {
                     return Err(at("election needs both term= and leader="));
                 };
-                e.elections.push(Election { term, leader });
+                e.elections.push(Election { term, leader, start, leaderless_ms });
             }
             "known" => {
                 let (what, says) = value.split_once(" => ").ok_or_else(|| at("known takes `<fact> => <what the tool says>`"))?;
@@ -224,13 +251,19 @@ fn check(rel: &str, bytes: Vec<u8>, expect: &Expect) -> Vec<String> {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|e| Election { term: e["term"].as_u64(), leader: e["leader"].as_str().map(str::to_string) })
+        .map(|e| Election {
+            term: e["term"].as_u64(),
+            leader: e["leader"].as_str().map(str::to_string),
+            start: e["start"].as_str().map(str::to_string),
+            leaderless_ms: Some(e["leaderless_nanos"].as_u64().map(|n| n / 1_000_000)),
+        })
         .collect();
+    // The tool's, with the keys the `.expect` states for each.
     let list = |es: &[Election]| {
         if es.is_empty() {
             "none".to_string()
         } else {
-            es.iter().map(|e| format!("term={} leader={}", show(&e.term), show(&e.leader))).collect::<Vec<_>>().join("; ")
+            es.iter().enumerate().map(|(i, e)| e.show(expect.elections.get(i))).collect::<Vec<_>>().join("; ")
         }
     };
     differ(&mut out, "elections", list(&expect.elections), list(&elections));
@@ -302,20 +335,31 @@ fn every_corpus_file_has_its_facts_asserted() {
 fn expect_files_are_read_strictly() {
     let ok = parse_expect(
         "# a summary\nrecords: 3\nfirst: 2025-04-09T10:00:00.123Z # a comment\nlast: none\n\
-         reconcile: abc controller=tcp object=null\nelection: term=5 leader=null\n",
+         reconcile: abc controller=tcp object=null\nelection: term=5 leader=null\n\
+         election: term=6 leader=a start=2025-04-09T10:00:01Z leaderless=1500ms\nelection: term=7 leader=null leaderless=null\n",
     )
     .unwrap();
     assert_eq!(ok.records, 3);
     assert_eq!(ok.first.as_deref(), Some("2025-04-09T10:00:00.123Z"));
     assert_eq!(ok.last, None);
     assert_eq!(ok.reconciles, vec![Reconcile { id: "abc".into(), controller: Some("tcp".into()), object: None }]);
-    assert_eq!(ok.elections, vec![Election { term: Some(5), leader: None }]);
+    let stated = |term, leader: Option<&str>, start: Option<&str>, leaderless_ms| Election {
+        term: Some(term),
+        leader: leader.map(str::to_string),
+        start: start.map(str::to_string),
+        leaderless_ms,
+    };
+    assert_eq!(
+        ok.elections,
+        vec![stated(5, None, None, None), stated(6, Some("a"), Some("2025-04-09T10:00:01Z"), Some(Some(1500))), stated(7, None, None, Some(None))]
+    );
     for bad in [
         "first: none\nlast: none\n",
         "records: 1\nlast: none\n",
         "records: 1\nfirst: none\nlast: none\nrecrods: 2\n",
         "records: 1\nfirst: none\nlast: none\nreconcile: abc controller=x\n",
         "records: 1\nfirst: none\nlast: none\nelection: term=five leader=null\n",
+        "records: 1\nfirst: none\nlast: none\nelection: term=5 leader=null leaderless=1.5s\n",
     ] {
         assert!(parse_expect(bad).is_err(), "accepted {bad:?}");
     }

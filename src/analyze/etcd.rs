@@ -75,7 +75,19 @@ fn classify(msg: &str) -> Option<(String, Kind, Option<u64>, Option<String>)> {
         // `at term N` is the term it leaves: the election is for the next.
         return Some((subject, Kind::Starting, term, None));
     }
-    if rest.starts_with(" became pre-candidate") || rest.starts_with(" became candidate") || rest.starts_with(" stepped down to follower") {
+    if rest.contains(" received a MsgVote message with higher term from ") {
+        // A candidate's vote request (`[term: 6] received a MsgVote message
+        // with higher term from X [term: 7]`): an election for its term is
+        // under way. (A pre-vote changes no term and may fail: not a sign.)
+        let term = rest.rfind("[term: ").and_then(|i| term_after(&rest[i..], "[term:"));
+        return Some((subject, Kind::Trouble { lost: false }, term, None));
+    }
+    if rest.starts_with(" stepped down to follower") {
+        // A leader that lost its quorum (`since quorum is not active`):
+        // from here the cluster has no leader, and it was the last one.
+        return Some((subject.clone(), Kind::Trouble { lost: true }, term, Some(subject)));
+    }
+    if rest.starts_with(" became pre-candidate") || rest.starts_with(" became candidate") {
         return Some((subject, Kind::Trouble { lost: false }, term, None));
     }
     if rest.starts_with(" no leader at term") {
@@ -110,7 +122,9 @@ fn cluster_of(path: &str) -> String {
 /// client line: the cheap look that picks the records [`analyze`] reads.
 pub fn may_matter(raw: &[u8]) -> bool {
     static TERM: LazyLock<memchr::memmem::Finder<'static>> = LazyLock::new(|| memchr::memmem::Finder::new(b" term"));
-    TERM.find(raw).is_some() || raw.starts_with(b"leadership transfer") || raw == b"retrying of unary invoker failed"
+    // The one raft line of an election with no term in it.
+    static STEPPED_DOWN: LazyLock<memchr::memmem::Finder<'static>> = LazyLock::new(|| memchr::memmem::Finder::new(b" stepped down to follower"));
+    TERM.find(raw).is_some() || raw.starts_with(b"leadership transfer") || raw == b"retrying of unary invoker failed" || STEPPED_DOWN.find(raw).is_some()
 }
 
 /// Finds every cluster's elections and every etcd client warning among
@@ -307,6 +321,16 @@ mod tests {
         assert_eq!((c.0.as_str(), c.1, c.2, c.3.as_deref()), ("8e9e05c52164694d", Kind::Elected, Some(8), Some("91bc3c398fb3c146")));
         let c = classify("91d25258d70ad868 became candidate at term 12281").unwrap();
         assert_eq!(c.1, Kind::Trouble { lost: false });
+        // A leader that lost its quorum: leaderless from here, and the
+        // leader it was.
+        let c = classify("141adac8c067b6dd stepped down to follower since quorum is not active").unwrap();
+        assert_eq!((c.1, c.2, c.3.as_deref()), (Kind::Trouble { lost: true }, None, Some("141adac8c067b6dd")));
+        assert!(may_matter(b"141adac8c067b6dd stepped down to follower since quorum is not active"));
+        // A candidate's vote request: an election for the candidate's term.
+        let c = classify("e8a244cec84997e3 [term: 6] received a MsgVote message with higher term from 43c92545ebd24324 [term: 7]").unwrap();
+        assert_eq!((c.0.as_str(), c.1, c.2, c.3), ("e8a244cec84997e3", Kind::Trouble { lost: false }, Some(7), None));
+        // A pre-vote changes no term and may fail.
+        assert!(classify("e8a244cec84997e3 [term: 6] received a MsgPreVote message with higher term from 43c92545ebd24324 [term: 7]").is_none());
         let c = classify("raft: lost leader db1947d17286d85a at term 2");
         assert!(c.is_none(), "old wording names no subject");
         assert!(classify("published local member to cluster through raft").is_none());
