@@ -682,16 +682,34 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
         let end = end.unwrap_or(req).max(req);
         let reconciles: Vec<usize> =
             (0..a.reconciles.len()).filter(|&i| a.reconciles[i].object.as_deref() == Some(&o.object) && a.reconciles[i].last >= req).collect();
-        let failed = reconciles.iter().filter(|&&i| a.reconciles[i].outcome == Outcome::Error).count();
+        // The reconciles that started after the request, and any already
+        // running when it came (from its latent start), which began as
+        // something else.
+        let (after, running): (Vec<usize>, Vec<usize>) = reconciles.iter().partition(|&&i| a.reconciles[i].start() >= req);
+        let failed = after.iter().filter(|&&i| a.reconciles[i].outcome == Outcome::Error).count();
         let gens = match (o.generation, o.observed_generation) {
             (Some(g), Some(og)) if g != og => format!(", generation {g} but observedGeneration {og}"),
             _ => String::new(),
         };
         let fins = if o.finalizers.is_empty() { String::new() } else { format!(" and still carries {}", o.finalizers.join(", ")) };
-        let ran = match reconciles.len() {
-            0 => "no reconcile of it ran after the request".to_string(),
+        let mut ran = match after.len() {
+            0 if running.is_empty() => "no reconcile of it ran after the request".to_string(),
+            0 => "no reconcile of it started after the request".to_string(),
             n => format!("{} after the request, {failed} failed", plural(n, "deletion reconcile ran", "deletion reconciles ran")),
         };
+        match running[..] {
+            [] => {}
+            [i] => {
+                let r = &a.reconciles[i];
+                let how = if r.outcome == Outcome::Error { "failed" } else { "ended" };
+                ran += &format!("; the reconcile running when it came (from {}) {how} at {}", clock(r.start()), clock(r.last));
+            }
+            _ => {
+                let failed = running.iter().filter(|&&i| a.reconciles[i].outcome == Outcome::Error).count();
+                let last = running.iter().map(|&i| a.reconciles[i].last).max().unwrap_or(req);
+                ran += &format!("; the {} reconciles running when it came ended by {}, {failed} failed", running.len(), clock(last));
+            }
+        }
         let message = format!(
             "{} {} was asked to be deleted at {} but is not gone {} later{}{}; {}.",
             o.kind.as_deref().unwrap_or("Object"),
