@@ -186,6 +186,8 @@ fn slow_reconciles_hot_loops_and_error_bursts() {
     let slow = kinds(FindingKind::SlowReconcile);
     assert_eq!(slow.len(), 1, "{:#?}", a.findings);
     assert!(slow[0].message.contains("ran 45s"), "{}", slow[0].message);
+    // The timeout is the one assumed, not the operator's: the logs do not say it.
+    assert!(slow[0].message.ends_with("longer than a 30s reconcile timeout (assumed, `--reconcile-timeout`)."), "{}", slow[0].message);
     let hot = kinds(FindingKind::HotLoop);
     assert_eq!(hot.len(), 1, "{:#?}", a.findings);
     assert_eq!(hot[0].object.as_ref().unwrap().to_string(), "ns/hot");

@@ -55,7 +55,10 @@ fn finds_the_stall_the_expired_contexts_and_the_stuck_deletion() {
     assert_eq!(times, ["16:55:13", "17:01:56"]);
     for f in &expired {
         assert!(
-            f.message.contains("attempt 0") && f.message.contains("within the same second it started (its start is logged to the second)"),
+            f.message.contains("attempt 0")
+                && f.message.contains("within the same second it started (its start is logged to the second)")
+                // The logs do not say the operator's timeout: the one assumed.
+                && f.message.contains("far inside a 30s reconcile timeout (assumed, `--reconcile-timeout`)"),
             "{}",
             f.message
         );

@@ -639,7 +639,10 @@ fn expired_contexts(
         };
         let sentence = words(format!("Reconcile {} of {} at {} (", r.reconcile_id, obj, clock(r.first)))
             .code(cut_quote(&first_msg, 80))
-            .text(format!(") reached a deadline far inside the {} reconcile timeout: ", human_duration(opts.reconcile_timeout_nanos)))
+            // The timeout is not in the logs: the one assumed.
+            .text(format!(") reached a deadline far inside a {} reconcile timeout (assumed, ", human_duration(opts.reconcile_timeout_nanos)))
+            .code("--reconcile-timeout")
+            .text("): ")
             .then(how)
             .text(", so its context had already expired.");
         let end = client.map_or(deadline_at, |w| w.time.max(deadline_at));
@@ -745,6 +748,18 @@ fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
             continue;
         }
         let obj = r.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string());
+        // The timeout is not in the logs: the one assumed.
+        let sentence = words(format!(
+            "Reconcile {} of {} ran {} ({}–{}), longer than a {} reconcile timeout (assumed, ",
+            r.reconcile_id,
+            obj,
+            honest_duration(r.first, r.last),
+            clock(r.first),
+            clock(r.last),
+            human_duration(opts.reconcile_timeout_nanos)
+        ))
+        .code("--reconcile-timeout")
+        .text(").");
         out.push(Finding {
             blocked: None,
             silence: None,
@@ -757,16 +772,8 @@ fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
             end: r.last,
             reconciles: vec![i],
             elections: overlapping(a, r.first, r.last),
-            pieces: Vec::new(),
-            message: format!(
-                "Reconcile {} of {} ran {} ({}–{}), longer than the {} reconcile timeout.",
-                r.reconcile_id,
-                obj,
-                honest_duration(r.first, r.last),
-                clock(r.first),
-                clock(r.last),
-                human_duration(opts.reconcile_timeout_nanos)
-            ),
+            message: sentence.plain(),
+            pieces: sentence.0,
         });
     }
 }
