@@ -166,6 +166,42 @@ pub fn middle_cut(s: &str, max_w: f64, size: f64, bold: bool) -> String {
 /// [`middle_cut`] with widths measured by `width` (the app's canvas
 /// measures its own text).
 pub fn middle_cut_by(s: &str, max_w: f64, width: impl Fn(&str) -> f64) -> String {
+    middle_cut_apart_by(s, SharedEnds::default(), max_w, width)
+}
+
+/// How many characters a label shares with the most alike of the other
+/// labels it is drawn among: at its start and at its end ([`shared_ends`]).
+/// A cut that keeps no character past both shows the same text as that
+/// other label's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SharedEnds {
+    pub prefix_chars: usize,
+    pub suffix_chars: usize,
+}
+
+/// Each label's [`SharedEnds`] among the other labels of `labels`, each
+/// pair compared (for the few labels a cut made the same). A label the same
+/// as it is not another.
+pub fn shared_ends(labels: &[&str]) -> Vec<SharedEnds> {
+    let chars: Vec<Vec<char>> = labels.iter().map(|l| l.chars().collect()).collect();
+    let mut out = vec![SharedEnds::default(); labels.len()];
+    for (i, a) in chars.iter().enumerate() {
+        for b in chars.iter().filter(|b| *b != a) {
+            let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+            let suffix = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
+            out[i].prefix_chars = out[i].prefix_chars.max(prefix);
+            out[i].suffix_chars = out[i].suffix_chars.max(suffix);
+        }
+    }
+    out
+}
+
+/// [`middle_cut_by`], keeping a few of the characters that tell the label
+/// apart from the others it shares its ends with (`shared`): two object
+/// names alike at both ends (`tenant-test/…-latest-version-konnectivity-
+/// certificate` and `…-previous-version-…`) would otherwise be cut to the
+/// same text. The end the kept part can show more of them at is moved.
+pub fn middle_cut_apart_by(s: &str, shared: SharedEnds, max_w: f64, width: impl Fn(&str) -> f64) -> String {
     if width(s) <= max_w {
         return s.to_string();
     }
@@ -173,10 +209,31 @@ pub fn middle_cut_by(s: &str, max_w: f64, width: impl Fn(&str) -> f64) -> String
     if chars.len() < 2 {
         return "…".to_string();
     }
-    let cut = |keep: usize| -> String {
-        let tail = keep.div_ceil(2) + keep / 10;
-        let tail = tail.min(keep);
+    // Characters past a shared end to show, at most.
+    const APART: usize = 8;
+    let split = |keep: usize| -> (usize, usize) {
+        let tail = (keep.div_ceil(2) + keep / 10).min(keep);
         let head = keep - tail;
+        let (p, q) = (shared.prefix_chars, shared.suffix_chars);
+        if head > p || tail > q {
+            return (head, tail);
+        }
+        // Apart by the end: the tail reaches past the shared suffix;
+        // by the start: the head past the shared prefix.
+        let by_end = (keep.min(q + APART)).saturating_sub(q);
+        let by_start = (keep.min(p + APART)).saturating_sub(p);
+        if by_end == 0 && by_start == 0 {
+            (head, tail)
+        } else if by_end >= by_start {
+            let tail = keep.min(q + APART);
+            (keep - tail, tail)
+        } else {
+            let head = keep.min(p + APART);
+            (head, keep - head)
+        }
+    };
+    let cut = |keep: usize| -> String {
+        let (head, tail) = split(keep);
         let mut t: String = chars[..head].iter().collect();
         t.push('…');
         t.extend(&chars[chars.len() - tail..]);
@@ -213,14 +270,46 @@ pub fn parts_cut_by(s: &str, max_w: f64, width: impl Fn(&str) -> f64) -> String 
     middle_cut_by(parts[0], max_w, width)
 }
 
-/// A row's label cut to `max_w`, as every painter cuts it: a group row's
-/// ([`parts_cut_by`]) by its parts, any other in the middle.
+/// A row's label cut to `max_w`: a group row's ([`parts_cut_by`]) by its
+/// parts, any other in the middle.
 pub fn row_label_cut_by(s: &str, depth: u8, max_w: f64, width: impl Fn(&str) -> f64) -> String {
     if depth == 0 {
         parts_cut_by(s, max_w, width)
     } else {
         middle_cut_by(s, max_w, width)
     }
+}
+
+/// Every row's label as every painter shows it: `label(r)` cut to
+/// `max_w(depth)` by [`row_label_cut_by`], then the labels of other rows
+/// that came out the same cut again apart ([`middle_cut_apart_by`], with
+/// the ends they share among themselves). `width(text, depth)`.
+pub fn row_labels_cut_by(
+    rows: &[crate::layout::Row],
+    label: impl Fn(usize) -> String,
+    max_w: impl Fn(u8) -> f64,
+    width: impl Fn(&str, u8) -> f64,
+) -> Vec<String> {
+    let full: Vec<String> = (0..rows.len()).map(label).collect();
+    let mut cut: Vec<String> = full.iter().zip(rows).map(|(l, r)| row_label_cut_by(l, r.depth, max_w(r.depth), |t| width(t, r.depth))).collect();
+    // The cut rows, by what they show.
+    let mut same: std::collections::BTreeMap<&str, Vec<usize>> = std::collections::BTreeMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        if r.depth > 0 && cut[i] != full[i] {
+            same.entry(cut[i].as_str()).or_default().push(i);
+        }
+    }
+    // Rows that show the same for different labels (a few: their ends are
+    // compared pair by pair; past 64, left as they are).
+    let groups: Vec<Vec<usize>> = same.into_values().filter(|g| g.len() <= 64 && g.iter().any(|&i| full[i] != full[g[0]])).collect();
+    for g in groups {
+        let shared = shared_ends(&g.iter().map(|&i| full[i].as_str()).collect::<Vec<_>>());
+        for (&i, sh) in g.iter().zip(shared) {
+            let depth = rows[i].depth;
+            cut[i] = middle_cut_apart_by(&full[i], sh, max_w(depth), |t| width(t, depth));
+        }
+    }
+    cut
 }
 
 /// Font size and weight of a row's label.
@@ -767,6 +856,15 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
 
     // Row labels, over a plain column.
     d.rect(0.0, rows_top, label_w, rows_bottom - rows_top, &format!(r#"fill="{}""#, p.bg));
+    let shown = row_labels_cut_by(
+        &t.rows,
+        |r| clean(&t.rows[r].label),
+        |depth| label_w - INDENT[depth.min(1) as usize] - 8.0,
+        |text, depth| {
+            let (size, bold) = row_font(depth);
+            text_width(text, size, bold)
+        },
+    );
     for (r, row) in t.rows.iter().enumerate() {
         let y = row_y(r);
         if row.depth == 0 {
@@ -776,16 +874,14 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
         }
         let (size, bold) = row_font(row.depth);
         let indent = INDENT[row.depth.min(1) as usize];
-        let full = clean(&row.label);
-        let max_w = label_w - indent - 8.0;
-        let shown = row_label_cut_by(&full, row.depth, max_w, |t| text_width(t, size, bold));
+        let (full, shown) = (clean(&row.label), &shown[r]);
         let attrs = if bold { format!(r#"fill="{}" font-weight="bold""#, p.text) } else { format!(r#"fill="{}""#, p.text) };
-        if shown != full {
+        if *shown != full {
             let _ = writeln!(d.out, "<g><title>{}</title>", esc(&full));
-            d.text(indent, y + ROW_H / 2.0, size, &shown, &attrs);
+            d.text(indent, y + ROW_H / 2.0, size, shown, &attrs);
             d.out.push_str("</g>\n");
         } else {
-            d.text(indent, y + ROW_H / 2.0, size, &shown, &attrs);
+            d.text(indent, y + ROW_H / 2.0, size, shown, &attrs);
         }
     }
     d.line(label_w - 0.5, rows_top, label_w - 0.5, rows_bottom, &format!(r#"stroke="{}""#, p.grid));
@@ -977,6 +1073,76 @@ mod tests {
         let w = label_column_width([(long.as_str(), 1u8)], 1200.0);
         assert_eq!(w, (1200.0 * MAX_LABEL_SHARE).ceil());
         assert!(middle_cut(&long, w - INDENT[1] - 8.0, FONT, false).contains('…'));
+    }
+
+    #[test]
+    fn labels_alike_at_both_ends_are_cut_apart() {
+        // One unit a character.
+        let w = |s: &str| s.chars().count() as f64;
+        let labels = [
+            "tenant-test/kubernetes-test-latest-version-konnectivity-certificate",
+            "tenant-test/kubernetes-test-previous-version-konnectivity-certificate",
+            "tenant-test/kubernetes-test-latest-version-ca",
+            "kube-system/coredns",
+        ];
+        let shared = shared_ends(&labels);
+        assert_eq!(shared[0], SharedEnds { prefix_chars: 43, suffix_chars: 33 }, "latest…-ca at the start, previous at the end");
+        assert_eq!(shared[1], SharedEnds { prefix_chars: 28, suffix_chars: 33 });
+        assert_eq!(shared[2], SharedEnds { prefix_chars: 43, suffix_chars: 0 });
+        assert_eq!(shared[3], SharedEnds { prefix_chars: 0, suffix_chars: 0 });
+        for max in [30.0, 40.0, 50.0] {
+            let cuts: Vec<String> = labels.iter().zip(&shared).map(|(l, &sh)| middle_cut_apart_by(l, sh, max, w)).collect();
+            for (c, l) in cuts.iter().zip(labels) {
+                assert!(w(c) <= max, "{c} wider than {max}");
+                let (head, tail) = c.split_once('…').unwrap_or((c, ""));
+                assert!(l.starts_with(head) && l.ends_with(tail), "{c} is {l} cut");
+            }
+            assert_ne!(cuts[0], cuts[1], "cut to {max}");
+            // Nothing shared: cut as ever.
+            assert_eq!(cuts[3], middle_cut_by(labels[3], max, w));
+        }
+        // The kept characters show where they differ, at the end that shows
+        // more of it.
+        let cut = |i: usize| middle_cut_apart_by(labels[i], shared[i], 40.0, w);
+        assert_eq!(cut(0), "…latest-version-konnectivity-certificate");
+        assert_eq!(cut(1), "tenant-test/kubernetes-test-previous…ate");
+        // Too narrow to reach past either shared end: cut as ever.
+        assert_eq!(middle_cut_apart_by(labels[0], shared[0], 20.0, w), middle_cut_by(labels[0], 20.0, w));
+        // Plain middle cuts would be the same.
+        assert_eq!(middle_cut_by(labels[0], 40.0, w), middle_cut_by(labels[1], 40.0, w));
+    }
+
+    #[test]
+    fn rows_cut_to_the_same_label_are_cut_apart_and_no_other() {
+        let w = |s: &str, _: u8| s.chars().count() as f64;
+        let row = |label: &str, depth: u8| crate::layout::Row {
+            key: label.into(),
+            label: label.into(),
+            depth,
+            controller: 0,
+            collapsed: false,
+            bar_start: 0,
+            bar_end: 0,
+        };
+        // The incident's secrets (tenant-test's two versions' alike at both
+        // ends), two that their plain cut tells apart, and a group row.
+        let rows = [
+            row("tenantcontrolplane · 1 worker", 0),
+            row("tenant-test/kubernetes-test-latest-version-konnectivity-certificate", 1),
+            row("tenant-beta/kubernetes-beta-api-server-kubelet-client-certificate", 1),
+            row("tenant-test/kubernetes-test-previous-version-konnectivity-certificate", 1),
+            row("tenant-delta/kubernetes-delta-api-server-kubelet-client-certificate", 1),
+            row("tenant-test/kubernetes-test-latest-version-konnectivity-certificate", 1),
+        ];
+        let cut = row_labels_cut_by(&rows, |r| rows[r].label.clone(), |_| 40.0, w);
+        let plain = |r: usize| row_label_cut_by(&rows[r].label, rows[r].depth, 40.0, |t| w(t, 0));
+        assert_eq!(plain(1), plain(3), "the plain cut says the same for both");
+        assert_eq!(cut[1], "tenant-test/kubernetes-test-latest-v…ate");
+        assert_eq!(cut[3], "tenant-test/kubernetes-test-previous…ate");
+        assert_eq!(cut[5], cut[1], "the same object's label stays the same");
+        for r in [0, 2, 4] {
+            assert_eq!(cut[r], plain(r), "row {r}: told apart already, cut as ever");
+        }
     }
 
     #[test]

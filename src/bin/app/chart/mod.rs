@@ -162,6 +162,8 @@ pub(crate) struct Frame<'a> {
     g: Geom,
     s: TimeScale,
     tl: &'a Timeline,
+    /// Each row's label as shown (`State::cut_labels`).
+    cut_labels: &'a [String],
     a: Option<&'a Analysis>,
     zone: Zone,
     focus: Option<u32>,
@@ -183,6 +185,9 @@ struct State {
     ctx: CanvasRenderingContext2d,
     analysis: Option<Rc<Analysis>>,
     tl: Rc<Timeline>,
+    /// Each row's label cut to the label column, as the export cuts it
+    /// (`render::row_labels_cut_by`: rows alike at both ends cut apart).
+    cut_labels: Rc<[String]>,
     /// Reconcile index → bar index (`u32::MAX`: not drawn).
     bar_of: Vec<u32>,
     label_w: f64,
@@ -224,6 +229,7 @@ impl Chart {
                 ctx,
                 analysis: None,
                 tl: Rc::new(Timeline::default()),
+                cut_labels: Rc::new([]),
                 bar_of: Vec::new(),
                 label_w: 160.0,
                 scale: TimeScale::new(0, 1_000_000_000, 160.0, 600.0),
@@ -551,6 +557,17 @@ impl State {
             widest = widest.max(w + if r.depth == 0 { 22.0 } else { 30.0 });
         }
         self.label_w = widest.clamp(140.0, 300.0);
+        let (ctx, label_w) = (&self.ctx, self.label_w);
+        self.cut_labels = reconscope::render::row_labels_cut_by(
+            &self.tl.rows,
+            |r| rows::label(&self.tl.rows[r]),
+            |depth| label_w - rows::indent(depth) - 8.0,
+            |text, depth| {
+                ctx.set_font(if depth == 0 { FONT_BOLD } else { FONT });
+                ctx.measure_text(text).map(|m| m.width()).unwrap_or(0.0)
+            },
+        )
+        .into();
     }
 
     /// Brings a reconcile's bar into view (time and rows).
@@ -1079,6 +1096,7 @@ impl State {
         }
         let patterns = [p.success.clone(), p.requeue.clone(), p.error.clone()].map(|c| self.pattern(&c));
         let tl = self.tl.clone();
+        let cut_labels = self.cut_labels.clone();
         let analysis = self.analysis.clone();
         let f = Frame {
             ctx: &ctx,
@@ -1086,6 +1104,7 @@ impl State {
             g: self.geom(),
             s: self.scale,
             tl: &tl,
+            cut_labels: &cut_labels,
             a: analysis.as_deref(),
             zone: self.zone,
             focus: self.focus,

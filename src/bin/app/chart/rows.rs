@@ -2,9 +2,27 @@
 //! or cut in the middle with "…", as the export does; the tooltip has them
 //! in full) and the scroll hint.
 
-use reconscope::render::row_label_cut_by;
+use reconscope::layout::Row;
 
 use super::{Frame, FONT, FONT_BOLD, ROW_H};
+
+/// A row's label in full: a group row's with its fold mark.
+pub(super) fn label(row: &Row) -> String {
+    if row.depth == 0 {
+        format!("{}{}", if row.collapsed { "▸ " } else { "▾ " }, row.label)
+    } else {
+        row.label.clone()
+    }
+}
+
+/// Where a row's label starts.
+pub(super) fn indent(depth: u8) -> f64 {
+    if depth == 0 {
+        8.0
+    } else {
+        22.0
+    }
+}
 
 pub(super) fn stripes(f: &Frame) {
     let (ctx, p, g) = (f.ctx, f.p, &f.g);
@@ -53,17 +71,12 @@ pub(super) fn labels(f: &Frame) {
             ctx.set_fill_style_str(&p.ring);
             ctx.fill_rect(0.0, y, 3.0, ROW_H);
         }
-        let (indent, font, color) = if row.depth == 0 { (8.0, FONT_BOLD, &p.text) } else { (22.0, FONT, &p.muted) };
+        let (font, color) = if row.depth == 0 { (FONT_BOLD, &p.text) } else { (FONT, &p.muted) };
         ctx.set_font(font);
         ctx.set_fill_style_str(color);
-        let mut label = String::new();
-        if row.depth == 0 {
-            label.push_str(if row.collapsed { "▸ " } else { "▾ " });
-        }
-        label.push_str(&row.label);
-        let max_w = g.label_w - indent - 8.0;
-        let text = row_label_cut_by(&label, row.depth, max_w, |s| f.width(s));
-        let _ = ctx.fill_text(&text, indent, y + ROW_H / 2.0);
+        // Cut once for every row when the rows came (`State::cut_labels`).
+        let text = f.cut_labels.get(r).map_or_else(|| label(row), String::clone);
+        let _ = ctx.fill_text(&text, indent(row.depth), y + ROW_H / 2.0);
     }
     ctx.restore();
     ctx.set_fill_style_str(&p.grid);
