@@ -839,7 +839,7 @@ fn write_goroutines(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Resul
             continue;
         }
         writeln!(s)?;
-        writeln!(s, "| goroutines | state | role | controller | blocked in | under | reconcile |")?;
+        writeln!(s, "| goroutines | state | role | controller | blocked or running in | under | reconcile |")?;
         writeln!(s, "|---|---|---|---|---|---|---|")?;
         for g in groups.iter().take(8) {
             let state = match g.max_wait_minutes {
@@ -853,7 +853,7 @@ fn write_goroutines(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Resul
                 escape(&state, 60),
                 g.role,
                 g.controller.map_or("–".to_string(), |c| escape(&a.controllers[c].name, 80)),
-                g.blocked_in.as_ref().map_or("–".to_string(), |f| code(&f.func, 200, true)),
+                g.call.as_ref().map_or("–".to_string(), |f| code(&f.func, 200, true)),
                 g.under.as_ref().map_or("–".to_string(), |f| code(&f.func, 200, true)),
                 g.reconcile.map_or("–".to_string(), |r| escape(&a.reconciles[r].reconcile_id, 64)),
             )?;

@@ -116,6 +116,40 @@ fn without_a_dump_the_finding_says_what_to_collect() {
     assert!(s.message.contains("curl -s 'http://127.0.0.1:6060/debug/pprof/goroutine?debug=2'"), "{}", s.message);
 }
 
+/// A worker on a thread (`[running]`) or ready for one (`[runnable]`) is
+/// not waiting: the finding says it runs in the call, and the JSON and the
+/// report do not call that call the one it is blocked in.
+#[test]
+fn a_running_worker_is_said_to_run_not_to_wait() {
+    for (state, doing) in [("running", "running (`[running]`)"), ("runnable", "ready to run (`[runnable]`)")] {
+        let text = dump_text().replace("goroutine 412 [select, 15 minutes]:", &format!("goroutine 412 [{state}]:"));
+        let a = incident_with(&[(DUMP_PATH, text)], &AnalyzeOptions::default());
+        let s = stall(&a);
+        let b = s.blocked.as_ref().expect("the dump shows the stalled worker");
+        let g = &a.goroutines[b.goroutine];
+        assert_eq!((g.state.as_str(), g.max_wait_minutes, g.is_blocked()), (state, None, false));
+        let expected = format!("shows the worker {doing} in `go.etcd.io/etcd/client/v3.(*authClient).UserGet` under");
+        assert!(s.message.contains(&expected), "{expected:?} missing from: {}", s.message);
+        assert!(!s.message.contains("waiting") && !s.message.contains("blocked"), "{}", s.message);
+
+        let doc = json::to_json(&[], &a);
+        let f = doc["findings"].as_array().unwrap().iter().find(|f| f["kind"] == "stalled-worker").unwrap();
+        assert_eq!((&f["blocked_in"], &f["running_in"]), (&serde_json::Value::Null, &"go.etcd.io/etcd/client/v3.(*authClient).UserGet".into()));
+        let gj = &doc["goroutines"][f["goroutine"].as_u64().unwrap() as usize];
+        assert!(gj["blocked_in"].is_null() && gj["blocked_in_at"].is_null(), "{gj}");
+        assert_eq!(gj["running_in"], "go.etcd.io/etcd/client/v3.(*authClient).UserGet");
+        assert_eq!(gj["running_in_at"], "/go/pkg/mod/go.etcd.io/etcd/client/v3@v3.5.17/auth.go:204");
+        // Every other worker of the dump waits, and is said to.
+        for g in doc["goroutines"].as_array().unwrap().iter().filter(|g| g["state"] != state && !g["blocked_in"].is_null()) {
+            assert!(g["running_in"].is_null(), "{g}");
+        }
+
+        let md = reconscope::report::markdown(&a, &Default::default());
+        assert!(md.contains(&format!("| 1 | {state} | busy-worker | tenantcontrolplane | `go.etcd.io/etcd/client/v3.(*authClient).UserGet` |")), "{md}");
+        assert!(md.contains("| blocked or running in |"), "{md}");
+    }
+}
+
 /// The dump renamed so that its name holds no time.
 fn undated(text: &str) -> (&'static str, String) {
     ("kamaji/goroutines.txt", text.to_string())

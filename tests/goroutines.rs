@@ -101,7 +101,7 @@ fn c01_cri_fatal_error_all_goroutines() {
     let roles: Vec<(u64, Role)> = d.goroutines.iter().map(|g| (g.id.unwrap_or(0), classify(g).role)).filter(|(_, r)| *r != Role::Other).collect();
     assert_eq!(roles, vec![(192, Role::IdleWorker), (270, Role::IdleWorker), (286, Role::IdleWorker)]);
     let info = classify(w);
-    assert_eq!(info.blocked_in.map(|f| f.func), Some(format!("{CR}.(*Controller[...]).processNextWorkItem")));
+    assert_eq!(info.call.map(|f| f.func), Some(format!("{CR}.(*Controller[...]).processNextWorkItem")));
     assert_eq!(info.reconciler, None);
 
     // The three workers have one stack; 286 has waited less than a minute.
@@ -188,7 +188,7 @@ fn c04_debug1_in_kubectl_logs() {
         )
     );
     // Below grpc and the generated watch client, the clientv3 watch loop.
-    assert_eq!(classify(watch).blocked_in, Some(watch.frames[14].clone()));
+    assert_eq!(classify(watch).call, Some(watch.frames[14].clone()));
     // The last line has a trailing space.
     assert_eq!(d.goroutines[8].frames[0].line, 170);
     assert_eq!(notes(&d), vec![]);
@@ -206,12 +206,12 @@ fn c05_debug1_mutex_pileup() {
         pileup.frames[..2],
         [frame("sync.runtime_SemacquireMutex", "/usr/local/go/src/runtime/sema.go", 71), frame("sync.(*Mutex).Lock", "/usr/local/go/src/sync/mutex.go", 134)]
     );
-    assert_eq!(classify(pileup).blocked_in.map(|f| f.func).as_deref(), Some("github.com/docker/docker/daemon.(*Daemon).ContainerInspectCurrent"));
+    assert_eq!(classify(pileup).call.map(|f| f.func).as_deref(), Some("github.com/docker/docker/daemon.(*Daemon).ContainerInspectCurrent"));
     // The containerd call: vendored grpc frames are plumbing too.
     let exec = &d.goroutines[3];
     assert_eq!(exec.frames[0].func, "github.com/docker/docker/vendor/google.golang.org/grpc/transport.(*Stream).waitOnHeader");
     assert_eq!(
-        classify(exec).blocked_in.map(|f| f.func).as_deref(),
+        classify(exec).call.map(|f| f.func).as_deref(),
         Some("github.com/docker/docker/vendor/github.com/containerd/containerd.namespaceInterceptor.unary")
     );
     let groups = group(&d.goroutines);
@@ -234,7 +234,7 @@ fn c06_debug2_two_space_indents_777_minutes() {
     let info = classify(g);
     assert_eq!(info.role, Role::Other);
     // The innermost frame below the grpc Invoke that is not grpc.
-    assert_eq!(info.blocked_in.map(|f| f.func).as_deref(), Some("github.com/docker/docker/vendor/github.com/containerd/containerd.namespaceInterceptor.unary"));
+    assert_eq!(info.call.map(|f| f.func).as_deref(), Some("github.com/docker/docker/vendor/github.com/containerd/containerd.namespaceInterceptor.unary"));
     assert_eq!(notes(&d), vec![]);
 }
 
@@ -251,7 +251,7 @@ fn c07_excerpts_with_cut_blocks() {
     let first = &d.goroutines[0];
     assert_eq!(first.frames[0], frame("go.etcd.io/etcd/client/v3.(*retryLeaseClient).LeaseGrant", "/home/runner/work/etcd/etcd/client/v3/retry.go", 144));
     assert_eq!(first.created_by.as_ref().map(|c| c.func.as_str()), Some("go.etcd.io/etcd/client/v3/leasing.NewKV"));
-    assert_eq!(classify(first).blocked_in.map(|f| f.func).as_deref(), Some("go.etcd.io/etcd/client/v3.(*lessor).Grant"));
+    assert_eq!(classify(first).call.map(|f| f.func).as_deref(), Some("go.etcd.io/etcd/client/v3.(*lessor).Grant"));
     let io = by_id(&d, 14954);
     assert_eq!((io.state.as_str(), io.wait_minutes), ("IO wait", Some(14)));
     assert_eq!(io.frames, vec![frame("internal/poll.runtime_pollWait", "/opt/hostedtoolcache/go/1.17.8/x64/src/runtime/netpoll.go", 234)]);
@@ -272,12 +272,12 @@ fn c08_client_go_workers_stuck_and_idle() {
     let stuck = by_id(&d, 243);
     assert_eq!((stuck.state.as_str(), stuck.wait_minutes), ("syscall", Some(413)));
     let info = classify(stuck);
-    assert_eq!(info.blocked_in, Some(frame("os/exec.(*Cmd).Wait", "/usr/local/go/src/os/exec/exec.go", 474)));
+    assert_eq!(info.call, Some(frame("os/exec.(*Cmd).Wait", "/usr/local/go/src/os/exec/exec.go", 474)));
     // The excerpt stops before the worker's frames: nothing tells it is one.
     assert_eq!(info.role, Role::Other);
 
     let submit = classify(by_id(&d, 191));
-    assert_eq!(submit.blocked_in.map(|f| f.func).as_deref(), Some("os/exec.(*Cmd).Wait"));
+    assert_eq!(submit.call.map(|f| f.func).as_deref(), Some("os/exec.(*Cmd).Wait"));
     assert_eq!(
         submit.under.map(|f| f.func).as_deref(),
         Some("github.com/GoogleCloudPlatform/spark-on-k8s-operator/pkg/controller/sparkapplication.runSparkSubmit")
@@ -308,7 +308,7 @@ fn c09_grpc_invoke_cut_off() {
         )
     );
     // Every visible frame is grpc: the caller is in the lines that were cut.
-    assert_eq!(classify(g).blocked_in, None);
+    assert_eq!(classify(g).call, None);
     assert_eq!(notes(&d), vec![(16, "dump is cut off inside goroutine 41: line 16 is a cut frame line")]);
 }
 
@@ -508,7 +508,7 @@ fn kamaji_worker_stuck_in_etcd() {
     assert_eq!(info.reconciler.as_deref(), Some("TenantControlPlaneReconciler"));
     assert_eq!(info.reconciler_func.as_deref(), Some("github.com/clastix/kamaji/controllers.(*TenantControlPlaneReconciler).Reconcile"));
     assert_eq!(controller_key(info.reconciler.as_deref().unwrap_or_default()), "tenantcontrolplane");
-    assert_eq!(info.blocked_in, Some(frame("go.etcd.io/etcd/client/v3.(*authClient).UserGet", "/go/pkg/mod/go.etcd.io/etcd/client/v3@v3.5.17/auth.go", 193)));
+    assert_eq!(info.call, Some(frame("go.etcd.io/etcd/client/v3.(*authClient).UserGet", "/go/pkg/mod/go.etcd.io/etcd/client/v3@v3.5.17/auth.go", 193)));
     assert_eq!(info.under, Some(frame("github.com/clastix/kamaji/internal/datastore.(*EtcdClient).UserExists", "/workspace/internal/datastore/etcd.go", 97)));
 
     for id in [1338, 1339] {
@@ -517,7 +517,7 @@ fn kamaji_worker_stuck_in_etcd() {
     }
     let server = classify(by_id(d, 212));
     assert_eq!(server.role, Role::Other);
-    assert_eq!(server.blocked_in.map(|f| f.func).as_deref(), Some("sigs.k8s.io/controller-runtime/pkg/manager.(*Server).serve"));
+    assert_eq!(server.call.map(|f| f.func).as_deref(), Some("sigs.k8s.io/controller-runtime/pkg/manager.(*Server).serve"));
     assert_eq!(server.under, None);
 }
 

@@ -193,7 +193,7 @@ fn hostile(evil: &str) -> Analysis {
         role: "busy-worker".into(),
         controller: Some(0),
         reconciler: Some(evil.into()),
-        blocked_in: Some(frame.clone()),
+        call: Some(frame.clone()),
         under: Some(frame.clone()),
         blocked_since_at_most: None,
         frames: vec![frame],

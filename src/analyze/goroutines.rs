@@ -86,7 +86,7 @@ pub fn read(a: &mut Analysis, files: &[ParsedFile], opts: &AnalyzeOptions) {
                     .to_string(),
                     controller,
                     reconciler: g.info.reconciler.clone(),
-                    blocked_in: g.info.blocked_in.as_ref().map(go_frame),
+                    call: g.info.call.as_ref().map(go_frame),
                     under: g.info.under.as_ref().map(go_frame),
                     blocked_since_at_most,
                     frames: g.frames.iter().map(go_frame).collect(),
@@ -269,7 +269,7 @@ pub fn link(a: &mut Analysis) {
                 .min_by_key(|(i, r)| (r.start().nanos.abs_diff(b_hi), *i))
                 .map(|(i, _)| i),
         };
-        let call = g.blocked_in.as_ref().or(g.frames.first()).map(|f| f.func.clone());
+        let call = g.call.as_ref().or(g.frames.first()).map(|f| f.func.clone());
         let under = g.under.as_ref().filter(|u| Some(&u.func) != call.as_ref()).map(|f| f.func.clone());
         let g = &mut a.goroutines[gi];
         g.reconcile = reconcile;
@@ -289,6 +289,11 @@ pub fn link(a: &mut Analysis) {
                     // (More minutes than a time before the dump can hold.)
                     None => ")".to_string(),
                 })
+            }
+            // Not waiting at all: on a thread, or ready for one.
+            _ if !g.is_blocked() => {
+                let doing = if g.state == "running" { "running" } else { "ready to run" };
+                Sentence::default().text(format!(" {doing} (")).code(format!("[{}]", g.state)).text(")")
             }
             _ => Sentence::default().text(" waiting (").code(format!("[{}]", g.state)).text(")"),
         };

@@ -589,6 +589,8 @@ fn finding(a: &Analysis, f: &Finding) -> Value {
     // An expired context: its start to the DeadlineExceeded line.
     let gap = (f.kind == FindingKind::ExpiredContext).then(|| Gap::between(f.start, f.end));
     let (lo, hi) = gap.map_or((Value::Null, Value::Null), bounds);
+    // The worker a goroutine dump shows: blocked in a call, or running in it.
+    let blocked = |b: &&crate::analyze::model::Blocked| a.goroutines.get(b.goroutine).is_none_or(GoroutineGroup::is_blocked);
     let mut v = json!({
         "kind": f.kind, "severity": f.severity, "controller": ctrl_id(a, f.controller),
         "object": f.object.as_ref().map(|o| o.to_string()),
@@ -597,7 +599,8 @@ fn finding(a: &Analysis, f: &Finding) -> Value {
         "elections": f.elections,
         "message": f.message,
         "pieces": f.pieces,
-        "blocked_in": f.blocked.as_ref().map(|b| b.call.clone()),
+        "blocked_in": f.blocked.as_ref().filter(|b| blocked(b)).map(|b| b.call.clone()),
+        "running_in": f.blocked.as_ref().filter(|b| !blocked(b)).map(|b| b.call.clone()),
         "blocked_under": f.blocked.as_ref().and_then(|b| b.under.clone()),
         "goroutine": f.blocked.as_ref().map(|b| b.goroutine),
         "gap_nanos": gap.map(|g| g.nanos), "gap_nanos_at_least": lo, "gap_nanos_at_most": hi,
@@ -653,12 +656,18 @@ fn dump(d: &GoroutineDump) -> Value {
 }
 
 fn goroutine(a: &Analysis, g: &GoroutineGroup) -> Value {
+    let (blocked, running) = match g.call.as_ref() {
+        Some(f) if g.is_blocked() => (Some(f), None),
+        f => (None, f),
+    };
     json!({
         "dump": g.dump, "time": t(a.dumps[g.dump].time), "group": g.group, "count": g.count, "ids": g.ids,
         "state": g.state, "wait_minutes": g.max_wait_minutes, "min_wait_minutes": g.min_wait_minutes,
         "role": g.role, "controller": ctrl_id(a, g.controller), "reconciler": g.reconciler,
-        "blocked_in": g.blocked_in.as_ref().map(|f| f.func.clone()),
-        "blocked_in_at": g.blocked_in.as_ref().map(|f| format!("{}:{}", f.file, f.line)),
+        "blocked_in": blocked.map(|f| f.func.clone()),
+        "blocked_in_at": blocked.map(|f| format!("{}:{}", f.file, f.line)),
+        "running_in": running.map(|f| f.func.clone()),
+        "running_in_at": running.map(|f| format!("{}:{}", f.file, f.line)),
         "under": g.under.as_ref().map(|f| f.func.clone()),
         "blocked_since_at_most": t(g.blocked_since_at_most),
         "reconcile_id": g.reconcile.map(|i| a.reconciles[i].reconcile_id.clone()),

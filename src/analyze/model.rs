@@ -496,7 +496,8 @@ pub enum Piece {
     Command(String),
 }
 
-/// The call a stalled worker was blocked in, from a goroutine dump.
+/// The call a goroutine dump shows a stalled worker blocked in (or, when
+/// the dump caught it running, running in).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Blocked {
     /// Index into [`Analysis::goroutines`].
@@ -584,8 +585,13 @@ pub struct GoroutineGroup {
     pub controller: Option<usize>,
     /// The reconciler's type (`TenantControlPlaneReconciler`).
     pub reconciler: Option<String>,
-    /// The innermost call that is not the runtime or a library that only waits.
-    pub blocked_in: Option<GoFrame>,
+    /// The innermost call that is not the runtime or a library that only
+    /// waits: the call it is blocked in, or, running or runnable
+    /// ([`GoroutineGroup::is_blocked`]), the call it runs in. (Serialised as
+    /// `blocked_in`, its name before running ones were told apart, so the
+    /// links made then still open.)
+    #[serde(rename = "blocked_in")]
+    pub call: Option<GoFrame>,
     /// The application's innermost frame.
     pub under: Option<GoFrame>,
     /// Blocked since this time or earlier (dump time minus the wait).
@@ -597,6 +603,14 @@ pub struct GoroutineGroup {
     pub reconcile: Option<usize>,
     /// The stalled-worker finding it explains (index into [`Analysis::findings`]).
     pub finding: Option<usize>,
+}
+
+impl GoroutineGroup {
+    /// Whether its goroutines wait (every state but `running` and
+    /// `runnable`): [`GoroutineGroup::call`] is then where they are blocked.
+    pub fn is_blocked(&self) -> bool {
+        crate::goroutine::is_blocked(&self.state)
+    }
 }
 
 /// Everything the analysis found.

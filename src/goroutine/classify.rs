@@ -237,7 +237,7 @@ pub fn classify(g: &Goroutine) -> WorkerInfo {
         role,
         reconciler: reconciler.map(|(recv, _)| recv.to_string()),
         reconciler_func: reconciler.map(|(_, i)| g.frames[i].func.clone()),
-        blocked_in: g.frames.iter().find(|f| !is_waiting(&f.func)).cloned(),
+        call: g.frames.iter().find(|f| !is_waiting(&f.func)).cloned(),
         under: g.frames.iter().find(|f| is_app(&f.func)).cloned(),
     }
 }
@@ -295,7 +295,7 @@ pub fn group(goroutines: &[Goroutine]) -> Vec<Group> {
         gr.ids.sort_unstable();
         gr.min_wait_minutes = if none { min.map(|_| 0) } else { min };
     }
-    let blocked_busy = |g: &Group| g.info.role == Role::BusyWorker && !matches!(g.state.as_str(), "running" | "runnable");
+    let blocked_busy = |g: &Group| g.info.role == Role::BusyWorker && super::is_blocked(&g.state);
     groups.sort_by(|a, b| {
         blocked_busy(b)
             .cmp(&blocked_busy(a))

@@ -157,6 +157,13 @@ pub enum Role {
     Other,
 }
 
+/// Whether a goroutine in `state` (as the dump's header has it, without
+/// ` (scan)` or the wait) waits: every state but `running` and `runnable`
+/// (a goroutine ready to run, waiting only for a thread).
+pub fn is_blocked(state: &str) -> bool {
+    !matches!(state, "running" | "runnable")
+}
+
 /// What [`classify`] makes of a goroutine's stack.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WorkerInfo {
@@ -165,8 +172,10 @@ pub struct WorkerInfo {
     pub reconciler: Option<String>,
     /// That reconciler's `Reconcile` function, in full.
     pub reconciler_func: Option<String>,
-    /// The innermost frame outside the runtime and the waiting libraries.
-    pub blocked_in: Option<Frame>,
+    /// The innermost frame outside the runtime and the waiting libraries:
+    /// the call it is blocked in, or, when it is running or runnable (see
+    /// [`is_blocked`]), the call it runs in.
+    pub call: Option<Frame>,
     /// The innermost frame in the application's own code.
     pub under: Option<Frame>,
 }

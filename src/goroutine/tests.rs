@@ -84,7 +84,7 @@ fn check_classify(input: &str, expect: &str) {
             if let (Some(r), Some(f)) = (&i.reconciler, &i.reconciler_func) {
                 out.push_str(&format!(" rec={r} {f}"));
             }
-            if let Some(f) = &i.blocked_in {
+            if let Some(f) = &i.call {
                 out.push_str(&format!(" blocked={}", f.func));
             }
             if let Some(f) = &i.under {

@@ -86,7 +86,7 @@ pub fn goroutines(p: &GoroutinesProps) -> Html {
             _ => String::new(),
         };
         let controller = g.controller.and_then(|c| a.controllers.get(c)).map(|c| format!(" · {}", c.name)).unwrap_or_default();
-        let blocked = g.blocked_in.as_ref().map(|f| format!(" · in {}", f.func)).unwrap_or_default();
+        let blocked = g.call.as_ref().map(|f| format!(" · in {}", f.func)).unwrap_or_default();
         // Names from the dump and the logs, shown as text is everywhere.
         let head = reconscope::inert::label(&format!("{} × [{}{wait}] · {}{controller}{blocked}", g.count, g.state, g.role)).into_owned();
         let since = g.blocked_since_at_most.map(|t| {
@@ -168,7 +168,7 @@ pub fn frames(g: &GoroutineGroup) -> Html {
     html! {
         <ol class="frames">
             { for g.frames.iter().map(|f| {
-                let own = g.blocked_in.as_ref().is_some_and(|b| b.func == f.func && b.line == f.line);
+                let own = g.call.as_ref().is_some_and(|b| b.func == f.func && b.line == f.line);
                 html! {
                     <li class={classes!(own.then_some("blocked-frame"))}>
                         <span class="func">{ reconscope::inert::label(&f.func).into_owned() }</span>
