@@ -253,6 +253,19 @@ impl Clock {
 
 /// A finding's duration, at the precision of the coarser of its two
 /// timestamps (no finer than the logs wrote them).
+/// How often a source usually logs, from its normal gap, no finer than its
+/// times: `at least every 3s`, or `at least once a second` when the wait
+/// is written shorter than the coarser time's tick.
+fn how_often(g: crate::time::Gap) -> String {
+    if g.within_tick() {
+        return match g.tick_name() {
+            Some(name) => format!("at least once a {name}"),
+            None => format!("at least every {}", human_duration(g.tick)),
+        };
+    }
+    format!("at least every {}", human_duration(g.nanos.saturating_add(g.tick / 2) / g.tick * g.tick))
+}
+
 fn duration(start: Timestamp, end: Timestamp) -> String {
     crate::time::honest_duration(start, end)
 }
@@ -801,11 +814,11 @@ fn write_not_shown(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result
     for (src, g) in gaps.iter().take(MAX_GAPS) {
         writeln!(
             s,
-            "- No line in {} {} ({}; it usually logs at least every {}): its log is missing there, or the process was silent.",
+            "- No line in {} {} ({}; it usually logs {}): its log is missing there, or the process was silent.",
             code(&crate::analyze::coverage::source_name(src), 120, false),
             clk.window(g.start, g.end),
             duration(g.start, g.end),
-            human_duration(src.normal_gap_nanos)
+            how_often(src.normal_gap())
         )?;
     }
     if gaps.len() > MAX_GAPS {

@@ -566,9 +566,14 @@ pub struct Gap {
 
 impl Gap {
     pub fn between(start: Timestamp, end: Timestamp) -> Gap {
-        let tick = tick_nanos(start.digits.min(end.digits));
         // (Times more than 292 years apart saturate: no wrap.)
-        let d = end.nanos.saturating_sub(start.nanos).max(0);
+        Gap::written(end.nanos.saturating_sub(start.nanos), tick_nanos(start.digits.min(end.digits)))
+    }
+
+    /// A difference of `nanos` as written between times known to `tick`
+    /// nanoseconds (at least 1).
+    pub fn written(nanos: i64, tick: i64) -> Gap {
+        let (d, tick) = (nanos.max(0), tick.max(1));
         Gap { nanos: d, tick, at_least: d.saturating_sub(tick - 1).max(0), at_most: d.saturating_add(tick - 1) }
     }
 

@@ -537,3 +537,65 @@ fn lines_naming_a_reconcile_id_left_out_get_a_note() {
     // Every line in a reconcile: no note.
     assert!(notes(zap(0, "INFO", "Reconciling", "widget", "a", &rid('c', 3), "")).is_empty());
 }
+
+/// How often a log usually writes is said no finer than its times: lines
+/// written to the second, many a second, usually log "at least once a
+/// second" (not "every 0ns"); a wait between a line written to the second
+/// and one written to the millisecond is known to the second; only lines
+/// all written to the millisecond give a figure in milliseconds. The JSON
+/// bounds the figure as it does every duration.
+#[test]
+fn how_often_a_log_writes_is_said_no_finer_than_its_times() {
+    // (time written, precision) of each line: 10:00:00 to 10:00:20, a hole,
+    // then 10:10:00 to 10:10:20.
+    let line = |ms: u32, digits: u8| {
+        let (s, frac) = (ms / 1000, ms % 1000);
+        let t = ts(s);
+        let t = if digits == 3 { format!("{}.{frac:03}Z", &t[..t.len() - 1]) } else { t };
+        format!("{t}\tINFO\tsetup\tstill here\n")
+    };
+    let log = |each: &dyn Fn(u32) -> Vec<(u32, u8)>| -> String { (0..=20).chain(600..=620).flat_map(each).map(|(ms, d)| line(ms, d)).collect() };
+    let cases: [(&str, String, &str, [serde_json::Value; 3]); 3] = [
+        (
+            "25 lines a second, to the second",
+            log(&|s| vec![(s * 1000, 0); 25]),
+            "it usually logs at least once a second",
+            [0.into(), 0.into(), 999_999_999.into()],
+        ),
+        (
+            "to the second and to the millisecond, alternately",
+            log(&|s| vec![(s * 1000, 0), (s * 1000 + 500, 3)]),
+            "it usually logs at least once a second",
+            [500_000_000.into(), 0.into(), 1_499_999_999.into()],
+        ),
+        (
+            "to the millisecond",
+            log(&|s| vec![(s * 1000, 3), (s * 1000 + 500, 3)]),
+            "it usually logs at least every 500ms",
+            [500_000_000.into(), 499_000_001.into(), 500_999_999.into()],
+        ),
+    ];
+    for (what, text, said, [nanos, lo, hi]) in cases {
+        let a = run(&[("manager.log", text)]);
+        let md = markdown(&a, &ReportOptions::default());
+        let gap_line = md.lines().find(|l| l.starts_with("- No line in `manager.log`")).unwrap_or_else(|| panic!("{what}: no gap in {md}"));
+        assert!(gap_line.contains(&format!("–10:10:00 (9m40s; {said})")), "{what}: {gap_line}");
+        let doc = reconscope::analyze::json::to_json(&[], &a);
+        let src = &doc["coverage"]["sources"][0];
+        assert_eq!([&src["normal_gap_nanos"], &src["normal_gap_nanos_at_least"], &src["normal_gap_nanos_at_most"]], [&nanos, &lo, &hi], "{what}: {src}");
+        // The hole: from the last line before it (10:00:20, or 10:00:20.500
+        // when the lines alternate) to 10:10:00 (written to the second but in
+        // the last case), known to the coarser of the two.
+        let gap = &src["gaps"][0];
+        let (written, tick): (i64, i64) = match what {
+            "25 lines a second, to the second" => (580_000_000_000, 1_000_000_000),
+            "to the second and to the millisecond, alternately" => (579_500_000_000, 1_000_000_000),
+            _ => (579_500_000_000, 1_000_000),
+        };
+        assert_eq!(
+            [gap["nanos"].as_i64(), gap["nanos_at_least"].as_i64(), gap["nanos_at_most"].as_i64()],
+            [Some(written), Some(written - tick + 1), Some(written + tick - 1)],
+            "{what}: {gap}"
+        );
+    }
+}

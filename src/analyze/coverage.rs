@@ -7,7 +7,10 @@
 //! says are one container's run (CRI's `0.log` and its rotated
 //! `0.log.20260526-101500`). Its **normal gap** is the 95th percentile
 //! (nearest rank) of the waits between its timed lines, in time order:
-//! bursts make many short waits and do not move it. A **gap** is a wait
+//! bursts make many short waits and do not move it. It is known to the
+//! coarsest precision of the source's times ([`SourceCoverage::tick_nanos`]:
+//! a wait between a line written to the second and one written to the
+//! millisecond is known to the second). A **gap** is a wait
 //! longer than both [`GAP_FACTOR`] times the normal gap and
 //! [`GAP_FLOOR_NANOS`]; a source with fewer than [`MIN_LINES`] timed lines
 //! has none (too few lines to tell a hole from its usual quiet).
@@ -184,27 +187,33 @@ pub fn read_sources(files: &[ParsedFile]) -> Sources {
     // Only the nanoseconds of every line (a big log has millions); the
     // few times the output names are read again whole below.
     let mut times: Vec<Vec<i64>> = Vec::new();
+    let mut fewest_digits: Vec<u8> = Vec::new();
     let mut source_of_file = vec![None; files.len()];
     for (i, f) in files.iter().enumerate() {
-        let mut ts = f.records.iter().filter_map(time_of).map(|t| t.nanos).peekable();
-        if ts.peek().is_none() {
-            continue;
-        }
+        let Some(first) = f.records.iter().find_map(time_of) else { continue };
         let s = *keys.entry(process_key(&f.path)).or_insert_with(|| {
             members.push(Vec::new());
             times.push(Vec::new());
+            fewest_digits.push(9);
             members.len() - 1
         });
         members[s].push(i);
         // Room for every line at once (the list would copy itself as it
         // doubled, in fresh pages each time).
         times[s].reserve(f.records.len());
-        times[s].extend(ts);
+        // The fewest fractional digits of the source's times: what a wait
+        // between its lines is known to.
+        let digits = &mut fewest_digits[s];
+        *digits = (*digits).min(first.digits);
+        times[s].extend(f.records.iter().filter_map(time_of).map(|t| {
+            *digits = (*digits).min(t.digits);
+            t.nanos
+        }));
         source_of_file[i] = Some(s);
     }
     let mut sources = Vec::with_capacity(members.len());
     let mut index_times = Vec::with_capacity(members.len());
-    for (ms, mut nanos) in members.into_iter().zip(times) {
+    for ((ms, mut nanos), digits) in members.into_iter().zip(times).zip(fewest_digits) {
         sort_nearly_sorted(&mut nanos);
         let (normal, gaps) = gaps_of(&nanos);
         // The lines at the times named (first, last, gaps' bounds), as
@@ -237,6 +246,7 @@ pub fn read_sources(files: &[ParsedFile]) -> Sources {
             last,
             lines: nanos.len() as u32,
             normal_gap_nanos: normal,
+            tick_nanos: crate::time::tick_nanos(digits),
             gaps: gaps.iter().map(|&(s, e)| LogGap { start: at(s), end: at(e) }).collect(),
         });
         index_times.push(nanos);

@@ -554,7 +554,11 @@ fn coverage(a: &Analysis) -> Value {
             "path": s.path, "files": s.files, "pod": s.pod, "container": s.container,
             "first": t(Some(s.first)), "last": t(Some(s.last)), "lines": s.lines,
             "normal_gap_nanos": s.normal_gap_nanos,
-            "gaps": s.gaps.iter().map(|g| json!({"start": t(Some(g.start)), "end": t(Some(g.end)), "nanos": g.end.nanos.saturating_sub(g.start.nanos)})).collect::<Vec<_>>(),
+            "normal_gap_nanos_at_least": bounds(s.normal_gap()).0, "normal_gap_nanos_at_most": bounds(s.normal_gap()).1,
+            "gaps": s.gaps.iter().map(|g| {
+                let (lo, hi) = bounds(Gap::between(g.start, g.end));
+                json!({"start": t(Some(g.start)), "end": t(Some(g.end)), "nanos": g.end.nanos.saturating_sub(g.start.nanos), "nanos_at_least": lo, "nanos_at_most": hi})
+            }).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "uncovered": c.uncovered.iter().map(|u| json!({
             "controller": ctrl_id(a, Some(u.controller)), "controller_instance": a.controllers.get(u.controller).map(|c| c.id.clone()),

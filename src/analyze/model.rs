@@ -326,10 +326,24 @@ pub struct SourceCoverage {
     pub last: Timestamp,
     /// Its timed lines (records).
     pub lines: u32,
-    /// Its usual longest wait between lines (see [`crate::analyze::coverage`]).
+    /// Its usual longest wait between lines (see [`crate::analyze::coverage`]),
+    /// as written: known to [`SourceCoverage::tick_nanos`] (see
+    /// [`SourceCoverage::normal_gap`]).
     pub normal_gap_nanos: i64,
+    /// The coarsest precision of its lines' times (a second for
+    /// `16:55:13Z`). 0 in a link made before it was kept: taken as exact.
+    #[serde(default)]
+    pub tick_nanos: i64,
     /// Silences far longer than that: the log may be missing there.
     pub gaps: Vec<LogGap>,
+}
+
+impl SourceCoverage {
+    /// [`SourceCoverage::normal_gap_nanos`] with its precision: a wait
+    /// between two lines is known to the coarser of their times.
+    pub fn normal_gap(&self) -> crate::time::Gap {
+        crate::time::Gap::written(self.normal_gap_nanos, self.tick_nanos)
+    }
 }
 
 /// No line of a source from `start` (the last line before) to `end` (the
