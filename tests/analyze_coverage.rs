@@ -599,3 +599,75 @@ fn how_often_a_log_writes_is_said_no_finer_than_its_times() {
         );
     }
 }
+
+/// Lines no format reads that no other note names get one note per file:
+/// how many, the first, and what it says; a file none of whose lines is
+/// read says so. A terminal's rows, lines naming a reconcileID and object
+/// dumps have notes of their own (or none to make), and are not counted
+/// again. An input with no time at all has no year to know: `year_known`
+/// is `null`.
+#[test]
+fn lines_no_format_reads_get_a_note() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let read = |rel: &str| std::fs::read_to_string(root.join(rel)).unwrap();
+    let analysed = |files: &[(&str, String)]| {
+        let mut l = Loaded::default();
+        for (name, text) in files {
+            l.add(name, text.clone().into_bytes(), &LoadOptions::default());
+        }
+        l.finish();
+        let (a, diags) = analyze(&l.files, &AnalyzeOptions::default());
+        let notes: Vec<String> = l.notes.iter().chain(&diags).map(|d| d.to_string()).collect();
+        (a, notes)
+    };
+    let unread = |notes: &[String]| notes.iter().filter(|n| n.contains("format reconscope reads")).cloned().collect::<Vec<_>>();
+
+    // A real excerpt with two separator lines between its blocks (read in
+    // the file: lines 4 and 8).
+    let (_, notes) = analysed(&[("legacy.log", read("kamaji/legacy_2022_epoch_format.log"))]);
+    assert_eq!(
+        unread(&notes),
+        ["legacy.log:4: 2 lines are in no format reconscope reads (the first is this one: `# --- PR #83 ---`): the analysis does not use them"]
+    );
+
+    // An elision a person wrote into a paste, a shell command line (the
+    // parser names it), and a cut line naming a reconcileID (noted as such).
+    let cut = format!(".6801626021565094e+09\tERROR\tReconciler error\t{{\"controller\": \"widget\", \"reconcileID\": \"{}\"}}\n", rid('a', 1));
+    let text = format!(
+        "$ kubectl logs deploy/manager\n{}...\n{cut}{}",
+        zap(0, "INFO", "Reconciling", "widget", "a", &rid('c', 3), ""),
+        zap(9, "INFO", "Reconcile done", "widget", "a", &rid('c', 3), "")
+    );
+    let (a, notes) = analysed(&[("paste.log", text)]);
+    assert_eq!(unread(&notes), ["paste.log:3: this line is in no format reconscope reads (`...`): the analysis does not use it"]);
+    assert!(notes.iter().any(|n| n.starts_with("paste.log:1: line 1 is a shell command")), "{notes:#?}");
+    assert!(notes.iter().any(|n| n.starts_with("paste.log:4: this line names a reconcileID")), "{notes:#?}");
+    assert_eq!(a.reconciles.len(), 1);
+
+    // Not a log at all, beside an object dump (read whole: no note).
+    let long = "x".repeat(80);
+    let (a, notes) = analysed(&[("notes.txt", format!("{long}\nsecond line\n")), ("tcp.yaml", read("k8s-objects/tenantcontrolplane_issue497_metadata.yaml"))]);
+    assert_eq!(
+        unread(&notes),
+        [format!("notes.txt:1: no line of it is in a format reconscope reads (2 lines, the first: `{}...`): the analysis does not use it", "x".repeat(60))],
+        "{notes:#?}"
+    );
+    // Files that are no logs are said together: the first, and the others
+    // by name (three, then how many more); a control character in a line
+    // is shown, not written.
+    let table = read("k8s-objects/kubectl_get_tcp_table_issue183.txt");
+    let others: Vec<(String, String)> = (1..=4).map(|i| (format!("other-{i}.txt"), "plain words\n".to_string())).collect();
+    let mut files = vec![("bell.txt", "\x07ring\n".to_string()), ("table.txt", table)];
+    files.extend(others.iter().map(|(n, t)| (n.as_str(), t.clone())));
+    let (_, notes) = analysed(&files);
+    assert_eq!(
+        unread(&notes),
+        ["bell.txt:1: no line of it (1 line, the first: `\\x07ring`), nor of 5 other files (`table.txt`, `other-1.txt`, `other-2.txt`, 2 more), is in a format reconscope reads: the analysis does not use them"],
+        "{notes:#?}"
+    );
+    // No time anywhere: whether the logs give a year is unknown.
+    let doc = reconscope::analyze::json::to_json(&[], &a);
+    assert!(doc["year_known"].is_null(), "{}", doc["year_known"]);
+    let (a, _) = analysed(&[("legacy.log", read("kamaji/legacy_2022_epoch_format.log"))]);
+    assert_eq!(reconscope::analyze::json::to_json(&[], &a)["year_known"], true);
+}

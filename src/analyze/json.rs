@@ -331,7 +331,9 @@ impl Doc<'_> {
         m.reconciles(a)?;
         m.entry("schema", SCHEMA)?;
         // false: the logs gave no year; times are `--MM-DDThh:mm:ssZ`.
-        m.entry("year_known", &!a.year_unknown)?;
+        // null: no line has a time, so there is no year to know.
+        let year_known = if a.coverage.sources.is_empty() { None } else { Some(!a.year_unknown) };
+        m.entry("year_known", &year_known)?;
         Ok(())
     }
 }

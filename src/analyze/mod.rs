@@ -181,25 +181,70 @@ fn unknown_notes(a: &Analysis, files: &[ParsedFile], diags: &mut Vec<Diagnostic>
     note(&|r| r.object.is_none(), "no object (no `name`/`namespace`, Kind-named or `object` key): shown as unknown, `null` in the JSON");
 }
 
-/// Notes on the lines that name a reconcileID but are in no reconcile: no
-/// format could read them (a time cut when pasted, say), or they carry no
-/// time it could read. One note per file, naming the first.
+/// Notes on the lines the analysis does not use, one per file naming the
+/// first:
+/// - lines that name a reconcileID but are in no reconcile: no format
+///   could read them (a time cut when pasted, say), or they carry no time
+///   it could read;
+/// - other lines no format could read, that no note of the parser names
+///   already (a terminal's rows, a cut last line): an elision a person
+///   wrote (`...`), a tool's output among the log's lines. Files with no
+///   line read at all (a `kubectl get` table, text that is no log) are
+///   said together, in one note naming the first of them.
+///
+/// An object dump (YAML or JSON, read whole) has no lines to read.
 fn unread_reconcile_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
+    // Files no line of which is read: path, lines, the first line and its text.
+    let mut unread_files: Vec<(&str, usize, u32, String)> = Vec::new();
     for f in files {
         let (mut unread, mut untimed, mut first) = (0usize, 0usize, None::<u32>);
+        let (mut other, mut first_other) = (0usize, None::<(u32, String)>);
+        let check_other = f.counts.unparsed() > 0 && !objects::is_object_dump(f);
+        // Whether any line is read, and the first line when none is.
+        let (mut any_read, mut first_line) = (false, None::<(u32, String)>);
         for r in &f.records {
             let left_out = if r.format == crate::model::Format::Unparsed {
-                let hit = memchr::memmem::find(&f.raw(r), b"reconcileID").is_some();
+                let raw = f.raw(r);
+                let hit = memchr::memmem::find(&raw, b"reconcileID").is_some();
                 unread += usize::from(hit);
+                if check_other {
+                    // (Only a line's start is read: a terminal's row is short, and a
+                    // line may be gigabytes of one hole.)
+                    let head = &raw[..raw.len().min(4096)];
+                    let line = &head[..memchr::memchr(b'\n', head).unwrap_or(head.len())];
+                    if !any_read && first_line.is_none() {
+                        first_line = Some((r.line, excerpt(line)));
+                    }
+                    let chrome = line.len() < 4096 && crate::parse::is_terminal_chrome(line);
+                    if !hit && !chrome && !f.diagnostics.iter().any(|d| d.line == Some(r.line)) {
+                        other += 1;
+                        first_other.get_or_insert_with(|| (r.line, excerpt(line)));
+                    }
+                }
                 hit
             } else if !r.reconcile_id.is_empty() && reconciles::time_of(r).is_none() {
+                any_read = true;
                 untimed += 1;
                 true
             } else {
+                any_read = true;
                 false
             };
             if left_out && first.is_none() {
                 first = Some(r.line);
+            }
+        }
+        if let Some((line, text)) = first_other {
+            if !any_read {
+                let (line, text) = first_line.unwrap_or((line, text));
+                unread_files.push((&f.path, f.records.len(), line, text));
+            } else {
+                let message = if other == 1 {
+                    format!("this line is in no format reconscope reads (`{text}`): the analysis does not use it")
+                } else {
+                    format!("{other} lines are in no format reconscope reads (the first is this one: `{text}`): the analysis does not use them")
+                };
+                diags.push(Diagnostic { path: f.path.clone(), line: Some(line), message });
             }
         }
         if first.is_none() {
@@ -220,6 +265,35 @@ fn unread_reconcile_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
             format!("{} lines name a reconcileID but are in no reconcile (the first is this one): {}", unread + untimed, why.join(", "))
         };
         diags.push(Diagnostic { path: f.path.clone(), line: first, message });
+    }
+    let Some(&(path, lines, line, ref text)) = unread_files.first() else { return };
+    let lines = crate::words::plural(lines, "line", "lines");
+    let message = match &unread_files[1..] {
+        [] => format!("no line of it is in a format reconscope reads ({lines}, the first: `{text}`): the analysis does not use it"),
+        others => {
+            const NAMED: usize = 3;
+            let mut names: Vec<String> = others.iter().take(NAMED).map(|(p, ..)| format!("`{}`", crate::inert::terminal(p))).collect();
+            if others.len() > NAMED {
+                names.push(format!("{} more", others.len() - NAMED));
+            }
+            format!(
+                "no line of it ({lines}, the first: `{text}`), nor of {} ({}), is in a format reconscope reads: the analysis does not use them",
+                crate::words::plural(others.len(), "other file", "other files"),
+                names.join(", ")
+            )
+        }
+    };
+    diags.push(Diagnostic { path: path.to_owned(), line: Some(line), message });
+}
+
+/// At most 60 characters of a line for a note, its control characters
+/// shown (`\x00`), never obeyed.
+fn excerpt(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&line[..line.len().min(240)]);
+    let text = crate::inert::terminal(text.trim());
+    match text.char_indices().nth(60) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.into_owned(),
     }
 }
 

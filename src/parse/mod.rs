@@ -64,6 +64,12 @@ pub const CLI_FILE_BYTES: u64 = u32::MAX as u64;
 /// this: its spans are 32-bit offsets.
 pub const MAX_PACKED_BYTES: usize = u32::MAX as usize;
 
+/// Whether a line no format reads is a terminal's own (a pager's row, a
+/// frame's border, a shell command line): the parser notes those by kind.
+pub fn is_terminal_chrome(line: &[u8]) -> bool {
+    repair::chrome(line).is_some()
+}
+
 /// Parses one file. `path` names it in records and diagnostics.
 ///
 /// With `opts.threads > 1` a big file is cut at record boundaries and the
