@@ -298,6 +298,15 @@ pub fn finding_links(a: &Analysis, files: &[ParsedFile], app_url: &str, template
         .collect()
 }
 
+/// Finding `finding`'s evidence link to `app_url` in at most `max_bytes`
+/// in all (a smaller slice than [`finding_links`] makes, when need be);
+/// `None` when even its smallest slice is longer.
+pub fn finding_link_within(a: &Analysis, files: &[ParsedFile], app_url: &str, template: &ShareOptions, finding: usize, max_bytes: usize) -> Option<String> {
+    let budget = link_budget(app_url).min(max_bytes.saturating_sub(MAX_LINK_BYTES - link_budget(app_url)));
+    let opts = ShareOptions { finding: Some(finding), window: None, selected: None, max_payload_bytes: budget.max(1), ..template.clone() };
+    share(a, files, &opts).ok().map(|s| format!("{app_url}{}", fragment(&s))).filter(|l| l.len() <= max_bytes)
+}
+
 /// The payload budget of a link to `app_url`: what is left of
 /// [`MAX_LINK_BYTES`] after the address and the view fields.
 pub fn link_budget(app_url: &str) -> usize {

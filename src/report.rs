@@ -279,12 +279,30 @@ pub fn markdown(a: &Analysis, opts: &ReportOptions) -> String {
 /// callers redact them: a redaction may lengthen a block, so the report is
 /// measured as it will be sent).
 pub fn markdown_with(a: &Analysis, opts: &ReportOptions, finish: &mut dyn FnMut(&str) -> String) -> String {
-    let blocks = Blocks::of(a, opts, finish);
+    markdown_with_smaller_links(a, opts, finish, &mut |_, _| None)
+}
+
+/// [`markdown_with`], and for a comment, a finding whose evidence link
+/// does not fit is given the link `smaller(finding, max_bytes)` makes (an
+/// evidence link no longer than `max_bytes`: a smaller slice of the same
+/// evidence, which the app says is partial) when there is room for one,
+/// rather than a link to its window.
+pub fn markdown_with_smaller_links(
+    a: &Analysis,
+    opts: &ReportOptions,
+    finish: &mut dyn FnMut(&str) -> String,
+    smaller: &mut dyn FnMut(usize, usize) -> Option<String>,
+) -> String {
+    let mut blocks = Blocks::of(a, opts, finish);
     match opts.destination {
         Destination::JobSummary => blocks.job_summary(MAX_BYTES, finish),
-        Destination::Comment => blocks.comment(MAX_COMMENT_BYTES, finish),
+        Destination::Comment => blocks.comment(MAX_COMMENT_BYTES, finish, smaller),
     }
 }
+
+/// A smaller evidence link is asked for only when at least this much room
+/// is left for it (a smaller slice would show too little).
+const MIN_SMALLER_LINK_BYTES: usize = 2048;
 
 /// The report as whole blocks (a finding, a line of a table or paragraph)
 /// while they fit in `max_bytes`; then a note that it was cut.
@@ -311,7 +329,9 @@ impl Doc {
 
 /// The report's blocks, each written (and finished) once; the report is
 /// put together from them for its destination.
-struct Blocks {
+struct Blocks<'a> {
+    a: &'a Analysis,
+    clk: Clock,
     head: String,
     /// Each listed finding: with its time window's link (or none, without
     /// the app), and with its evidence link when it has one.
@@ -337,8 +357,8 @@ struct Plan {
     more_note: Option<String>,
 }
 
-impl Blocks {
-    fn of(a: &Analysis, opts: &ReportOptions, finish: &mut dyn FnMut(&str) -> String) -> Blocks {
+impl<'a> Blocks<'a> {
+    fn of(a: &'a Analysis, opts: &ReportOptions, finish: &mut dyn FnMut(&str) -> String) -> Blocks<'a> {
         let (clk, times) = Clock::of(a);
         let app = opts.app_url.as_deref().map(link_url);
         let mut head = String::new();
@@ -402,7 +422,13 @@ impl Blocks {
         let _ = write_tables(&mut s, a, clk);
         // The findings end with a blank line already.
         let tail = finish(s.strip_prefix('\n').unwrap_or(&s)).split_inclusive('\n').map(str::to_owned).collect();
-        Blocks { head: finish(&head), findings, unlisted: a.findings.len().saturating_sub(MAX_FINDINGS), has_app: app.is_some(), tail }
+        Blocks { a, clk, head: finish(&head), findings, unlisted: a.findings.len().saturating_sub(MAX_FINDINGS), has_app: app.is_some(), tail }
+    }
+
+    /// Finding `i`'s block with the evidence link `link`.
+    fn evidence_block(&self, i: usize, link: &str, finish: &mut dyn FnMut(&str) -> String) -> Option<String> {
+        let l = link_url(link);
+        (!l.is_empty()).then(|| finish(&finding_item(self.a, &self.a.findings[i], i + 1, self.clk, &format!(" · [evidence]({l})"))))
     }
 
     /// The report for a job summary: every listed finding, each with its
@@ -439,7 +465,7 @@ impl Blocks {
     /// as many findings as leave room for the tables (the others are in the
     /// app and in `analyze --json`), then each finding's evidence link, in
     /// order, when it still fits (the others link to their window).
-    fn comment(&self, max_bytes: usize, finish: &mut dyn FnMut(&str) -> String) -> String {
+    fn comment(&mut self, max_bytes: usize, finish: &mut dyn FnMut(&str) -> String, smaller: &mut dyn FnMut(usize, usize) -> Option<String>) -> String {
         let listed_all = self.findings.len();
         let more = |listed: usize| {
             let n = self.unlisted + listed_all - listed;
@@ -482,6 +508,31 @@ impl Blocks {
             if !self.put_together(&plan(listed, evidence.clone(), note)).1 {
                 evidence[i] = false;
                 left_out.push(i + 1);
+            }
+        }
+        // Then, in the room the whole links leave, a smaller slice of the
+        // evidence of each finding left out, in order.
+        for n in left_out.clone() {
+            let i = n - 1;
+            let others: Vec<usize> = left_out.iter().copied().filter(|&m| m != n).collect();
+            let note = self.links_note_for_comment(&others, finish);
+            // (Measured with its window's link and the note as it would read
+            // without it: all the room a smaller link may take.)
+            let (doc, whole) = self.put_together(&plan(listed, evidence.clone(), note.clone()));
+            let (window, e) = (&self.findings[i].0, self.findings[i].1.as_deref().unwrap_or_default());
+            let link = e.find("[evidence](").map_or(0, |at| e[at + 11..].find(')').unwrap_or(0));
+            let room = (max_bytes.saturating_sub(doc.len() + COMMENT_CUT_NOTE.len()) + window.len()).saturating_sub(e.len() - link);
+            if !whole || room < MIN_SMALLER_LINK_BYTES {
+                continue;
+            }
+            let Some(block) = smaller(i, room).and_then(|l| self.evidence_block(i, &l, finish)) else { continue };
+            let full = self.findings[i].1.replace(block);
+            evidence[i] = true;
+            if self.put_together(&plan(listed, evidence.clone(), note)).1 {
+                left_out = others;
+            } else {
+                self.findings[i].1 = full;
+                evidence[i] = false;
             }
         }
         let note = self.links_note_for_comment(&left_out, finish);
@@ -1092,6 +1143,27 @@ mod tests {
         // The tables after the findings are the job summary's.
         let tail = |md: &str| md[md.find("### Slowest reconciles").unwrap()..].to_string();
         assert_eq!(tail(&md), tail(&summary));
+
+        // Given smaller slices of the evidence: the third gets one in the
+        // room the others leave (asked once, for no more than that room),
+        // and no note; the report still fits. With none to give, as above.
+        let mut asked = Vec::new();
+        let mut smaller = |i: usize, max: usize| {
+            asked.push((i, max));
+            Some(format!("https://h/app/#ev={i}{}", "B".repeat(max - 20)))
+        };
+        let md2 = markdown_with_smaller_links(&a, &comment(&opts), &mut |s: &str| s.to_owned(), &mut smaller);
+        assert!(fits(&md2), "{}", md2.len());
+        assert_eq!(heads(&md2), ["[evidence]"; 5]);
+        assert!(md2.contains("#ev=2BBB") && !md2.contains("instead"), "{md2:.3000}");
+        assert_eq!(asked.len(), 1);
+        let (i, max) = asked[0];
+        assert!(i == 2 && (MIN_SMALLER_LINK_BYTES..32 * 1024).contains(&max), "{asked:?}");
+        // All of the room: a link one byte longer would not have fitted.
+        assert!(md2.len() + COMMENT_CUT_NOTE.len() + 21 > MAX_COMMENT_BYTES, "{} of {MAX_COMMENT_BYTES}", md2.len());
+        assert_eq!(tail(&md2), tail(&summary));
+        let md3 = markdown_with_smaller_links(&a, &comment(&opts), &mut |s: &str| s.to_owned(), &mut |_, _| None);
+        assert_eq!(md3, md);
 
         // Fifty findings of 2 KB each: fewer are listed, so that the tables
         // stay whole; the report says how many are not, and where they are.

@@ -304,4 +304,36 @@ fn the_incident_for_a_comment_fits_one() {
     let named = unlinked.iter().map(usize::to_string).collect::<Vec<_>>().join(" and ");
     let says = if unlinked.len() == 1 { format!("Finding {named} links to its") } else { format!("Findings {named} link to their") };
     assert!(gfm::text(&html).contains(&format!("{says} time window in the app instead")), "{says}");
+
+    // As the app copies it: a finding whose link does not fit gets a
+    // smaller slice of its evidence in the room its window's link leaves
+    // (the link says what it left out), and the report still fits, tables
+    // whole; the links that fitted are as before.
+    let mut asked = Vec::new();
+    let mut smaller = |i: usize, max: usize| {
+        asked.push((i + 1, max));
+        reconscope::evidence::finding_link_within(&a, &files, APP, &template, i, max)
+    };
+    let md2 = reconscope::report::markdown_with_smaller_links(&a, &comment, &mut |s: &str| s.to_owned(), &mut smaller);
+    assert_eq!(asked.iter().map(|&(n, _)| n).collect::<Vec<_>>(), unlinked, "{asked:?}");
+    assert!(md2.chars().count() <= 65_536 && md2.len() <= MAX_COMMENT_BYTES, "{}", md2.len());
+    assert_eq!(rows(&md2), rows(&whole));
+    let items: Vec<&str> = md2.lines().filter(|l| l.len() > 3 && l.as_bytes()[0].is_ascii_digit() && l.contains(". **")).collect();
+    assert_eq!(items.len(), 5, "{items:#?}");
+    for (i, item) in items.iter().enumerate() {
+        let link = item.rsplit(" · [evidence](").next().filter(|_| item.contains(" · [evidence](")).unwrap_or_else(|| panic!("finding {}: {item:.200}", i + 1));
+        let link = link.strip_suffix(')').unwrap();
+        if linked[i] {
+            assert_eq!(Some(link), links[i].as_deref(), "finding {}", i + 1);
+            continue;
+        }
+        let max = asked.iter().find(|&&(n, _)| n == i + 1).unwrap().1;
+        assert!(link.len() <= max && link.len() < links[i].as_ref().unwrap().len(), "finding {}: {} of {max}", i + 1, link.len());
+        let payload = link.split("#ev=").nth(1).unwrap().split('&').next().unwrap();
+        let ev = reconscope::evidence::from_payload(payload).expect("the smaller link opens");
+        assert!(!ev.meta.left_out.is_empty(), "finding {}: it says what it left out", i + 1);
+        assert_eq!(ev.analysis.findings[0].kind, a.findings[i].kind);
+    }
+    assert!(!md2.contains("instead"), "no finding is left without its evidence");
+    check(&a, &comment);
 }

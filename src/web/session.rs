@@ -636,7 +636,12 @@ impl Session {
         };
         // Measured as it is sent: redacted.
         let mut redactor = crate::redact::Redactor::new(redact);
-        crate::report::markdown_with(&self.analysis, &opts, &mut |s| redactor.redact_markdown(s))
+        // A finding whose link does not fit gets a smaller slice of its
+        // evidence where there is room for one.
+        let mut smaller = |i: usize, max: usize| {
+            evidence::finding_link_within(&self.analysis, &self.loaded.files, app_url, &template, i, max).filter(|_| !app_url.is_empty())
+        };
+        crate::report::markdown_with_smaller_links(&self.analysis, &opts, &mut |s| redactor.redact_markdown(s), &mut smaller)
     }
 
     /// What the loaded inputs are called, for a banner: the evidence's

@@ -500,16 +500,31 @@ describe('sharing and export', { timeout: 180_000 }, () => {
       assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
       // The report as a list of findings, for a comment: GitHub takes
-      // 65,536 characters there. The five evidence links would pass it;
-      // the stuck deletion's (the largest) links to its window instead.
+      // 65,536 characters there. The five evidence links would pass it:
+      // the stuck deletion's (the largest) is a smaller slice of its
+      // evidence, in the room the others leave.
       const md = await copyMarkdown(page);
       assert.ok(md.includes('1. **stalled-worker · '), md.slice(0, 400));
       assert.ok([...md].length <= 65536, `${[...md].length} characters`);
-      assert.equal((md.match(/\]\(http[^)]*#ev=[A-Za-z0-9_-]+&from=/g) ?? []).length, 4, md.slice(0, 400));
-      assert.match(md, /\n3\. \*\*stuck-deletion · [^\n]* · \[timeline\]\(http[^)]*#from=[^)]*\)\n/);
-      assert.ok(md.includes('Finding 3 links to its time window in the app instead: its evidence link would not fit'), md);
+      const evidence = [...md.matchAll(/\n(\d)\. \*\*(\S+) [^\n]* · \[evidence\]\((http[^)]*#ev=[A-Za-z0-9_-]+&from=[^)]*)\)\n/g)];
+      assert.deepEqual(evidence.map((m) => m[1]), ['1', '2', '3', '4', '5'], md.slice(0, 400));
+      const stuck = evidence[2][3];
+      assert.equal(evidence[2][2], 'stuck-deletion');
+      assert.ok(stuck.length < 16 * 1024, `${stuck.length} bytes`);
+      assert.ok(!md.includes('instead'), md);
       assert.ok(md.includes('\n### Slowest reconciles\n'), md);
       await assertAppClean(page, seen);
+      // Opened where the artifact is not: the stuck deletion's evidence,
+      // and what it left out to fit.
+      const fresh = await openApp(browser, {}, stuck);
+      try {
+        await fresh.page.getByTestId('evidence-banner').waitFor({ state: 'attached', timeout: 30_000 });
+        assert.match(await fresh.page.getByTestId('evidence-left-out').innerText(), /^To fit the link it leaves out /);
+        await fresh.page.waitForFunction(() => /stuck-deletion/.test(document.querySelector('[data-testid=findings]')?.textContent ?? ''), null, { timeout: 30_000 });
+        await assertAppClean(fresh.page, fresh.seen);
+      } finally {
+        await fresh.context.close();
+      }
     } finally {
       await context.close();
     }
