@@ -251,8 +251,6 @@ impl Clock {
     }
 }
 
-/// A finding's duration, at the precision of the coarser of its two
-/// timestamps (no finer than the logs wrote them).
 /// How often a source usually logs, from its normal gap, no finer than its
 /// times: `at least every 3s`, or `at least once a second` when the wait
 /// is written shorter than the coarser time's tick.
@@ -263,9 +261,11 @@ fn how_often(g: crate::time::Gap) -> String {
             None => format!("at least every {}", human_duration(g.tick)),
         };
     }
-    format!("at least every {}", human_duration(g.nanos.saturating_add(g.tick / 2) / g.tick * g.tick))
+    format!("at least every {}", g.honest())
 }
 
+/// A finding's duration, at the precision of the coarser of its two
+/// timestamps (no finer than the logs wrote them).
 fn duration(start: Timestamp, end: Timestamp) -> String {
     crate::time::honest_duration(start, end)
 }
@@ -409,8 +409,7 @@ impl<'a> Blocks<'a> {
             .take(MAX_FINDINGS)
             .map(|(i, f)| {
                 let window = app.as_ref().map_or(String::new(), |url| format!(" · [timeline]({url}{})", view_fragment(f.start, f.end)));
-                let evidence = opts.finding_links.get(i).and_then(|l| l.as_deref()).map(link_url).filter(|l| !l.is_empty());
-                let evidence = evidence.map(|l| finish(&finding_item(a, f, i + 1, clk, &format!(" · [evidence]({l})"))));
+                let evidence = opts.finding_links.get(i).and_then(|l| l.as_deref()).and_then(|l| evidence_item(a, i, clk, l, finish));
                 (finish(&finding_item(a, f, i + 1, clk, &window)), evidence)
             })
             .collect();
@@ -423,12 +422,6 @@ impl<'a> Blocks<'a> {
         // The findings end with a blank line already.
         let tail = finish(s.strip_prefix('\n').unwrap_or(&s)).split_inclusive('\n').map(str::to_owned).collect();
         Blocks { a, clk, head: finish(&head), findings, unlisted: a.findings.len().saturating_sub(MAX_FINDINGS), has_app: app.is_some(), tail }
-    }
-
-    /// Finding `i`'s block with the evidence link `link`.
-    fn evidence_block(&self, i: usize, link: &str, finish: &mut dyn FnMut(&str) -> String) -> Option<String> {
-        let l = link_url(link);
-        (!l.is_empty()).then(|| finish(&finding_item(self.a, &self.a.findings[i], i + 1, self.clk, &format!(" · [evidence]({l})"))))
     }
 
     /// The report for a job summary: every listed finding, each with its
@@ -525,7 +518,7 @@ impl<'a> Blocks<'a> {
             if !whole || room < MIN_SMALLER_LINK_BYTES {
                 continue;
             }
-            let Some(block) = smaller(i, room).and_then(|l| self.evidence_block(i, &l, finish)) else { continue };
+            let Some(block) = smaller(i, room).and_then(|l| evidence_item(self.a, i, self.clk, &l, finish)) else { continue };
             let full = self.findings[i].1.replace(block);
             evidence[i] = true;
             if self.put_together(&plan(listed, evidence.clone(), note)).1 {
@@ -595,6 +588,13 @@ fn numbers(ns: &[usize]) -> String {
 /// One finding as an item of an ordered list: a bold headline (kind,
 /// object, duration, window) with its link, then its sentence in a
 /// `<details>` block.
+/// Finding `i`'s block with the evidence link `link` (`None` when nothing
+/// of the link is left to write).
+fn evidence_item(a: &Analysis, i: usize, clk: Clock, link: &str, finish: &mut dyn FnMut(&str) -> String) -> Option<String> {
+    let l = link_url(link);
+    (!l.is_empty()).then(|| finish(&finding_item(a, &a.findings[i], i + 1, clk, &format!(" · [evidence]({l})"))))
+}
+
 fn finding_item(a: &Analysis, f: &Finding, n: usize, clk: Clock, link: &str) -> String {
     let marker = format!("{n}. ");
     let indent = " ".repeat(marker.len());

@@ -588,6 +588,15 @@ impl Gap {
         self.tick > 1 && self.nanos < self.tick
     }
 
+    /// The difference no finer than the tick: `under 1s` within one, else
+    /// rounded to it (see [`honest_duration`]).
+    pub fn honest(&self) -> String {
+        if self.within_tick() {
+            return format!("under {}", human_duration(self.tick));
+        }
+        human_duration(self.nanos.saturating_add(self.tick / 2) / self.tick * self.tick)
+    }
+
     /// `second`, `millisecond`, `microsecond`, or `None` for other ticks.
     pub fn tick_name(&self) -> Option<&'static str> {
         match self.tick {
@@ -603,11 +612,7 @@ impl Gap {
 /// `under 1s` when it is less than that tick (a start logged to the second,
 /// an end to the microsecond), else rounded to it (`3s`, never `2.731s`).
 pub fn honest_duration(start: Timestamp, end: Timestamp) -> String {
-    let g = Gap::between(start, end);
-    if g.within_tick() {
-        return format!("under {}", human_duration(g.tick));
-    }
-    human_duration(g.nanos.saturating_add(g.tick / 2) / g.tick * g.tick)
+    Gap::between(start, end).honest()
 }
 
 /// What a person types for a duration, in nanoseconds: numbers, each with

@@ -190,7 +190,9 @@ pub fn read_sources(files: &[ParsedFile]) -> Sources {
     let mut fewest_digits: Vec<u8> = Vec::new();
     let mut source_of_file = vec![None; files.len()];
     for (i, f) in files.iter().enumerate() {
-        let Some(first) = f.records.iter().find_map(time_of) else { continue };
+        if !f.records.iter().any(|r| time_of(r).is_some()) {
+            continue;
+        }
         let s = *keys.entry(process_key(&f.path)).or_insert_with(|| {
             members.push(Vec::new());
             times.push(Vec::new());
@@ -204,7 +206,6 @@ pub fn read_sources(files: &[ParsedFile]) -> Sources {
         // The fewest fractional digits of the source's times: what a wait
         // between its lines is known to.
         let digits = &mut fewest_digits[s];
-        *digits = (*digits).min(first.digits);
         times[s].extend(f.records.iter().filter_map(time_of).map(|t| {
             *digits = (*digits).min(t.digits);
             t.nanos

@@ -99,7 +99,7 @@ pub fn analyze_beside<S: Send>(files: &[ParsedFile], opts: &AnalyzeOptions, side
         leadership: Vec::new(),
     };
     unknown_notes(&a, files, &mut diags);
-    unread_reconcile_notes(files, &mut diags);
+    unread_line_notes(files, &mut diags);
     goroutines::read(&mut a, files, opts);
     signals::find(&mut a, files, &signal_records, opts);
     findings::find(&mut a, files, opts, &cover);
@@ -193,7 +193,7 @@ fn unknown_notes(a: &Analysis, files: &[ParsedFile], diags: &mut Vec<Diagnostic>
 ///   said together, in one note naming the first of them.
 ///
 /// An object dump (YAML or JSON, read whole) has no lines to read.
-fn unread_reconcile_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
+fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
     // Files no line of which is read: path, lines, the first line and its text.
     let mut unread_files: Vec<(&str, usize, u32, String)> = Vec::new();
     for f in files {
