@@ -67,6 +67,7 @@ fn the_stall_finding_names_the_call_the_worker_is_blocked_in() {
     }
     let g = &a.goroutines[b.goroutine];
     assert_eq!((g.role.as_str(), g.state.as_str(), g.max_wait_minutes), ("busy-worker", "select", Some(15)));
+    assert_eq!(reconscope::goroutine::doing(&g.state), "blocked");
     assert_eq!(g.reconciler.as_deref(), Some("TenantControlPlaneReconciler"));
     assert_eq!(a.controllers[g.controller.unwrap()].controller, "tenantcontrolplane");
     assert_eq!(g.blocked_since_at_most.unwrap().to_string(), "2026-05-26T16:30:00Z");
@@ -128,6 +129,8 @@ fn a_running_worker_is_said_to_run_not_to_wait() {
         let b = s.blocked.as_ref().expect("the dump shows the stalled worker");
         let g = &a.goroutines[b.goroutine];
         assert_eq!((g.state.as_str(), g.max_wait_minutes, g.is_blocked()), (state, None, false));
+        // (The app's inspector says it with the same words.)
+        assert!(doing.starts_with(reconscope::goroutine::doing(&g.state)), "{doing}");
         let expected = format!("shows the worker {doing} in `go.etcd.io/etcd/client/v3.(*authClient).UserGet` under");
         assert!(s.message.contains(&expected), "{expected:?} missing from: {}", s.message);
         assert!(!s.message.contains("waiting") && !s.message.contains("blocked"), "{}", s.message);

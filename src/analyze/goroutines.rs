@@ -291,10 +291,7 @@ pub fn link(a: &mut Analysis) {
                 })
             }
             // Not waiting at all: on a thread, or ready for one.
-            _ if !g.is_blocked() => {
-                let doing = if g.state == "running" { "running" } else { "ready to run" };
-                Sentence::default().text(format!(" {doing} (")).code(format!("[{}]", g.state)).text(")")
-            }
+            _ if !g.is_blocked() => Sentence::default().text(format!(" {} (", crate::goroutine::doing(&g.state))).code(format!("[{}]", g.state)).text(")"),
             _ => Sentence::default().text(" waiting (").code(format!("[{}]", g.state)).text(")"),
         };
         let under_clause = under.as_deref().map_or(Sentence::default(), |u| Sentence::default().text(" under ").code(u));

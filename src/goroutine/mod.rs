@@ -164,6 +164,17 @@ pub fn is_blocked(state: &str) -> bool {
     !matches!(state, "running" | "runnable")
 }
 
+/// What a goroutine in `state` is doing, said in words: `running` (on a
+/// thread), `ready to run` (`runnable`: waiting only for a thread) or
+/// `blocked` (every other state).
+pub fn doing(state: &str) -> &'static str {
+    match state {
+        "running" => "running",
+        "runnable" => "ready to run",
+        _ => "blocked",
+    }
+}
+
 /// What [`classify`] makes of a goroutine's stack.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WorkerInfo {

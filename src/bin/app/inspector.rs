@@ -192,8 +192,7 @@ fn stack(a: &Analysis, reconcile: u32, zone: Zone) -> Html {
     let Some(d) = a.dumps.get(g.dump) else { return html! {} };
     let when = d.time.map_or("at an unknown time".to_string(), |t| format!("at {}", timefmt::full(t.nanos, zone)));
     let wait = g.max_wait_minutes.map_or(String::new(), |m| format!(", {}", plural(m, "minute", "minutes")));
-    let verb = if g.is_blocked() { "blocked" } else { "running" };
-    let blocked = g.call.as_ref().map_or(String::new(), |f| format!(", {verb} in {}", f.func));
+    let blocked = g.call.as_ref().map_or(String::new(), |f| format!(", {} in {}", reconscope::goroutine::doing(&g.state), f.func));
     html! {
         <details class="inspector-stack" data-testid="inspector-stack">
             <summary><h3>{ reconscope::inert::label(&format!("Goroutine dump {when}: [{}{wait}]{blocked}", g.state)).into_owned() }</h3></summary>
