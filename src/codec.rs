@@ -247,12 +247,7 @@ impl<'a> ReconcileDecoder<'a> {
         let last = r.ts()?;
         let latent_start = if r.u8()? == 1 { Some(r.ts()?) } else { None };
         let lines = r.u32()?;
-        let outcome = match r.u8()? {
-            0 => Outcome::Success,
-            1 => Outcome::Requeue,
-            2 => Outcome::Error,
-            _ => return Err(CodecError("unknown outcome")),
-        };
+        let outcome = outcome_of(r.u8()?)?;
         let error = string(strings, r.u32()?)?.map(str::to_string);
         let truncated = r.u8()? == 1;
         let lane = r.u32()?;
@@ -523,6 +518,7 @@ fn outcome_byte(o: Outcome) -> u8 {
         Outcome::Success => 0,
         Outcome::Requeue => 1,
         Outcome::Error => 2,
+        Outcome::Unfinished => 3,
     }
 }
 
@@ -531,6 +527,7 @@ fn outcome_of(b: u8) -> Result<Outcome, CodecError> {
         0 => Ok(Outcome::Success),
         1 => Ok(Outcome::Requeue),
         2 => Ok(Outcome::Error),
+        3 => Ok(Outcome::Unfinished),
         _ => Err(CodecError("unknown outcome")),
     }
 }
@@ -589,7 +586,7 @@ mod tests {
             last: Timestamp::new(-5_000_000_000_000 + i as i64, 9),
             latent_start: i.is_multiple_of(2).then(|| Timestamp::new(900, 0)),
             lines: i as u32 * 7,
-            outcome: [Outcome::Success, Outcome::Requeue, Outcome::Error][i % 3],
+            outcome: Outcome::ALL[i % 4],
             error: (i % 3 == 2).then(|| format!("boom {} ünïcode", i % 4)),
             truncated: i.is_multiple_of(5),
             lane: i as u32 % 4,
@@ -686,7 +683,7 @@ mod tests {
             outcome,
             tick,
         };
-        let bars = vec![bar(1, 0, -7, Outcome::Success, false), bar(1, 2, 40, Outcome::Error, true), bar(2, 1, i64::MIN / 2, Outcome::Requeue, false)];
+        let bars = vec![bar(1, 0, -7, Outcome::Success, false), bar(1, 2, 40, Outcome::Error, true), bar(2, 1, i64::MIN / 2, Outcome::Unfinished, false)];
         let row = |key: &str, depth, bar_start, bar_end| Row {
             key: key.into(),
             label: format!("label ü {key}"),

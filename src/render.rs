@@ -76,6 +76,7 @@ pub struct Palette {
     pub success: &'static str,
     pub requeue: &'static str,
     pub error: &'static str,
+    pub unfinished: &'static str,
     /// Election bands: this colour at `band_opacity`, the leaderless part at
     /// `leaderless_opacity`.
     pub band: &'static str,
@@ -99,6 +100,7 @@ pub const LIGHT: Palette = Palette {
     success: "#2e8b57",
     requeue: "#c08a00",
     error: "#d32f2f",
+    unfinished: "#6b7a90",
     band: "#7850dc",
     band_opacity: 0.10,
     leaderless_opacity: 0.26,
@@ -109,13 +111,12 @@ pub const LIGHT: Palette = Palette {
     marker_delete: "#b3261e",
 };
 
-const OUTCOMES: [Outcome; 3] = [Outcome::Success, Outcome::Requeue, Outcome::Error];
-
 fn outcome_colour(p: &Palette, o: Outcome) -> &'static str {
     match o {
         Outcome::Success => p.success,
         Outcome::Requeue => p.requeue,
         Outcome::Error => p.error,
+        Outcome::Unfinished => p.unfinished,
     }
 }
 
@@ -640,7 +641,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     // The document's title (hover, screen readers): the heading, never cut.
     let _ = writeln!(d.out, "<title>{}</title>", esc(&format!("{what} · {when}")));
     let mut defs = String::from("<defs>\n");
-    for o in OUTCOMES {
+    for o in Outcome::ALL {
         let (c, name) = (outcome_colour(p, o), o.as_str());
         let _ = writeln!(
             defs,
@@ -999,6 +1000,7 @@ fn legend_items(_p: &Palette) -> Vec<LegendItem> {
         LegendItem { text: "success", draw: |d, p, x, y| d.rect(x, y - 6.0, 16.0, 12.0, &format!(r#"fill="{}""#, p.success)) },
         LegendItem { text: "requeue", draw: |d, p, x, y| d.rect(x, y - 6.0, 16.0, 12.0, &format!(r#"fill="{}""#, p.requeue)) },
         LegendItem { text: "error", draw: |d, p, x, y| d.rect(x, y - 6.0, 16.0, 12.0, &format!(r#"fill="{}""#, p.error)) },
+        LegendItem { text: "unfinished (the log ends)", draw: |d, p, x, y| d.rect(x, y - 6.0, 16.0, 12.0, &format!(r#"fill="{}""#, p.unfinished)) },
         LegendItem {
             text: "latent start (running, nothing logged yet)",
             draw: |d, p, x, y| d.rect(x + 0.5, y - 5.5, 15.0, 11.0, &format!(r#"fill="url(#latent-success)" stroke="{}" stroke-opacity="0.6""#, p.success)),

@@ -102,6 +102,63 @@ fn a_log_cut_by_tail_marks_the_cut_reconciles() {
     assert_eq!(cut, [("r1", true), ("r2", false), ("r3", true)]);
 }
 
+/// A reconcile whose last line is its log's last timed line may still have
+/// been running when the log stopped: it is `unfinished`, not a success,
+/// unless a line of it says it failed or asked for a requeue. One the log
+/// goes on after is a success (no error line, and controller-runtime logs
+/// every failed reconcile); so is a reconcile that ends one file and is
+/// not the last of another. The same whether the records are gathered on
+/// one thread or cut into parts.
+#[test]
+fn a_reconcile_the_log_stops_in_is_unfinished() {
+    let widget = |ts_: u32, msg: &str, obj: &str, rid: &str| line(&ts(ts_), "INFO", msg, "widget", obj, rid);
+    // Each case: the log, and each reconcile's outcome.
+    let cases: Vec<(String, Vec<(&str, &str)>)> = vec![
+        // The log stops in r3.
+        (
+            widget(1, "starting sync", "a", "r1")
+                + &widget(2, "synced", "a", "r1")
+                + &widget(3, "starting sync", "b", "r3")
+                + &widget(4, "creating", "b", "r3"),
+            vec![("r1", "success"), ("r3", "unfinished")],
+        ),
+        // A line after r3's last, of no reconcile: the log goes on.
+        (
+            widget(1, "starting sync", "a", "r1") + &widget(3, "starting sync", "b", "r3") + &ts(5) + "\tINFO\tleader lease renewed\n",
+            vec![("r1", "success"), ("r3", "success")],
+        ),
+        // The last line is an error, or asks for a requeue: how it ended is said.
+        (widget(1, "starting sync", "a", "r1") + &line(&ts(2), "ERROR", "Reconciler error", "widget", "a", "r1"), vec![("r1", "error")]),
+        (widget(1, "starting sync", "a", "r1") + &widget(2, "Reconcile done, requeueing after 5s", "a", "r1"), vec![("r1", "requeue")]),
+        // An unrecovered panic, which controller-runtime logs at INFO.
+        (
+            widget(1, "starting sync", "a", "r1")
+                + &widget(2, "Observed a panic in reconciler: runtime error: index out of range", "a", "r1")
+                + &widget(9, "starting sync", "b", "r2")
+                + &widget(10, "synced", "b", "r2"),
+            vec![("r1", "error"), ("r2", "unfinished")],
+        ),
+    ];
+    for (log, want) in &cases {
+        for min_records_per_thread in [50_000, 1] {
+            let opts = AnalyzeOptions { threads: 2, min_records_per_thread, ..AnalyzeOptions::default() };
+            let a = run(&[("w.log", log.clone())], &opts);
+            let got: Vec<(&str, &str)> = a.reconciles.iter().map(|r| (r.reconcile_id.as_str(), r.outcome.as_str())).collect();
+            assert_eq!(&got, want, "{log}");
+        }
+    }
+    // Two files: r1 runs to the end of a.log, r2 to the end of b.log.
+    // r1 goes on in b.log, where the log continues after it.
+    let a_log = widget(1, "starting sync", "a", "r1") + &widget(2, "creating", "a", "r1");
+    let b_log = widget(3, "created", "a", "r1") + &widget(4, "starting sync", "b", "r2");
+    for min_records_per_thread in [50_000, 1] {
+        let opts = AnalyzeOptions { threads: 2, min_records_per_thread, ..AnalyzeOptions::default() };
+        let a = run(&[("a.log", a_log.clone()), ("b.log", b_log.clone())], &opts);
+        let got: Vec<(&str, &str)> = a.reconciles.iter().map(|r| (r.reconcile_id.as_str(), r.outcome.as_str())).collect();
+        assert_eq!(got, [("r1", "success"), ("r2", "unfinished")]);
+    }
+}
+
 #[test]
 fn without_starting_workers_the_count_is_inferred_or_given() {
     let mut log = String::new();

@@ -14,7 +14,10 @@
 //!   wrapper; a yearless time takes its year from dated times in the file,
 //!   else is written `--MM-DDThh:mm:ss[.f]Z`; `none` when no entry has one;
 //! - `reconcile: <id> controller=<name|null> object=<ns/name|name|null>`,
-//!   one per distinct reconcileID;
+//!   one per distinct reconcileID, and where a person can tell from the
+//!   lines, `outcome=<success|requeue|error|unfinished>` (`error`: a line
+//!   of it is an error, or says it panicked; `unfinished`: the file's last
+//!   timed line is its last, and none of its lines says how it ended);
 //! - `election: term=<n> leader=<member id|null>`, in order, and where
 //!   a person can tell from the lines, `start=<RFC3339>` (the first sign
 //!   of the election) and `leaderless=<n>ms|null` (from the leader's loss,
@@ -52,6 +55,8 @@ struct Reconcile {
     id: String,
     controller: Option<String>,
     object: Option<String>,
+    /// The outcome, when the `.expect` states it (the tool's always).
+    outcome: Option<String>,
 }
 
 /// One election: `term=`, `leader=` (`None` is `null`); `start=` and
@@ -114,18 +119,19 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
             "reconcile" => {
                 let mut parts = value.split_whitespace();
                 let id = parts.next().ok_or_else(|| at("reconcile without an id"))?.to_string();
-                let (mut controller, mut object) = (None, None);
+                let (mut controller, mut object, mut outcome) = (None, None, None);
                 for p in parts {
                     match p.split_once('=') {
                         Some(("controller", v)) => controller = Some(null_or(v)),
                         Some(("object", v)) => object = Some(null_or(v)),
-                        _ => return Err(at("reconcile takes controller= and object=")),
+                        Some(("outcome", v @ ("success" | "requeue" | "error" | "unfinished"))) => outcome = Some(v.to_string()),
+                        _ => return Err(at("reconcile takes controller=, object= and outcome=<success|requeue|error|unfinished>")),
                     }
                 }
                 let (Some(controller), Some(object)) = (controller, object) else {
                     return Err(at("reconcile needs both controller= and object="));
                 };
-                e.reconciles.push(Reconcile { id, controller, object });
+                e.reconciles.push(Reconcile { id, controller, object, outcome });
             }
             "election" => {
                 let (mut term, mut leader, mut start, mut leaderless_ms) = (None, None, None, None);
@@ -220,7 +226,12 @@ fn check(rel: &str, bytes: Vec<u8>, expect: &Expect) -> Vec<String> {
     let mut got: BTreeMap<String, Reconcile> = BTreeMap::new();
     for r in doc["reconciles"].as_array().into_iter().flatten() {
         let id = r["reconcile_id"].as_str().unwrap_or("").to_string();
-        let rec = Reconcile { id: id.clone(), controller: controller_of(&doc, r), object: r["object"].as_str().map(str::to_string) };
+        let rec = Reconcile {
+            id: id.clone(),
+            controller: controller_of(&doc, r),
+            object: r["object"].as_str().map(str::to_string),
+            outcome: r["outcome"].as_str().map(str::to_string),
+        };
         got.entry(id).or_insert(rec);
     }
     for e in &expect.reconciles {
@@ -234,6 +245,9 @@ fn check(rel: &str, bytes: Vec<u8>, expect: &Expect) -> Vec<String> {
             Some(g) => {
                 differ(&mut out, &format!("reconcile {} controller", e.id), show(&e.controller), show(&g.controller));
                 differ(&mut out, &format!("reconcile {} object", e.id), show(&e.object), show(&g.object));
+                if e.outcome.is_some() {
+                    differ(&mut out, &format!("reconcile {} outcome", e.id), show(&e.outcome), show(&g.outcome));
+                }
             }
         }
     }
@@ -335,14 +349,20 @@ fn every_corpus_file_has_its_facts_asserted() {
 fn expect_files_are_read_strictly() {
     let ok = parse_expect(
         "# a summary\nrecords: 3\nfirst: 2025-04-09T10:00:00.123Z # a comment\nlast: none\n\
-         reconcile: abc controller=tcp object=null\nelection: term=5 leader=null\n\
+         reconcile: abc controller=tcp object=null\nreconcile: def controller=null object=a/b outcome=unfinished\nelection: term=5 leader=null\n\
          election: term=6 leader=a start=2025-04-09T10:00:01Z leaderless=1500ms\nelection: term=7 leader=null leaderless=null\n",
     )
     .unwrap();
     assert_eq!(ok.records, 3);
     assert_eq!(ok.first.as_deref(), Some("2025-04-09T10:00:00.123Z"));
     assert_eq!(ok.last, None);
-    assert_eq!(ok.reconciles, vec![Reconcile { id: "abc".into(), controller: Some("tcp".into()), object: None }]);
+    assert_eq!(
+        ok.reconciles,
+        vec![
+            Reconcile { id: "abc".into(), controller: Some("tcp".into()), object: None, outcome: None },
+            Reconcile { id: "def".into(), controller: None, object: Some("a/b".into()), outcome: Some("unfinished".into()) },
+        ]
+    );
     let stated = |term, leader: Option<&str>, start: Option<&str>, leaderless_ms| Election {
         term: Some(term),
         leader: leader.map(str::to_string),
@@ -359,6 +379,7 @@ fn expect_files_are_read_strictly() {
         "records: 1\nfirst: none\nlast: none\nrecrods: 2\n",
         "records: 1\nfirst: none\nlast: none\nreconcile: abc controller=x\n",
         "records: 1\nfirst: none\nlast: none\nelection: term=five leader=null\n",
+        "records: 1\nfirst: none\nlast: none\nreconcile: abc controller=x object=null outcome=ok\n",
         "records: 1\nfirst: none\nlast: none\nelection: term=5 leader=null leaderless=1.5s\n",
     ] {
         assert!(parse_expect(bad).is_err(), "accepted {bad:?}");

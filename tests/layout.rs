@@ -125,6 +125,7 @@ fn render(tl: &Timeline) -> String {
                 Outcome::Success => "ok",
                 Outcome::Requeue => "requeue",
                 Outcome::Error => "error",
+                Outcome::Unfinished => "unfinished",
             };
             if b.tick {
                 assert_eq!(b.start_nanos, b.first_nanos);

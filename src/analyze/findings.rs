@@ -689,7 +689,7 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
         // running when it came (from its latent start), which began as
         // something else.
         let (after, running): (Vec<usize>, Vec<usize>) = reconciles.iter().partition(|&&i| a.reconciles[i].start() >= req);
-        let failed = after.iter().filter(|&&i| a.reconciles[i].outcome == Outcome::Error).count();
+        let failed = |is: &[usize]| is.iter().filter(|&&i| a.reconciles[i].outcome == Outcome::Error).count();
         let gens = match (o.generation, o.observed_generation) {
             (Some(g), Some(og)) if g != og => format!(", generation {g} but observedGeneration {og}"),
             _ => String::new(),
@@ -698,19 +698,22 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
         let mut ran = match after.len() {
             0 if running.is_empty() => "no reconcile of it ran after the request".to_string(),
             0 => "no reconcile of it started after the request".to_string(),
-            n => format!("{} after the request, {failed} failed", plural(n, "deletion reconcile ran", "deletion reconciles ran")),
+            n => format!("{} after the request, {} failed", plural(n, "deletion reconcile ran", "deletion reconciles ran"), failed(&after)),
         };
         match running[..] {
             [] => {}
             [i] => {
                 let r = &a.reconciles[i];
-                let how = if r.outcome == Outcome::Error { "failed" } else { "ended" };
-                ran += &format!("; the reconcile running when it came (from {}) {how} at {}", clock(r.start()), clock(r.last));
+                let how = match r.outcome {
+                    Outcome::Error => "failed at",
+                    Outcome::Unfinished => "was still running at its log's last line,",
+                    _ => "ended at",
+                };
+                ran += &format!("; the reconcile running when it came (from {}) {how} {}", clock(r.start()), clock(r.last));
             }
             _ => {
-                let failed = running.iter().filter(|&&i| a.reconciles[i].outcome == Outcome::Error).count();
                 let last = running.iter().map(|&i| a.reconciles[i].last).max().unwrap_or(req);
-                ran += &format!("; the {} reconciles running when it came ended by {}, {failed} failed", running.len(), clock(last));
+                ran += &format!("; the {} reconciles running when it came ended by {}, {} failed", running.len(), clock(last), failed(&running));
             }
         }
         let message = format!(

@@ -760,7 +760,6 @@ mod tests {
         for (i, h) in hostile.iter().enumerate() {
             a.controllers.push(controller(h, i % 3 != 0));
         }
-        let outcomes = [Outcome::Success, Outcome::Requeue, Outcome::Error];
         for (i, h) in hostile.iter().enumerate() {
             let first = Timestamp { nanos: (i as i64 - 60) * 987_654_321_987, digits: (i % 10) as u8, yearless: i % 7 == 0 };
             let object = match i % 4 {
@@ -778,7 +777,7 @@ mod tests {
                 last: first.at(first.nanos.saturating_add((i as i64 % 5) * 123_456_789), (i % 8) as u8),
                 latent_start: (i % 5 == 1).then(|| first.at(first.nanos - 3_000_000_000, 0)),
                 lines: (i % 4) as u32,
-                outcome: outcomes[i % 3],
+                outcome: Outcome::ALL[i % 4],
                 error: (i % 2 == 1).then(|| format!("{h}: {h}")),
                 truncated: i % 6 == 0,
                 lane: (i % 3) as u32,

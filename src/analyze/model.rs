@@ -33,19 +33,35 @@ impl fmt::Display for ObjectRef {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
+    /// No line of it is an error or asks for a requeue, and the log goes on
+    /// after its last line.
     Success,
     Requeue,
     Error,
+    /// No line of it is an error or asks for a requeue, and its last line
+    /// is the last timed line of its log: the log stops while it may still
+    /// run, so how it ended is unknown.
+    Unfinished,
 }
 
 impl Outcome {
-    /// Its word, as the JSON writes it (`success`, `requeue`, `error`).
+    /// Every outcome, in the order the legends list them.
+    pub const ALL: [Outcome; 4] = [Outcome::Success, Outcome::Requeue, Outcome::Error, Outcome::Unfinished];
+
+    /// Its word, as the JSON writes it (`success`, `requeue`, `error`,
+    /// `unfinished`).
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Success => "success",
             Outcome::Requeue => "requeue",
             Outcome::Error => "error",
+            Outcome::Unfinished => "unfinished",
         }
+    }
+
+    /// Its place in [`Outcome::ALL`] (the painters' colour index).
+    pub fn index(self) -> usize {
+        self as usize
     }
 }
 

@@ -31,6 +31,10 @@ struct Draft {
     group: Option<Arc<str>>,
     /// Its first line is an error (see [`lay_out_lanes`]).
     opens_with_error: bool,
+    /// Its last line so far (in file order) is the last timed line of its
+    /// file: unless a line says how it ended, it is
+    /// [`Outcome::Unfinished`].
+    ends_log: bool,
 }
 
 /// The normalised messages ("words"): each distinct raw message is
@@ -494,6 +498,7 @@ impl<'a> Part<'a> {
                 Some(i) => i,
                 None => self.open(f, r, t, rid, uuid),
             };
+            self.drafts[idx].ends_log = rref.record == cover.1;
             let rec = &mut self.reconciles[idx];
             rec.first = rec.first.min(t);
             rec.last = rec.last.max(t);
@@ -501,7 +506,9 @@ impl<'a> Part<'a> {
             if rref.record == cover.0 || rref.record == cover.1 {
                 rec.truncated = true;
             }
-            let error_line = r.level >= Level::Error || *raw_msg == *b"Reconciler error";
+            // (controller-runtime before v0.19 logs a panic it recovers from
+            // at INFO, and panics again unless told to recover.)
+            let error_line = r.level >= Level::Error || *raw_msg == *b"Reconciler error" || raw_msg.starts_with(b"Observed a panic");
             let m = match known {
                 Some(m) => m,
                 None => {
@@ -602,7 +609,7 @@ impl<'a> Part<'a> {
         });
         // None of these: the controller is unknown (an empty name).
         let (controller_name, name_id) = controller.unwrap_or_else(|| intern(&mut self.strings, Cow::Borrowed(b""), || Arc::from("")));
-        self.drafts.push(Draft { controller_name, name_id, group: group.map(|g| g.0), opens_with_error: r.level >= Level::Error });
+        self.drafts.push(Draft { controller_name, name_id, group: group.map(|g| g.0), opens_with_error: r.level >= Level::Error, ends_log: false });
         self.reconciles.push(Reconcile {
             reconcile_id,
             controller: 0,
@@ -725,6 +732,8 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
                 match seen {
                     Some((j, i)) => {
                         let gi = at[j as usize][i as usize];
+                        // (This part's lines come after the earlier parts'.)
+                        g.drafts[gi as usize].ends_log = draft.ends_log;
                         let had = &mut g.reconciles[gi as usize];
                         had.first = had.first.min(rec.first);
                         had.last = had.last.max(rec.last);
@@ -926,6 +935,9 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
     // may be a million of them.
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(); controllers.len()];
     for (i, r) in reconciles.iter_mut().enumerate() {
+        if drafts[i].ends_log && r.outcome == Outcome::Success {
+            r.outcome = Outcome::Unfinished;
+        }
         r.controller = instance_of[i];
         r.records = lines.range(i);
         r.lines = r.records.len() as u32;

@@ -551,7 +551,7 @@ fn ended(a: &Analysis, files: &[ParsedFile], spans: &[(u32, Timestamp, Timestamp
         .reconciles
         .iter()
         .map(|r| {
-            r.outcome != Outcome::Success
+            matches!(r.outcome, Outcome::Error | Outcome::Requeue)
                 || a.records_of(r).last().is_some_and(|rr| {
                     let f = &files[rr.file as usize];
                     let m = f.span_bytes(f.records[rr.record as usize].message);

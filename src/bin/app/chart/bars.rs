@@ -15,11 +15,11 @@ pub(super) struct Drawn {
     pub selected: Option<Rect>,
 }
 
-pub(super) fn paint(f: &Frame, patterns: &[Option<CanvasPattern>; 3]) -> Drawn {
+pub(super) fn paint(f: &Frame, patterns: &[Option<CanvasPattern>; 4]) -> Drawn {
     let (ctx, p, g) = (f.ctx, f.p, &f.g);
     let (vt0, vt1) = (f.s.start(), f.s.end());
-    let mut solid: [Vec<Rect>; 3] = Default::default();
-    let mut hatched: [Vec<Rect>; 3] = Default::default();
+    let mut solid: [Vec<Rect>; 4] = Default::default();
+    let mut hatched: [Vec<Rect>; 4] = Default::default();
     let mut selected = None;
     let mut count = 0usize;
     let bh = ROW_H - BAR_PAD;
@@ -31,11 +31,7 @@ pub(super) fn paint(f: &Frame, patterns: &[Option<CanvasPattern>; 3]) -> Drawn {
                 continue;
             }
             count += 1;
-            let k = match b.outcome {
-                Outcome::Success => 0,
-                Outcome::Requeue => 1,
-                Outcome::Error => 2,
-            };
+            let k = b.outcome.index();
             let (xs, xf, xe) = (f.s.x_clamped(b.start_nanos), f.s.x_clamped(b.first_nanos), f.s.x_clamped(b.end_nanos));
             if b.tick {
                 push_merged(&mut solid[k], (xs - 1.0, y, 2.0, bh));
@@ -50,8 +46,8 @@ pub(super) fn paint(f: &Frame, patterns: &[Option<CanvasPattern>; 3]) -> Drawn {
             }
         }
     }
-    let colors = [&p.success, &p.requeue, &p.error];
-    for k in 0..3 {
+    let colors = [&p.success, &p.requeue, &p.error, &p.unfinished];
+    for k in 0..Outcome::ALL.len() {
         if !hatched[k].is_empty() {
             if let Some(pat) = &patterns[k] {
                 ctx.set_fill_style_canvas_pattern(pat);

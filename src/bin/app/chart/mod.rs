@@ -107,6 +107,7 @@ pub(crate) struct Palette {
     success: String,
     requeue: String,
     error: String,
+    unfinished: String,
     band: String,
     band_leaderless: String,
     band_edge: String,
@@ -978,6 +979,7 @@ impl State {
             success: get("--bar-success", "#4caf7d"),
             requeue: get("--bar-requeue", "#e0b341"),
             error: get("--bar-error", "#ef5350"),
+            unfinished: get("--bar-unfinished", "#8a96a8"),
             // The chart's own election colours (www/style.css' chart block), else the page's.
             band: get("--chart-band", &band),
             band_leaderless: get("--chart-band-leaderless", &band_leaderless),
@@ -1094,7 +1096,7 @@ impl State {
             let _ = ctx.fill_text(msg, 16.0, h / 2.0);
             return;
         }
-        let patterns = [p.success.clone(), p.requeue.clone(), p.error.clone()].map(|c| self.pattern(&c));
+        let patterns = [p.success.clone(), p.requeue.clone(), p.error.clone(), p.unfinished.clone()].map(|c| self.pattern(&c));
         let tl = self.tl.clone();
         let cut_labels = self.cut_labels.clone();
         let analysis = self.analysis.clone();
