@@ -473,8 +473,27 @@ fn bracket_prefix(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> b
     false
 }
 
-/// A short name column before the line: `manager 2026-...`, or
-/// `job<TAB>step<TAB><ts> ...` from `gh run view --log`.
+/// Whether a line after a name column starts like a timestamped line: a
+/// digit (a time), `{` (a JSON line), or klog's `I1213 ` header.
+fn starts_like_a_line(r: &[u8]) -> bool {
+    match r.first() {
+        Some(b) if b.is_ascii_digit() || *b == b'{' => true,
+        Some(b'I' | b'W' | b'E' | b'F') => r.len() > 5 && r[1..5].iter().all(u8::is_ascii_digit) && r[5] == b' ',
+        _ => false,
+    }
+}
+
+/// The length of a name column at the start of `s` (a pod's or a
+/// container's name, up to 64 bytes), without the space or TAB after it.
+fn name_column(s: &[u8]) -> Option<usize> {
+    let n = s.iter().take(65).position(|&b| b == b' ' || b == b'\t')?;
+    (n > 0 && s[..n].iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))).then_some(n)
+}
+
+/// A short name column before the line: `manager 2026-...`; two of them,
+/// a pod's and its container's, as `stern` writes them
+/// (`<pod> <container> I1213 …`); or `job<TAB>step<TAB><ts> ...` from
+/// `gh run view --log`.
 fn name_prefix(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     // gh run view --log: two TAB columns then a GitHub Actions line.
     if let Some(t1) = memchr::memchr(b'\t', s) {
@@ -506,10 +525,13 @@ fn name_prefix(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool
             }
         }
     }
-    let n = s.iter().take(65).position(|&b| b == b' ' || b == b'\t');
-    let Some(n) = n else { return false };
-    if n == 0 || !s[..n].iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')) {
-        return false;
+    let Some(mut n) = name_column(s) else { return false };
+    // A second column (stern's container) when the first is not followed
+    // by a line.
+    if !starts_like_a_line(&s[n + 1..]) && !is_stack_line(&s[n + 1..]) {
+        if let Some(m) = name_column(&s[n + 1..]).filter(|&m| starts_like_a_line(&s[n + 1 + m + 1..])) {
+            n += 1 + m;
+        }
     }
     let r = &s[n + 1..];
     // A stack line under the name column: not a record, but its inner text
@@ -520,7 +542,7 @@ fn name_prefix(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool
         return false;
     }
     // Only when the rest starts like a timestamped line.
-    if !r.first().is_some_and(|b| b.is_ascii_digit() || *b == b'{') {
+    if !starts_like_a_line(r) {
         return false;
     }
     let mark = cx.fields.len();

@@ -131,6 +131,24 @@ manager 2026-08-06T08:44:27Z    INFO    reconciling dragonfly instance    {\"con
     );
 }
 
+/// `stern` writes a pod's and a container's name before each line;
+/// `kubectl logs --prefix=false` piped through a tool may leave one name.
+/// Both are peeled whatever the line under them (klog, zap JSON), and a
+/// name followed by words is no name column.
+#[test]
+fn name_columns_before_klog_and_json_lines() {
+    check(
+        "kamaji-7d9-x2 manager I1213 21:12:29.976211       1 leaderelection.go:260] successfully acquired lease kamaji-system/799b98bc.clastix.io\n\
+kamaji-7d9-x2 manager {\"level\":\"info\",\"ts\":\"2023-12-13T21:12:30.077Z\",\"msg\":\"Starting workers\",\"controller\":\"tcp\",\"worker count\":1}\n\
+manager I1213 21:12:31.5       1 main.go:9] one column\n\
+kamaji said I1213 was fine\n",
+        r#"L1 klog/name-prefix info 2000-12-13T21:12:29.976211Z "successfully acquired lease kamaji-system/799b98bc.clastix.io" {=leaderelection.go:260}
+           L2 zap-json/name-prefix info 2023-12-13T21:12:30.077Z "Starting workers" {controller=tcp, worker count=1}
+           L3 klog/name-prefix info 2000-12-13T21:12:31.5Z "one column" {=main.go:9}
+           L4 unparsed unknown - "kamaji said I1213 was fine""#,
+    );
+}
+
 #[test]
 fn tracebacks_blank_lines_and_unparsed() {
     check(
