@@ -816,3 +816,34 @@ fn timings_are_said_on_stderr_and_change_nothing_else() {
     assert!(regex::Regex::new(&pattern).unwrap().is_match(last), "{err}");
     assert!(String::from_utf8(out.stdout).unwrap().starts_with("https://app.example/#"));
 }
+
+/// A year no line wrote, taken from the file's modification time, is said
+/// to be that in the text's first line and in the JSON (`year_from`), not
+/// only in a note at the end.
+#[test]
+fn a_year_from_the_file_time_is_said_where_the_times_are() {
+    let dir = scratch("year-from-mtime");
+    let path = dir.join("kcm.log");
+    // Yearless klog (tests/corpus/klog/kcm_leader_event_and_failed_update_lock.log's form).
+    std::fs::write(&path, "I1203 05:55:02.543563       1 leaderelection.go:285] failed to renew lease default/lease: timed out\n").unwrap();
+    let may_2024 = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_714_608_000);
+    std::fs::File::options().write(true).open(&path).unwrap().set_modified(may_2024).unwrap();
+    let p = path.to_str().unwrap();
+    let out = reconscope(&["analyze", p]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines().next(),
+        Some("1 file, 0 reconciles, 0 controller instances, elections unknown (no etcd log); the times' year is their files' modification time's"),
+        "{text}"
+    );
+    let out = reconscope(&["analyze", "--json", p]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((&doc["year_known"], &doc["year_from"]), (&true.into(), &"file-time".into()));
+    // With the year written, neither.
+    std::fs::write(&path, "2023-12-03T05:55:02Z\tINFO\tstarted\n").unwrap();
+    let text = String::from_utf8_lossy(&reconscope(&["analyze", p]).stdout).into_owned();
+    assert!(!text.contains("modification time"), "{text}");
+    let doc: serde_json::Value = serde_json::from_slice(&reconscope(&["analyze", "--json", p]).stdout).unwrap();
+    assert_eq!(doc["year_from"], "logs");
+    std::fs::remove_dir_all(&dir).ok();
+}

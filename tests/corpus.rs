@@ -142,8 +142,16 @@ const NOT_LOG_LINES: &[(&str, u32, &str)] = &[
     ("klog/cri_kube_apiserver_httplog_kind_kueue4508.log", 1, "a shell command the author ran, not a log line (noted by the parser)"),
     ("terminal/argocd_appset_v3.3.6_logrus_json_time_key_prompt_blank_lines.log", 1, "a shell command the author ran, not a log line (noted by the parser)"),
     ("terminal/capd_klog_kubectl_logs_grep_prompt_clustercache.log", 1, "a shell command the author ran, not a log line (noted by the parser)"),
-    ("terminal/stern_kueue_pod_container_columns_klog_json_issue1407.log", 1, "stern's header row for a container it follows (`+ <pod> › <container>`), not a log line"),
-    ("terminal/stern_kueue_pod_container_columns_klog_json_issue1407.log", 2, "stern's header row for a container it follows (`+ <pod> › <container>`), not a log line"),
+    (
+        "terminal/stern_kueue_pod_container_columns_klog_json_issue1407.log",
+        1,
+        "stern's header row for a container it follows (`+ <pod> › <container>`), not a log line",
+    ),
+    (
+        "terminal/stern_kueue_pod_container_columns_klog_json_issue1407.log",
+        2,
+        "stern's header row for a container it follows (`+ <pod> › <container>`), not a log line",
+    ),
 ];
 
 /// Files that are not logs at all; every line of them is expected unparsed.

@@ -49,6 +49,7 @@ fn with_no_year_anywhere_every_output_says_so_and_none_invents_one() {
     let o = outputs(None);
     let j = &o.json;
     assert_eq!(j["year_known"], false);
+    assert!(j["year_from"].is_null(), "{}", j["year_from"]);
     assert_eq!(j["reconciles"][0]["first"], "--04-29T11:15:31.000000Z");
     assert_eq!(j["reconciles"][0]["last"], "--04-29T11:15:40.288104Z");
     assert_eq!(j["elections"][0]["start"], "--04-29T11:15:33Z");
@@ -72,7 +73,8 @@ fn with_no_year_anywhere_every_output_says_so_and_none_invents_one() {
 fn a_file_time_gives_the_year_and_a_note_says_so() {
     // 2024-05-02: the April lines are of 2024.
     let o = outputs(Some(1_714_608_000));
-    assert_eq!(o.json["year_known"], true);
+    // Known, but not from the logs: a consumer of the JSON can tell.
+    assert_eq!((&o.json["year_known"], &o.json["year_from"]), (&true.into(), &"file-time".into()));
     assert_eq!(o.json["reconciles"][0]["first"], "2024-04-29T11:15:31.000000Z");
     assert_eq!(o.json["elections"][0]["start"], "2024-04-29T11:15:33Z");
     assert!(
@@ -99,7 +101,7 @@ Jan 01 00:00:00 master etcd[812]: {"level":"info","ts":"2025-01-01T00:00:00.503Z
     loaded.finish();
     let (a, _) = analyze(&loaded.files, &AnalyzeOptions::default());
     let j = to_json(&[], &a);
-    assert_eq!(j["year_known"], true);
+    assert_eq!((&j["year_known"], &j["year_from"]), (&true.into(), &"logs".into()));
     assert_eq!(j["elections"].as_array().map(Vec::len), Some(1), "{}", j["elections"]);
     let e = &j["elections"][0];
     assert_eq!(

@@ -330,9 +330,15 @@ impl Doc<'_> {
         m.entry("objects", &Seq(|| a.objects.iter().map(object)))?;
         m.reconciles(a)?;
         m.entry("schema", SCHEMA)?;
+        // Where the years of the times come from: `logs` (every time wrote
+        // its year, or took it from dated lines of the logs), `file-time`
+        // (some took it from a file's or an archive member's modification
+        // time: a guess); null when no year is known.
         // false: the logs gave no year; times are `--MM-DDThh:mm:ssZ`.
         // null: no line has a time, so there is no year to know.
         let year_known = if a.coverage.sources.is_empty() { None } else { Some(!a.year_unknown) };
+        let year_from = year_known.filter(|&k| k).map(|_| if a.year_from_mtime { "file-time" } else { "logs" });
+        m.entry("year_from", &year_from)?;
         m.entry("year_known", &year_known)?;
         Ok(())
     }

@@ -700,9 +700,11 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         } else {
             plural(analysis.elections.len(), "etcd election", "etcd elections")
         };
+        // A year the logs did not write is said to be a guess here too.
+        let year = if analysis.year_from_mtime && !analysis.year_unknown { "; the times' year is their files' modification time's" } else { "" };
         writeln!(
             out,
-            "{}, {}, {}, {elections}",
+            "{}, {}, {}, {elections}{year}",
             plural(inputs.len(), "file", "files"),
             plural(analysis.reconciles.len(), "reconcile", "reconciles"),
             plural(analysis.controllers.len(), "controller instance", "controller instances")
