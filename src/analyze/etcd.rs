@@ -99,8 +99,10 @@ fn classify(msg: &str) -> Option<(String, Kind, Option<u64>, Option<String>)> {
     None
 }
 
-/// The cluster name a member file belongs to: the namespace in its path
-/// (`namespaces/<ns>/`, `pods/<ns>/`), else its folder.
+/// The cluster a member file belongs to, as people are shown it: `etcd
+/// <ns>` for the namespace in its path (`namespaces/<ns>/`, `pods/<ns>/`),
+/// else the folder it is in (`etcd in logs/`: the folder's name is no
+/// cluster's name), else `etcd`.
 fn cluster_of(path: &str) -> String {
     for marker in ["namespaces/", "pods/"] {
         if let Some(i) = path.find(marker) {
@@ -113,7 +115,7 @@ fn cluster_of(path: &str) -> String {
         }
     }
     match path.rfind('/') {
-        Some(i) => format!("etcd {}", &path[..i]),
+        Some(i) => format!("etcd in {}/", &path[..i]),
         None => "etcd".into(),
     }
 }
@@ -335,6 +337,9 @@ mod tests {
         assert!(c.is_none(), "old wording names no subject");
         assert!(classify("published local member to cluster through raft").is_none());
         assert_eq!(cluster_of("a.zip!/cozyreport/snapshots/x/namespaces/tenant-root/v1/pod/etcd-0/etcd/current.log"), "etcd tenant-root");
+        // A folder's name is no cluster's: said as a folder.
+        assert_eq!(cluster_of("etcd/etcd35_zap_json_follower_stepdown_reelection_millis.log"), "etcd in etcd/");
+        assert_eq!(cluster_of("member.log"), "etcd");
     }
 
     fn ev(secs: i64, member: &str, kind: Kind, term: Option<u64>, other: Option<&str>) -> Event {
