@@ -87,6 +87,18 @@ fn late_first_lines_get_a_latent_start() {
     assert_eq!(r3.latent_start.map(|t| t.to_string()).as_deref(), Some("2026-05-26T10:00:04Z"));
     let r2 = a.reconciles.iter().find(|r| r.reconcile_id == "r2").unwrap();
     assert_eq!(r2.latent_start, None, "its first line is an opening line");
+    // In the JSON, r3's one line has no duration (its latent start is a
+    // field of its own), and r2's two lines have theirs.
+    let doc = reconscope::analyze::json::to_json(&[], &a);
+    let json = |id: &str| doc["reconciles"].as_array().unwrap().iter().find(|r| r["reconcile_id"] == id).unwrap().clone();
+    let r3 = json("r3");
+    assert_eq!((&r3["lines"], &r3["latent_start"]), (&1.into(), &"2026-05-26T10:00:04Z".into()));
+    assert!(r3["duration_nanos"].is_null() && r3["duration_nanos_at_least"].is_null() && r3["duration_nanos_at_most"].is_null(), "{r3}");
+    let r2 = json("r2");
+    assert_eq!(
+        (&r2["duration_nanos"], &r2["duration_nanos_at_least"], &r2["duration_nanos_at_most"]),
+        (&1_000_000_000i64.into(), &1.into(), &1_999_999_999i64.into())
+    );
 }
 
 #[test]
