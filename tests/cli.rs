@@ -833,7 +833,9 @@ fn a_year_from_the_file_time_is_said_where_the_times_are() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         text.lines().next(),
-        Some("1 file, 0 reconciles, 0 controller instances, elections unknown (no etcd log); the times' year is their files' modification time's"),
+        Some(
+            "1 file, 0 reconciles, 0 controller instances, elections unknown (no etcd log); the year of the times is taken from the files' modification times"
+        ),
         "{text}"
     );
     let out = reconscope(&["analyze", "--json", p]);

@@ -389,9 +389,8 @@ struct ReconcileDoc<'a> {
 }
 
 /// A reconcile's duration, first line to last, and its bounds when the
-/// timestamps are not exact: none for one line.
-/// `duration_nanos` and its bounds: from the first line to the last, so
-/// none for one line (with or without a latent start, a field of its own).
+/// timestamps are not exact: none for one line, with or without a latent
+/// start (a field of its own).
 fn durations(r: &Reconcile) -> [Option<i64>; 3] {
     let g = (r.lines > 1).then(|| Gap::between(r.first, r.last));
     let (lo, hi) = g.filter(|g| !g.is_exact()).map_or((None, None), |g| (Some(g.at_least), Some(g.at_most)));

@@ -61,7 +61,12 @@ impl Outcome {
 
     /// Its place in [`Outcome::ALL`] (the painters' colour index).
     pub fn index(self) -> usize {
-        self as usize
+        match self {
+            Outcome::Success => 0,
+            Outcome::Requeue => 1,
+            Outcome::Error => 2,
+            Outcome::Unfinished => 3,
+        }
     }
 }
 
