@@ -628,7 +628,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     let what = view.title.as_deref().map(str::trim).filter(|s| !s.is_empty()).unwrap_or("reconscope timeline");
     let when = if t.rows.is_empty() && t.start_nanos == 0 && t.end_nanos == 0 { zone_name(off) } else { time_range(t0, t1, off, a.year_unknown) };
     // A year the logs did not write is said to be a guess.
-    let when = if a.year_from_mtime && !a.year_unknown { format!("{when}, the year from file times") } else { when };
+    let when = if a.year_is_file_time() { format!("{when}, the year from file times") } else { when };
     let what = clean(what);
     let shown = middle_cut(&what, width - 24.0 - text_width(&format!(" · {when}"), FONT_TITLE, true), FONT_TITLE, true);
     let mut d = Doc { out: String::new() };

@@ -222,7 +222,7 @@ impl Clock {
             return (Clock { dated }, Some(format!("Times are UTC, {days}; the logs give no year.")));
         }
         // A year the logs did not write is said to be a guess.
-        let year = if a.year_from_mtime { " (the logs write no year: it is the year of the files' modification time)" } else { "" };
+        let year = if a.year_is_file_time() { " (the logs write no year: it is the year of the files' modification time)" } else { "" };
         if first == last {
             (Clock { dated: false }, Some(format!("Times are UTC, on {first}{year}.")))
         } else {

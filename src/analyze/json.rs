@@ -337,7 +337,7 @@ impl Doc<'_> {
         // false: the logs gave no year; times are `--MM-DDThh:mm:ssZ`.
         // null: no line has a time, so there is no year to know.
         let year_known = if a.coverage.sources.is_empty() { None } else { Some(!a.year_unknown) };
-        let year_from = year_known.filter(|&k| k).map(|_| if a.year_from_mtime { "file-time" } else { "logs" });
+        let year_from = year_known.filter(|&k| k).map(|_| if a.year_is_file_time() { "file-time" } else { "logs" });
         m.entry("year_from", &year_from)?;
         m.entry("year_known", &year_known)?;
         Ok(())

@@ -711,6 +711,12 @@ pub struct InFlight {
 }
 
 impl Analysis {
+    /// The times have a year, and it is a modification time's, not the
+    /// logs' own: every output says so where it shows the times.
+    pub fn year_is_file_time(&self) -> bool {
+        self.year_from_mtime && !self.year_unknown
+    }
+
     /// A reconcile's records, in file order.
     pub fn records_of(&self, r: &Reconcile) -> &[RecordRef] {
         &self.record_refs[r.records.start as usize..r.records.end as usize]

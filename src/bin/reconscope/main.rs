@@ -701,7 +701,7 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
             plural(analysis.elections.len(), "etcd election", "etcd elections")
         };
         // A year the logs did not write is said to be a guess here too.
-        let year = if analysis.year_from_mtime && !analysis.year_unknown { "; the year of the times is taken from the files' modification times" } else { "" };
+        let year = if analysis.year_is_file_time() { "; the year of the times is taken from the files' modification times" } else { "" };
         writeln!(
             out,
             "{}, {}, {}, {elections}{year}",

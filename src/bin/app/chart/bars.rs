@@ -46,15 +46,14 @@ pub(super) fn paint(f: &Frame, patterns: &[Option<CanvasPattern>; 4]) -> Drawn {
             }
         }
     }
-    let colors = [&p.success, &p.requeue, &p.error, &p.unfinished];
-    for k in 0..Outcome::ALL.len() {
+    for (k, o) in Outcome::ALL.into_iter().enumerate() {
         if !hatched[k].is_empty() {
             if let Some(pat) = &patterns[k] {
                 ctx.set_fill_style_canvas_pattern(pat);
                 fill_rects(ctx, &hatched[k]);
             }
             // An outline keeps the latent part readable as one piece.
-            ctx.set_stroke_style_str(colors[k]);
+            ctx.set_stroke_style_str(p.outcome(o));
             ctx.set_line_width(1.0);
             ctx.set_global_alpha(0.6);
             ctx.begin_path();
@@ -64,7 +63,7 @@ pub(super) fn paint(f: &Frame, patterns: &[Option<CanvasPattern>; 4]) -> Drawn {
             ctx.stroke();
             ctx.set_global_alpha(1.0);
         }
-        ctx.set_fill_style_str(colors[k]);
+        ctx.set_fill_style_str(p.outcome(o));
         fill_rects(ctx, &solid[k]);
     }
     if let Some((x, y, bw, bh)) = selected {

@@ -31,7 +31,7 @@ use std::rc::{Rc, Weak};
 
 use gloo::events::{EventListener, EventListenerOptions};
 use gloo::render::{request_animation_frame, AnimationFrame};
-use reconscope::analyze::Analysis;
+use reconscope::analyze::{Analysis, Outcome};
 use reconscope::layout::Timeline;
 use reconscope::time::{honest_duration, human_duration};
 use reconscope::timescale::TimeScale;
@@ -120,6 +120,18 @@ pub(crate) struct Palette {
     selected: String,
     ring: String,
     overview_window: String,
+}
+
+impl Palette {
+    /// The bar colour of an outcome (the SVG's: `render::outcome_colour`).
+    fn outcome(&self, o: Outcome) -> &str {
+        match o {
+            Outcome::Success => &self.success,
+            Outcome::Requeue => &self.requeue,
+            Outcome::Error => &self.error,
+            Outcome::Unfinished => &self.unfinished,
+        }
+    }
 }
 
 /// Where the tracks are (CSS px), for painting and hit testing.
@@ -1096,7 +1108,7 @@ impl State {
             let _ = ctx.fill_text(msg, 16.0, h / 2.0);
             return;
         }
-        let patterns = [p.success.clone(), p.requeue.clone(), p.error.clone(), p.unfinished.clone()].map(|c| self.pattern(&c));
+        let patterns = Outcome::ALL.map(|o| self.pattern(p.outcome(o)));
         let tl = self.tl.clone();
         let cut_labels = self.cut_labels.clone();
         let analysis = self.analysis.clone();
