@@ -304,6 +304,11 @@ pub fn markdown_with_smaller_links(
 /// is left for it (a smaller slice would show too little).
 const MIN_SMALLER_LINK_BYTES: usize = 2048;
 
+/// In a comment whose room does not hold every whole evidence link, each
+/// finding keeps room for a link of at most this many bytes before the
+/// findings before it take theirs whole.
+const FLOOR_LINK_BYTES: usize = 8 * 1024;
+
 /// The report as whole blocks (a finding, a line of a table or paragraph)
 /// while they fit in `max_bytes`; then a note that it was cut.
 struct Doc {
@@ -457,13 +462,16 @@ impl<'a> Blocks<'a> {
     /// The report for a comment, whole within `max_bytes` where it can be:
     /// as many findings as leave room for the tables (the others are in the
     /// app and in `analyze --json`), then each finding's evidence link, in
-    /// order, when it still fits (the others link to their window).
+    /// order, when it still fits. When some do not, the room for links is
+    /// shared (see [`Blocks::share_links`]): every finding keeps room for a
+    /// smaller slice of its evidence, and earlier findings take the rest.
     fn comment(&mut self, max_bytes: usize, finish: &mut dyn FnMut(&str) -> String, smaller: &mut dyn FnMut(usize, usize) -> Option<String>) -> String {
         let listed_all = self.findings.len();
-        let more = |listed: usize| {
-            let n = self.unlisted + listed_all - listed;
+        let (unlisted, has_app) = (self.unlisted, self.has_app);
+        let more = move |listed: usize| {
+            let n = unlisted + listed_all - listed;
             (n > 0).then(|| {
-                let where_ = if self.has_app {
+                let where_ = if has_app {
                     "the app lists every finding (open the timeline and drop the same artifact), and so does `analyze --json`"
                 } else {
                     "`analyze --json` lists every finding"
@@ -485,51 +493,123 @@ impl<'a> Blocks<'a> {
         };
         // The most findings that leave room for the rest, without links.
         let listed = (0..=listed_all).rev().find(|&k| self.put_together(&plan(k, no_links.clone(), None)).1).unwrap_or(listed_all);
-        // Then each evidence link that still fits. Tried with the note as
-        // it would read if every later one were left out too (the longest
-        // it can get), so the note it ends with fits.
-        let mut evidence = no_links;
-        let mut left_out: Vec<usize> = Vec::new();
-        for i in 0..listed {
-            if self.findings[i].1.is_none() {
+        // Every whole link, if they all fit.
+        let all: Vec<bool> = (0..listed_all).map(|i| i < listed && self.findings[i].1.is_some()).collect();
+        let (doc, whole) = self.put_together(&plan(listed, all.clone(), None));
+        if whole {
+            return doc;
+        }
+        // Else the room the links may share: the report with every finding
+        // linked to its window and no note, or, when some finding gets no
+        // link that way, the note as long as it can get (every finding
+        // with evidence named in it).
+        let with_evidence: Vec<usize> = (0..listed).filter(|&i| self.findings[i].1.is_some()).collect();
+        let worst = self.links_note_for_comment(&with_evidence.iter().map(|i| i + 1).collect::<Vec<_>>(), finish);
+        for note in [None, worst] {
+            let (doc, whole) = self.put_together(&plan(listed, no_links.clone(), note.clone()));
+            let room = if whole { max_bytes.saturating_sub(doc.len() + COMMENT_CUT_NOTE.len()) } else { 0 };
+            let (blocks, left_out) = self.share_links(&with_evidence, room, finish, smaller);
+            if note.is_none() && !left_out.is_empty() {
                 continue;
             }
-            evidence[i] = true;
-            let later: Vec<usize> = (i + 1..listed).filter(|&j| self.findings[j].1.is_some()).map(|j| j + 1).collect();
-            let worst: Vec<usize> = left_out.iter().copied().chain(later).collect();
-            let note = self.links_note_for_comment(&worst, finish);
-            if !self.put_together(&plan(listed, evidence.clone(), note)).1 {
-                evidence[i] = false;
-                left_out.push(i + 1);
+            let evidence: Vec<bool> = (0..listed_all).map(|i| blocks.iter().any(|(j, _)| *j == i)).collect();
+            let full: Vec<Option<String>> = self.findings.iter().map(|f| f.1.clone()).collect();
+            for (i, b) in blocks {
+                self.findings[i].1 = Some(b);
+            }
+            let note = self.links_note_for_comment(&left_out, finish);
+            let (doc, whole) = self.put_together(&plan(listed, evidence, note));
+            if whole {
+                return doc;
+            }
+            for (f, e) in self.findings.iter_mut().zip(full) {
+                f.1 = e;
             }
         }
-        // Then, in the room the whole links leave, a smaller slice of the
-        // evidence of each finding left out, in order.
-        for n in left_out.clone() {
-            let i = n - 1;
-            let others: Vec<usize> = left_out.iter().copied().filter(|&m| m != n).collect();
-            let note = self.links_note_for_comment(&others, finish);
-            // (Measured with its window's link and the note as it would read
-            // without it: all the room a smaller link may take.)
-            let (doc, whole) = self.put_together(&plan(listed, evidence.clone(), note.clone()));
-            let (window, e) = (&self.findings[i].0, self.findings[i].1.as_deref().unwrap_or_default());
-            let link = e.find("[evidence](").map_or(0, |at| e[at + 11..].find(')').unwrap_or(0));
-            let room = (max_bytes.saturating_sub(doc.len() + COMMENT_CUT_NOTE.len()) + window.len()).saturating_sub(e.len() - link);
-            if !whole || room < MIN_SMALLER_LINK_BYTES {
-                continue;
-            }
-            let Some(block) = smaller(i, room).and_then(|l| evidence_item(self.a, i, self.clk, &l, finish)) else { continue };
-            let full = self.findings[i].1.replace(block);
-            evidence[i] = true;
-            if self.put_together(&plan(listed, evidence.clone(), note)).1 {
-                left_out = others;
+        // (Not reached: each block was measured as it is written.)
+        let note = self.links_note_for_comment(&with_evidence.iter().map(|i| i + 1).collect::<Vec<_>>(), finish);
+        self.put_together(&plan(listed, no_links, note)).0
+    }
+
+    /// Shares `room` bytes (beyond each finding's window link) among the
+    /// evidence links of `findings`, in order: each later finding keeps
+    /// room for a slice of at most [`FLOOR_LINK_BYTES`] (its whole link
+    /// when that is no longer; a smaller slice from `smaller`, when it can
+    /// make one), and each finding takes its whole link when that fits in
+    /// the rest, else the largest smaller slice that does (at least
+    /// [`MIN_SMALLER_LINK_BYTES`]), else its window's link. Returns the
+    /// evidence block of each finding that links to its evidence (its own,
+    /// or one with a smaller slice), and the numbers of those that do not.
+    fn share_links(
+        &self,
+        findings: &[usize],
+        room: usize,
+        finish: &mut dyn FnMut(&str) -> String,
+        smaller: &mut dyn FnMut(usize, usize) -> Option<String>,
+    ) -> (Vec<(usize, String)>, Vec<usize>) {
+        let mut blocks = Vec::with_capacity(findings.len());
+        // What a block costs beyond the finding's window link.
+        let extra = |window: &str, block: &str| block.len().saturating_sub(window.len());
+        // The length of the link in an evidence block.
+        let link_len = |block: &str| block.find("[evidence](").map_or(0, |at| block[at + 11..].find(')').unwrap_or(0));
+        // Each finding's floor: the block it keeps room for.
+        let mut floors: Vec<Option<String>> = Vec::with_capacity(findings.len());
+        for &i in findings {
+            let e = self.findings[i].1.as_deref().unwrap_or_default();
+            let floor = if link_len(e) <= FLOOR_LINK_BYTES {
+                Some(e.to_owned())
             } else {
-                self.findings[i].1 = full;
-                evidence[i] = false;
+                smaller(i, FLOOR_LINK_BYTES).and_then(|l| evidence_item(self.a, i, self.clk, &l, finish))
+            };
+            floors.push(floor);
+        }
+        // Room is kept for the floors in order, while they fit.
+        let mut kept = 0usize;
+        let reserved: Vec<usize> = findings
+            .iter()
+            .zip(&floors)
+            .map(|(&i, f)| {
+                let r = f.as_deref().map_or(0, |f| extra(&self.findings[i].0, f));
+                if kept + r <= room {
+                    kept += r;
+                    r
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let mut used = 0usize;
+        let mut left_out = Vec::new();
+        for (k, &i) in findings.iter().enumerate() {
+            let later: usize = reserved[k + 1..].iter().sum();
+            let avail = room.saturating_sub(used + later);
+            let window = self.findings[i].0.clone();
+            let e = self.findings[i].1.clone().unwrap_or_default();
+            if extra(&window, &e) <= avail {
+                used += extra(&window, &e);
+                blocks.push((i, e));
+                continue;
+            }
+            // The longest link that fits: the block without its link, then
+            // a link in what is left.
+            // (The floor, when that is all the room there is.)
+            let link_room = (avail + window.len()).saturating_sub(e.len() - link_len(&e));
+            let floor = floors[k].clone().filter(|f| reserved[k] > 0 && extra(&window, f) <= avail);
+            let larger = floor.is_none() || link_room > FLOOR_LINK_BYTES;
+            let made = (larger && link_room >= MIN_SMALLER_LINK_BYTES)
+                .then(|| smaller(i, link_room).and_then(|l| evidence_item(self.a, i, self.clk, &l, finish)))
+                .flatten()
+                .filter(|b| extra(&window, b) <= avail);
+            let block = made.or(floor);
+            match block {
+                Some(b) => {
+                    used += extra(&window, &b);
+                    blocks.push((i, b));
+                }
+                None => left_out.push(i + 1),
             }
         }
-        let note = self.links_note_for_comment(&left_out, finish);
-        self.put_together(&plan(listed, evidence, note)).0
+        (blocks, left_out)
     }
 
     /// Which findings link to their window, or have no link, for want of
@@ -1145,8 +1225,9 @@ mod tests {
         assert_eq!(tail(&md), tail(&summary));
 
         // Given smaller slices of the evidence: the third gets one in the
-        // room the others leave (asked once, for no more than that room),
-        // and no note; the report still fits. With none to give, as above.
+        // room the others leave (asked for no more than that room, after
+        // the floors of the three links over 8 KiB), and no note; the
+        // report still fits. With none to give, as above.
         let mut asked = Vec::new();
         let mut smaller = |i: usize, max: usize| {
             asked.push((i, max));
@@ -1155,15 +1236,45 @@ mod tests {
         let md2 = markdown_with_smaller_links(&a, &comment(&opts), &mut |s: &str| s.to_owned(), &mut smaller);
         assert!(fits(&md2), "{}", md2.len());
         assert_eq!(heads(&md2), ["[evidence]"; 5]);
-        assert!(md2.contains("#ev=2BBB") && !md2.contains("instead"), "{md2:.3000}");
-        assert_eq!(asked.len(), 1);
-        let (i, max) = asked[0];
-        assert!(i == 2 && (MIN_SMALLER_LINK_BYTES..32 * 1024).contains(&max), "{asked:?}");
+        assert!(md2.contains("#ev=0AAA") && md2.contains("#ev=1AAA") && md2.contains("#ev=2BBB") && !md2.contains("instead"), "{md2:.3000}");
+        assert_eq!(asked.len(), 4, "{asked:?}");
+        assert_eq!(asked[..3], [(0, FLOOR_LINK_BYTES), (1, FLOOR_LINK_BYTES), (2, FLOOR_LINK_BYTES)]);
+        let (i, max) = asked[3];
+        assert!(i == 2 && (FLOOR_LINK_BYTES..32 * 1024).contains(&max), "{asked:?}");
         // All of the room: a link one byte longer would not have fitted.
         assert!(md2.len() + COMMENT_CUT_NOTE.len() + 21 > MAX_COMMENT_BYTES, "{} of {MAX_COMMENT_BYTES}", md2.len());
         assert_eq!(tail(&md2), tail(&summary));
         let md3 = markdown_with_smaller_links(&a, &comment(&opts), &mut |s: &str| s.to_owned(), &mut |_, _| None);
         assert_eq!(md3, md);
+
+        // Links of 31, 31 and 20 KiB: the first two whole would leave the
+        // third too little for a slice (a window's link, before). Room is
+        // kept for the third's 8 KiB first, so the second is a smaller
+        // slice of the room left, and each finding links to its evidence.
+        let three: Vec<Finding> = (0..3).map(|i| finding("2026-05-26T16:00:00Z", "2026-05-26T16:10:00Z", &format!("finding {i}"))).collect();
+        let a = Analysis { findings: three, ..Default::default() };
+        let links: Vec<Option<String>> = [31, 31, 20].iter().enumerate().map(|(i, k)| Some(format!("https://h/app/#ev={i}{}", "A".repeat(k * 1024)))).collect();
+        let opts = ReportOptions { app_url: Some("https://h/app/".into()), finding_links: links, ..ReportOptions::default() };
+        let mut asked = Vec::new();
+        let mut smaller = |i: usize, max: usize| {
+            asked.push((i, max));
+            Some(format!("https://h/app/#ev={i}{}", "B".repeat(max - 20)))
+        };
+        let md = markdown_with_smaller_links(&a, &comment(&opts), &mut |s: &str| s.to_owned(), &mut smaller);
+        assert!(fits(&md), "{}", md.len());
+        assert_eq!(heads(&md), ["[evidence]"; 3]);
+        assert!(md.contains(&format!("#ev=0{}", "A".repeat(31 * 1024))), "the first whole");
+        let link_of = |n: char| md.split(&format!("#ev={n}")).nth(1).unwrap().split(')').next().unwrap().len() + "https://h/app/#ev=0".len();
+        assert!(md.contains("#ev=1BBB") && (20 * 1024..31 * 1024).contains(&link_of('1')), "{}", link_of('1'));
+        // (The stand-in slice for `max` bytes is `max - 1` long.)
+        assert_eq!((md.contains("#ev=2BBB"), link_of('2')), (true, FLOOR_LINK_BYTES - 1));
+        assert!(!md.contains("instead"));
+        assert_eq!(asked.iter().filter(|&&(i, _)| i == 2).count(), 1, "the third's floor is its link: {asked:?}");
+        // The greedy way would have left it out: the first two whole leave
+        // less than a smaller slice's least.
+        let md = markdown_with_smaller_links(&a, &comment(&opts), &mut |s: &str| s.to_owned(), &mut |_, _| None);
+        assert_eq!(heads(&md), ["[evidence]", "[evidence]", "[timeline]"]);
+        assert!(MAX_COMMENT_BYTES - md.len() < MIN_SMALLER_LINK_BYTES, "{}", md.len());
 
         // Fifty findings of 2 KB each: fewer are listed, so that the tables
         // stay whole; the report says how many are not, and where they are.

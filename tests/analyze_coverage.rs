@@ -135,12 +135,12 @@ fn check(files: &[(&str, String)], expect: &str) -> Analysis {
 
 #[test]
 fn a_stall_while_the_manager_kept_logging_is_covered() {
-    // Between 10:04:52 (a tick after widget's last end) and 10:25:00,
+    // After 10:04:51 (widget's last end, from its next tick) to 10:25:00,
     // gadget logged at 20j+5 and 20j+6 for j = 15..74: 120 lines.
     let a = check(
         &[("manager.log", text(&manager(Held::LateFirstLine, None)))],
         "source manager.log files=1 lines=229 10:00:00–10:26:46 gaps=[]
-stall widget 10:04:52–10:25:00 covered=true other_lines=120
+stall widget 10:04:51–10:25:00 covered=true other_lines=120
 held latent_start=10:04:51
 missing etcd
 ",
@@ -163,7 +163,7 @@ fn rotated_files_of_one_container_are_one_source() {
         &[(&format!("{dir}/0.log.20260526-101000"), cri(&before)), (&format!("{dir}/0.log"), cri(&after))],
         &format!(
             "source {dir}/0.log.20260526-101000 files=2 lines=229 10:00:00–10:26:46 gaps=[]
-stall widget 10:04:52–10:25:00 covered=true other_lines=120
+stall widget 10:04:51–10:25:00 covered=true other_lines=120
 held latent_start=10:04:51
 missing etcd
 "
@@ -221,7 +221,7 @@ fn a_reconcile_across_a_hole_in_its_only_log_is_not_a_stall() {
     let a = check(
         &[("manager.log", text(&manager(Held::RanLong, Some((295, 1500)))))],
         "source manager.log files=1 lines=110 10:00:00–10:26:46 gaps=[10:04:52–10:25:00]
-uncovered 90000000-0000-4000-8000-000000000000 10:04:52–10:25:00 other_lines=0
+uncovered 90000000-0000-4000-8000-000000000000 10:04:51–10:25:00 other_lines=0
 held latent_start=none
 missing etcd
 ",
@@ -230,7 +230,7 @@ missing etcd
     let section = md.split("### What this artifact does not show\n\n").nth(1).expect("the section").split("\n\n").next().unwrap();
     assert_eq!(
         section,
-        "- Worker 1 of widget ended no reconcile 10:04:52 → 10:25:00 (reconcile 90000000-0000-4000-8000-000000000000 held it), but its log manager.log has no line at all from 10:04:52 to 10:25:00: the log may be missing there, so this is not reported as a stall.
+        "- Worker 1 of widget ended no reconcile 10:04:51 → 10:25:00 (reconcile 90000000-0000-4000-8000-000000000000 held it), but its log manager.log has no line at all from 10:04:52 to 10:25:00: the log may be missing there, so this is not reported as a stall.
 - No line in `manager.log` 10:04:52–10:25:00 (20m08s; it usually logs at least every 18s): its log is missing there, or the process was silent.
 - Elections unknown: the artifact holds no etcd log, so no election found does not mean none happened."
     );
@@ -248,7 +248,7 @@ fn the_same_run_with_the_manager_logging_throughout_is_a_stall() {
     check(
         &[("manager.log", text(&manager(Held::RanLong, None)))],
         "source manager.log files=1 lines=230 10:00:00–10:26:46 gaps=[]
-stall widget 10:04:52–10:25:00 covered=true other_lines=120
+stall widget 10:04:51–10:25:00 covered=true other_lines=120
 held latent_start=none
 missing etcd
 ",
@@ -267,7 +267,7 @@ fn a_hole_in_one_container_is_not_covered_by_another_container_of_the_pod() {
         &format!(
             "source {pod}/manager/0.log files=1 lines=110 10:00:00–10:26:46 gaps=[10:04:52–10:25:00]
 source {pod}/sidecar/0.log files=1 lines=61 10:00:00–10:30:00 gaps=[]
-uncovered 90000000-0000-4000-8000-000000000000 10:04:52–10:25:00 other_lines=0
+uncovered 90000000-0000-4000-8000-000000000000 10:04:51–10:25:00 other_lines=0
 held latent_start=none
 missing etcd
 "
@@ -384,7 +384,7 @@ fn a_silence_with_no_other_line_is_not_covered_even_without_a_gap() {
     let a = check(
         &[("manager.log", log)],
         "source manager.log files=1 lines=68 10:00:00–10:08:59 gaps=[]
-uncovered 90000000-0000-4000-8000-000000000000 10:04:52–10:08:52 other_lines=0
+uncovered 90000000-0000-4000-8000-000000000000 10:04:51–10:08:52 other_lines=0
 held latent_start=none
 missing etcd
 ",

@@ -305,12 +305,12 @@ fn a_stall_that_lasts_to_the_log_s_end_is_found_with_a_dump() {
     let s = stall(&a);
     assert_eq!(a.controllers[s.controller.unwrap()].name, "tenantcontrolplane");
     assert_eq!((s.object.as_ref(), s.reconciles.len()), (None, 0), "no line says what held the worker");
-    assert_eq!((s.start.to_string(), s.end.to_string()), ("2026-05-26T16:29:30Z".into(), "2026-05-26T16:50:06.412873Z".into()));
+    assert_eq!((s.start.to_string(), s.end.to_string()), ("2026-05-26T16:29:29Z".into(), "2026-05-26T16:50:06.412873Z".into()));
     let silence = s.silence.as_ref().unwrap();
     assert!(silence.to_log_end && silence.covered, "{silence:?}");
     assert_eq!(silence.other_lines, 47);
     for part in [
-        "Worker 1 of tenantcontrolplane (1 worker) ended no reconcile for the last 20m36s of its log (16:29:30 → 16:50:06, where kamaji-controller.log ends",
+        "Worker 1 of tenantcontrolplane (1 worker) ended no reconcile for the last 20m37s of its log (16:29:29 → 16:50:06, where kamaji-controller.log ends",
         "its last reconcile line is reconcile 5a0f75a8-e353-42e2-aa8a-9cb940f2df16 of tenant-test/kubernetes-test-latest-version at 16:29:29 (`kubernetes-test-latest-version has been reconciled`), and no line after it names a reconcile of tenantcontrolplane",
         "it overlaps 2 etcd leader elections",
         "logged 47 other lines meanwhile",
@@ -334,7 +334,7 @@ fn a_stall_that_lasts_to_the_log_s_end_is_found_with_a_dump() {
     assert_eq!((&f["silence"], &f["silence_to_log_end"], &f["object"]), (&"covered".into(), &true.into(), &serde_json::Value::Null));
     assert_eq!(f["reconcile_ids"], serde_json::json!([]));
     let md = reconscope::report::markdown(&a, &Default::default());
-    assert!(md.contains("**stalled-worker · tenantcontrolplane · 20m36s, 16:29:30–16:50:06**"), "{md}");
+    assert!(md.contains("**stalled-worker · tenantcontrolplane · 20m37s, 16:29:29–16:50:06**"), "{md}");
 
     // The whole log's stall ends with the held reconcile's error.
     let whole = incident_with(&[(DUMP_PATH, dump_text())], &AnalyzeOptions::default());
@@ -373,7 +373,7 @@ fn every_worker_must_be_shown_held_for_a_stall_to_the_log_s_end() {
     let a = incident_with(&[(LOG_PATH, cut_before_the_held_reconcile()), (DUMP_PATH, both)], &opts);
     let s = stall(&a);
     for part in [
-        "Both workers of tenantcontrolplane ended no reconcile for the last 20m36s of its log",
+        "Both workers of tenantcontrolplane ended no reconcile for the last 20m37s of its log",
         "so the workers, not the log, were silent",
         "shows 2 workers blocked 15+ minutes",
     ] {

@@ -36,7 +36,7 @@ fn finds_the_stall_the_expired_contexts_and_the_stuck_deletion() {
     let stalls = of(FindingKind::StalledWorker);
     assert_eq!(stalls.len(), 1, "{:#?}", a.findings);
     let s = stalls[0];
-    assert_eq!((hms(s.start), hms(s.end)), ("16:29:30".into(), "16:50:06".into()));
+    assert_eq!((hms(s.start), hms(s.end)), ("16:29:29".into(), "16:50:06".into()));
     let held = &a.reconciles[s.reconciles[0]];
     assert_eq!(hms(held.last), "16:50:06");
     assert_eq!(held.outcome, Outcome::Error);
@@ -119,7 +119,7 @@ fn json_document_follows_the_v1_schema() {
         assert!(doc[key].as_array().is_some_and(|v| !v.is_empty()), "{key}");
     }
     let f = doc["findings"].as_array().unwrap().iter().find(|f| f["kind"] == "stalled-worker").unwrap();
-    assert_eq!(f["start"], "2026-05-26T16:29:30Z");
+    assert_eq!(f["start"], "2026-05-26T16:29:29Z");
     assert_eq!(f["controller"], "tenantcontrolplane");
     let r = &doc["reconciles"][0];
     for key in ["reconcile_id", "controller", "object", "first", "last", "latent_start", "lines", "outcome", "error", "truncated"] {

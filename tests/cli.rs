@@ -479,7 +479,7 @@ fn svg_timeline_of_the_incident() {
         "row labels in full"
     );
     assert!(svg.contains(">cozyreport · 2026-05-26 "), "the title: artifact and date");
-    assert!(svg.contains(">stalled-worker 20m36s<") && svg.contains(">stuck-deletion 31m06s<"), "finding labels");
+    assert!(svg.contains(">stalled-worker 20m37s<") && svg.contains(">stuck-deletion 31m06s<"), "finding labels");
     assert!(svg.contains(">etcd tenant-root: term 8") && svg.contains(">etcd tenant-root: term 9"), "election terms");
     assert!(svg.contains(r#"fill="url(#latent-error)""#), "the stall's hatched bar");
     assert!(svg.contains(">\n16:30\n<") || svg.contains("16:30"), "time axis labels");

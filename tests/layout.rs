@@ -777,7 +777,7 @@ fn incident_timeline() {
     let stall = tl.highlights.iter().find(|h| h.kind == FindingKind::StalledWorker).expect("stall highlight");
     assert!(stall.rows.contains(&(i as u32)), "{:?}", stall.rows);
     assert!(stall.rows.contains(&(tl.rows.iter().position(|r| r.depth == 0 && r.controller == row.controller).unwrap() as u32)));
-    assert_eq!((hms(stall.start_nanos), hms(stall.end_nanos)), ("16:29:30".into(), "16:50:06".into()));
+    assert_eq!((hms(stall.start_nanos), hms(stall.end_nanos)), ("16:29:29".into(), "16:50:06".into()));
     assert_eq!(tl.highlights.len(), a.findings.len());
     assert!(tl.start_nanos <= held.start_nanos && tl.end_nanos >= held.end_nanos);
 

@@ -441,12 +441,15 @@ pub fn right_after_gap(a: &Analysis, index: &Index, r: &Reconcile) -> bool {
     c.gaps.iter().any(|g| g.end.nanos <= r.first.nanos && r.first.nanos.saturating_sub(g.end.nanos) <= c.normal_gap_nanos)
 }
 
-/// The silence from `start` to `end` of a worker whose lines are in
-/// `source`, held against that source: the other lines it wrote meanwhile
-/// (`own`: the worker's lines among them), and whether it is covered.
+/// The silence of a worker whose lines are in `source`, from its line at
+/// `start` to `end`, held against that source: the other lines it wrote
+/// meanwhile (from `start`'s next tick on, as a line at `start` may be
+/// anywhere in its tick; `own`: the worker's lines among them), and whether
+/// it is covered.
 pub fn silence(a: &Analysis, index: &Index, source: usize, start: Timestamp, end: Timestamp, own: u32) -> Silence {
     let c = &a.coverage.sources[source];
-    let other_lines = index.lines_within(source, start.nanos, end.nanos).saturating_sub(own);
+    let after = start.nanos.saturating_add(crate::time::tick_nanos(start.digits));
+    let other_lines = index.lines_within(source, after, end.nanos).saturating_sub(own);
     let covered = other_lines > 0 && gap_over(c, start.nanos, end.nanos).is_none();
     Silence { source: c.path.clone(), start, end, other_lines, covered, to_log_end: false }
 }

@@ -132,11 +132,6 @@ fn words(s: String) -> Sentence {
     Sentence::default().text(s)
 }
 
-/// One tick of a timestamp's precision.
-fn tick(t: Timestamp) -> i64 {
-    10i64.pow(9 - t.digits.min(9) as u32)
-}
-
 fn overlapping(a: &Analysis, start: Timestamp, end: Timestamp) -> Vec<usize> {
     a.elections.iter().enumerate().filter(|(_, e)| e.start <= end && e.end.is_none_or(|x| x >= start)).map(|(i, _)| i).collect()
 }
@@ -349,8 +344,12 @@ fn stalled_workers(
                 if before < 3 && after.len() < 3 {
                     continue;
                 }
-                let start = prev.last.at(prev.last.nanos.saturating_add(tick(prev.last)), prev.last.digits);
+                // From the worker's last line before the silence (a line at
+                // `start` may fall anywhere in its tick, so the silence is
+                // counted from the next tick on).
+                let start = prev.last;
                 let end = next.last;
+                let counted_from = start.nanos.saturating_add(crate::time::tick_nanos(start.digits));
                 // The worker's silence against its log: the source of the
                 // held reconcile's first line, its own lines left out.
                 let Some(source) = a.records_of(next).first().and_then(|rr| cover.source_of_file.get(rr.file as usize).copied().flatten()) else { continue };
@@ -360,7 +359,7 @@ fn stalled_workers(
                     .filter(|rr| cover.source_of_file.get(rr.file as usize).copied().flatten() == Some(source))
                     .filter(|rr| {
                         super::reconciles::time_of(&files[rr.file as usize].records[rr.record as usize])
-                            .is_some_and(|t| t.nanos >= start.nanos && t.nanos <= end.nanos)
+                            .is_some_and(|t| t.nanos >= counted_from && t.nanos <= end.nanos)
                     })
                     .count() as u32;
                 let silence = coverage::silence(a, cover, source, start, end, own);
@@ -472,7 +471,7 @@ fn held_to_the_end(a: &Analysis, ci: usize, by_end: &[Ends], usual: (i64, i64), 
     if before < 3 {
         return None;
     }
-    let start = prev.last.at(prev.last.nanos.saturating_add(tick(prev.last)), prev.last.digits);
+    let start = prev.last;
     let held_by = |d: usize, t: Timestamp| -> u64 {
         a.goroutines
             .iter()

@@ -501,8 +501,9 @@ describe('sharing and export', { timeout: 180_000 }, () => {
 
       // The report as a list of findings, for a comment: GitHub takes
       // 65,536 characters there. The five evidence links would pass it:
-      // the stuck deletion's (the largest) is a smaller slice of its
-      // evidence, in the room the others leave.
+      // each finding keeps room for a smaller slice of its evidence before
+      // the ones before it take theirs whole, so the stuck deletion's (the
+      // largest) is a smaller slice, and every finding links to evidence.
       const md = await copyMarkdown(page);
       assert.ok(md.includes('1. **stalled-worker · '), md.slice(0, 400));
       assert.ok([...md].length <= 65536, `${[...md].length} characters`);
@@ -642,11 +643,11 @@ describe('goroutine dumps', { timeout: 180_000 }, () => {
       // Its subject is the controller (no line names the object), and it
       // has no reconcile to inspect.
       const headline = await found.getByTestId('finding-headline').innerText();
-      assert.match(headline, /tenantcontrolplane.*16:29:30.*16:50:06/s);
+      assert.match(headline, /tenantcontrolplane.*16:29:29.*16:50:06/s);
       assert.equal(await found.getByTestId('inspect-reconcile').count(), 0);
       await found.getByTestId('finding-headline').click();
       const sentence = await found.locator('.sentence').textContent();
-      assert.match(sentence, /ended no reconcile for the last 20m36s of its log/);
+      assert.match(sentence, /ended no reconcile for the last 20m37s of its log/);
       assert.match(sentence, /its last reconcile line is reconcile 5a0f75a8-e353-42e2-aa8a-9cb940f2df16 .* and no line after it names a reconcile of tenantcontrolplane/);
       assert.match(sentence, /A goroutine dump at 16:45:00 .* in `go\.etcd\.io\/etcd\/client\/v3\.\(\*authClient\)\.UserGet`/);
       await page.screenshot({ path: join(SCREENSHOTS, 'stall-to-log-end.png') });

@@ -78,7 +78,7 @@ describe('the first screen at 1280x800', { timeout: 180_000 }, () => {
       }
       // The headline names kind, object, duration and window.
       const stalled = page.locator('[data-finding-kind=stalled-worker]');
-      assert.match(await stalled.getByTestId('finding-headline').innerText(), /stalled-worker.*tenant-test\/kubernetes-test-latest-version.*20m.*16:29:30.*16:50:06/s);
+      assert.match(await stalled.getByTestId('finding-headline').innerText(), /stalled-worker.*tenant-test\/kubernetes-test-latest-version.*20m.*16:29:29.*16:50:06/s);
       // The timeline: its top part and the rows of the findings in view.
       const canvas = page.locator('[data-testid=timeline] canvas');
       const top = await topOf(canvas);
@@ -134,9 +134,9 @@ describe('actions answer where the eye is', { timeout: 180_000 }, () => {
         return r.top < innerHeight && r.bottom > 0;
       });
       assert.ok(await inView(canvas) > 0.3, 'the chart is in view');
-      // The window is about the stall: 16:29:30 to 16:50:06, with a margin.
+      // The window is about the stall: 16:29:29 to 16:50:06, with a margin.
       const [v0, v1] = (await canvas.getAttribute('data-view')).split(',').map(Number);
-      const s = Date.parse('2026-05-26T16:29:30Z') * 1e6;
+      const s = Date.parse('2026-05-26T16:29:29Z') * 1e6;
       const e = Date.parse('2026-05-26T16:50:06Z') * 1e6;
       assert.ok(v0 <= s && v1 >= e, 'the finding is inside the window');
       assert.ok(v1 - v0 < (e - s) * 2, 'and fills most of it');
@@ -236,7 +236,7 @@ describe('filters', { timeout: 180_000 }, () => {
   test('"longer than" keeps the long reconciles, and a bad duration says so', async () => {
     const { context, page, seen } = await example();
     try {
-      // The stall (20m36s) and the reconciles after it that waited; by the
+      // The stall (20m37s) and the reconciles after it that waited; by the
       // log, nothing else of the incident runs 10 minutes.
       await page.getByTestId('filter-longer').fill('10m');
       await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]').dataset.shownCount) < 10);
