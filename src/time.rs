@@ -340,8 +340,30 @@ pub fn parse_epoch_float(s: &[u8]) -> Option<Parsed> {
     if !(946_684_800_000_000_000..=7_258_118_400_000_000_000).contains(&nanos) {
         return None;
     }
-    let digits = (frac_digits - exp).clamp(0, 9) as u8;
+    let written = (frac_digits - exp).clamp(0, 9) as u8;
+    let digits = float_digits(&s[..i], 9, mant_digits as u32, written);
     Some(Parsed { ts: Timestamp::new(nanos as i64, digits), end: i, zoned: true })
+}
+
+/// The fractional digits (of a second) an epoch number `text` in a unit of
+/// `10^unit_log10` nanoseconds is good to, written with `significant`
+/// significant digits and `written` fractional digits of a second. A
+/// number of 17 significant digits or fewer may be a float64 printed in
+/// its shortest form (zap's epoch encoders, Python's `time.time()`), whose
+/// last digits are below what a float64 holds at that size: 238 ns near
+/// 1.7e9 seconds, so `1737643238.5336082` is good to the microsecond, not
+/// to the 100 ns its seventh digit would say. Such a time keeps no more
+/// digits than the float64's step; more digits than a float64 prints were
+/// written from an integer, and stand.
+fn float_digits(text: &[u8], unit_log10: u32, significant: u32, written: u8) -> u8 {
+    if significant > 17 {
+        return written;
+    }
+    let Some(x) = std::str::from_utf8(text).ok().and_then(|t| t.parse::<f64>().ok()).filter(|x| x.is_finite() && *x > 0.0) else { return written };
+    let step_nanos = (x.next_up() - x) * 10f64.powi(unit_log10 as i32);
+    // The finest tick (10^(9-d) ns) no finer than the step.
+    let finest = (0..=9u8).rev().find(|&d| tick_nanos(d) as f64 >= step_nanos).unwrap_or(0);
+    written.min(finest)
 }
 
 pub const MONTHS: [&[u8; 3]; 12] = [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
@@ -444,8 +466,15 @@ pub fn scan_epoch_number(s: &[u8]) -> Scan {
     };
     let scale = 10u128.pow(unit);
     let nanos = int.saturating_mul(scale).saturating_add(frac * scale / 10u128.pow(nfrac));
+    let written = (9 - unit + nfrac).min(9) as u8;
+    let digits = if nfrac == 0 {
+        written
+    } else {
+        let int_digits = s[..i].iter().position(|&b| b == b'.').unwrap_or(i) as u32;
+        float_digits(&s[..i], unit, int_digits + nfrac, written)
+    };
     match i64::try_from(nanos) {
-        Ok(n) => Scan::Time(Parsed { ts: Timestamp::new(n, (9 - unit + nfrac).min(9) as u8), end: i, zoned: true }),
+        Ok(n) => Scan::Time(Parsed { ts: Timestamp::new(n, digits), end: i, zoned: true }),
         Err(_) => Scan::Impossible { end: i },
     }
 }
@@ -764,11 +793,32 @@ mod tests {
 
     #[test]
     fn epoch_floats() {
+        // Seven fractional digits written, but a float64 near 1.7e9 holds
+        // steps of 238 ns: good to the microsecond.
         let p = parse_epoch_float(b"1.6573084001213665e+09\tINFO").unwrap();
-        assert_eq!(format_rfc3339(p.ts), "2022-07-08T19:26:40.1213665Z");
+        assert_eq!((format_rfc3339(p.ts), p.ts.nanos % 1000), ("2022-07-08T19:26:40.121366Z".into(), 500));
         assert_eq!(p.end, 22);
         let p = parse_epoch_float(b"1737643238.5336082,").unwrap();
-        assert_eq!(format_rfc3339(p.ts), "2025-01-23T14:40:38.5336082Z");
+        assert_eq!((format_rfc3339(p.ts), p.ts.digits), ("2025-01-23T14:40:38.533608Z".into(), 6));
+        // Six digits are within a float64's step; nine (19 significant
+        // digits, more than a float64 prints) were written from an integer.
+        assert_eq!(parse_epoch_float(b"1683527186.881067").unwrap().ts.digits, 6);
+        assert_eq!(parse_epoch_float(b"1683527186.881067123").unwrap().ts.digits, 9);
+        assert_eq!(parse_epoch_float(b"1683527186.5").unwrap().ts.digits, 1);
+        // As a JSON number: seconds, and milliseconds with a fraction (a
+        // float64 near 1.7e12 ms holds steps of 244 ns).
+        let digits = |t: &[u8]| match scan_epoch_number(t) {
+            Scan::Time(p) => p.ts.digits,
+            _ => panic!("{t:?}"),
+        };
+        assert_eq!(digits(b"1737643238.5336082"), 6);
+        assert_eq!(digits(b"1737643238.533608"), 6);
+        assert_eq!(digits(b"1716000000123.4567"), 6);
+        assert_eq!(digits(b"1716000000123.45"), 5);
+        assert_eq!(digits(b"1716000000123"), 3);
+        assert_eq!(digits(b"1716000000123456789"), 9);
+        // Early epoch floats: below 2^28 s (1978), a float64 holds 30 ns.
+        assert_eq!(digits(b"200000000.1234567"), 7);
         assert!(parse_epoch_float(b"12345").is_none());
         assert!(parse_epoch_float(b"1.5").is_none());
     }

@@ -116,3 +116,26 @@ fn quoted_errors_are_cut_at_a_word_with_an_ellipsis() {
     check("abcdefghij", 5, "abcd…");
     check("a b", 3, "a b");
 }
+
+/// An epoch float of 7 fractional digits is a float64 printed in its
+/// shortest form: near 1.7e9 seconds a float64 steps by 238 ns, so each
+/// time is known to about ±238 ns, not to the 100 ns its last digit says.
+/// The bounds of a duration between two such lines hold both lines' steps.
+#[test]
+fn epoch_floats_are_as_precise_as_a_float64_holds() {
+    let text = br#"{"level":"info","ts":1737643238.5336082,"msg":"Reconciling","controller":"c","reconcileID":"r1"}
+{"level":"info","ts":1737643238.8811067,"msg":"Reconcile successful","controller":"c","reconcileID":"r1"}
+"#;
+    let f = parse_file("zap.json", text.to_vec(), &ParseOptions::default());
+    let t: Vec<Timestamp> = f.records.iter().map(|r| r.time.expect("a time")).collect();
+    assert_eq!(t.len(), 2);
+    let g = Gap::between(t[0], t[1]);
+    // 0.8811067 − 0.5336082 as written.
+    let written = 347_498_500;
+    assert_eq!(t[1].nanos - t[0].nanos, written);
+    // A float64 there steps by 2^-22 s; the printed digits are within half
+    // a step of it, and it within half a step of the instant.
+    let step = 238;
+    assert!(g.at_least <= written - 2 * step && g.at_most >= written + 2 * step, "{} ..= {}", g.at_least, g.at_most);
+    assert_eq!(honest_duration(t[0], t[1]), "347ms");
+}

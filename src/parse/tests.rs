@@ -71,7 +71,7 @@ fn zap_console_precisions_and_epoch() {
         r#"L1 zap-console info 2021-09-10T09:06:15.419Z [controller-runtime.manager] "starting metrics server" {path=/metrics}
            L2 zap-console debug 2021-09-10T09:06:15.419123Z "m"
            L3 zap-console info 2021-09-10T03:36:15.419123456Z "m"
-           L4 zap-console info 2022-07-08T19:26:40.1213665Z [controller.tenantcontrolplane] "deployment has been configured" {reconciler group=kamaji.clastix.io}"#,
+           L4 zap-console info 2022-07-08T19:26:40.121366Z [controller.tenantcontrolplane] "deployment has been configured" {reconciler group=kamaji.clastix.io}"#,
     );
 }
 
@@ -85,7 +85,7 @@ fn zap_json_variants() {
 {"level":"info","ts":"2023-09-03T16:55:11.4992Z","msg":"cut","x":"1","y":"#,
         r#"L1 zap-json warn 2025-10-08T05:54:14.522054Z [etcd-client] "retrying of unary invoker failed" {caller=v3/retry_interceptor.go:65, attempt=0, error=rpc error: code = DeadlineExceeded desc = context deadline exceeded}
            L2 zap-json info 2022-04-26T08:27:01.999Z "de86b2266eac1de6 is starting a new election at term 144" {caller=raft/raft.go:923}
-           L3 zap-json info 2025-01-23T14:40:38.5336082Z [galera] "healthy"
+           L3 zap-json info 2025-01-23T14:40:38.533608Z [galera] "healthy"
            L4 zap-json error 2025-08-22T03:20:13Z "Reconciler error" {controller=x, stacktrace=a	b}
            L5 zap-json info 2023-09-03T16:55:11.4992Z "cut" {x=1}"#,
     );
@@ -825,7 +825,7 @@ fn collector_tags_zap_v_levels_and_blank_dump_lines_under_cri() {
 2026-02-03T19:00:16.681953925Z stderr F \n\
 2026-02-03T19:00:16.681965326Z stderr F goroutine 313 [running]:\n\
 2026-02-03T19:00:16.681969566Z stderr F main.f(0xc00052e540)\n",
-        r#"L1 zap-console/timestamp-prefix error 2024-10-01T13:07:25.8479142Z collected 2024-10-01T13:07:25.847Z [controller.notebook] "Reconciler error" {name=nb}
+        r#"L1 zap-console/timestamp-prefix error 2024-10-01T13:07:25.847914Z collected 2024-10-01T13:07:25.847Z [controller.notebook] "Reconciler error" {name=nb}
            L2 zap-console/cri debug 2026-02-03T19:00:16.661797884Z collected 2026-02-03T19:00:16.662074027Z [admission] "Applying defaults" {=logr@v1.4.2/logr.go:280}
            L3+3 go-traceback/cri fatal - collected 2026-02-03T19:00:16.67870267Z "fatal error: concurrent map writes""#,
     );
