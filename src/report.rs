@@ -505,10 +505,11 @@ impl<'a> Blocks<'a> {
         // with evidence named in it).
         let with_evidence: Vec<usize> = (0..listed).filter(|&i| self.findings[i].1.is_some()).collect();
         let worst = self.links_note_for_comment(&with_evidence.iter().map(|i| i + 1).collect::<Vec<_>>(), finish);
+        let floors = self.floors(&with_evidence, finish, smaller);
         for note in [None, worst] {
             let (doc, whole) = self.put_together(&plan(listed, no_links.clone(), note.clone()));
             let room = if whole { max_bytes.saturating_sub(doc.len() + COMMENT_CUT_NOTE.len()) } else { 0 };
-            let (blocks, left_out) = self.share_links(&with_evidence, room, finish, smaller);
+            let (blocks, left_out) = self.share_links(&with_evidence, &floors, room, finish, smaller);
             if note.is_none() && !left_out.is_empty() {
                 continue;
             }
@@ -531,11 +532,33 @@ impl<'a> Blocks<'a> {
         self.put_together(&plan(listed, no_links, note)).0
     }
 
+    /// The block each of `findings` keeps room for when links are shared:
+    /// its evidence block when the link is at most [`FLOOR_LINK_BYTES`],
+    /// else one with a smaller slice of that size from `smaller`, when it
+    /// can make one.
+    fn floors(
+        &self,
+        findings: &[usize],
+        finish: &mut dyn FnMut(&str) -> String,
+        smaller: &mut dyn FnMut(usize, usize) -> Option<String>,
+    ) -> Vec<Option<String>> {
+        findings
+            .iter()
+            .map(|&i| {
+                let e = self.findings[i].1.as_deref().unwrap_or_default();
+                if link_len(e) <= FLOOR_LINK_BYTES {
+                    Some(e.to_owned())
+                } else {
+                    smaller(i, FLOOR_LINK_BYTES).and_then(|l| evidence_item(self.a, i, self.clk, &l, finish))
+                }
+            })
+            .collect()
+    }
+
     /// Shares `room` bytes (beyond each finding's window link) among the
     /// evidence links of `findings`, in order: each later finding keeps
-    /// room for a slice of at most [`FLOOR_LINK_BYTES`] (its whole link
-    /// when that is no longer; a smaller slice from `smaller`, when it can
-    /// make one), and each finding takes its whole link when that fits in
+    /// room for its floor (see [`Blocks::floors`]; `floors` in the order of
+    /// `findings`), and each finding takes its whole link when that fits in
     /// the rest, else the largest smaller slice that does (at least
     /// [`MIN_SMALLER_LINK_BYTES`]), else its window's link. Returns the
     /// evidence block of each finding that links to its evidence (its own,
@@ -543,6 +566,7 @@ impl<'a> Blocks<'a> {
     fn share_links(
         &self,
         findings: &[usize],
+        floors: &[Option<String>],
         room: usize,
         finish: &mut dyn FnMut(&str) -> String,
         smaller: &mut dyn FnMut(usize, usize) -> Option<String>,
@@ -550,24 +574,11 @@ impl<'a> Blocks<'a> {
         let mut blocks = Vec::with_capacity(findings.len());
         // What a block costs beyond the finding's window link.
         let extra = |window: &str, block: &str| block.len().saturating_sub(window.len());
-        // The length of the link in an evidence block.
-        let link_len = |block: &str| block.find("[evidence](").map_or(0, |at| block[at + 11..].find(')').unwrap_or(0));
-        // Each finding's floor: the block it keeps room for.
-        let mut floors: Vec<Option<String>> = Vec::with_capacity(findings.len());
-        for &i in findings {
-            let e = self.findings[i].1.as_deref().unwrap_or_default();
-            let floor = if link_len(e) <= FLOOR_LINK_BYTES {
-                Some(e.to_owned())
-            } else {
-                smaller(i, FLOOR_LINK_BYTES).and_then(|l| evidence_item(self.a, i, self.clk, &l, finish))
-            };
-            floors.push(floor);
-        }
         // Room is kept for the floors in order, while they fit.
         let mut kept = 0usize;
         let reserved: Vec<usize> = findings
             .iter()
-            .zip(&floors)
+            .zip(floors)
             .map(|(&i, f)| {
                 let r = f.as_deref().map_or(0, |f| extra(&self.findings[i].0, f));
                 if kept + r <= room {
@@ -654,6 +665,11 @@ impl<'a> Blocks<'a> {
         let whole = !doc.cut;
         (doc.s, whole)
     }
+}
+
+/// The length of the link in an evidence block.
+fn link_len(block: &str) -> usize {
+    block.find("[evidence](").map_or(0, |at| block[at + 11..].find(')').unwrap_or(0))
 }
 
 /// `3`, `3 and 5`, `3, 4 and 5`.
@@ -1195,6 +1211,15 @@ mod tests {
         assert_eq!(md.matches("](").count(), 1, "{md}");
     }
 
+    /// Smaller slices as a caller makes them: finding `i`'s link for `max`
+    /// bytes is `max - 1` long (`#ev=<i>BBB…`); each request is noted.
+    fn stand_in_slices(asked: &mut Vec<(usize, usize)>) -> impl FnMut(usize, usize) -> Option<String> + '_ {
+        move |i, max| {
+            asked.push((i, max));
+            Some(format!("https://h/app/#ev={i}{}", "B".repeat(max - 20)))
+        }
+    }
+
     #[test]
     fn a_report_for_a_comment_fits_a_comment_and_keeps_its_tables() {
         let comment = |opts: &ReportOptions| ReportOptions { destination: Destination::Comment, ..opts.clone() };
@@ -1229,11 +1254,7 @@ mod tests {
         // the floors of the three links over 8 KiB), and no note; the
         // report still fits. With none to give, as above.
         let mut asked = Vec::new();
-        let mut smaller = |i: usize, max: usize| {
-            asked.push((i, max));
-            Some(format!("https://h/app/#ev={i}{}", "B".repeat(max - 20)))
-        };
-        let md2 = markdown_with_smaller_links(&a, &comment(&opts), &mut |s: &str| s.to_owned(), &mut smaller);
+        let md2 = markdown_with_smaller_links(&a, &comment(&opts), &mut |s: &str| s.to_owned(), &mut stand_in_slices(&mut asked));
         assert!(fits(&md2), "{}", md2.len());
         assert_eq!(heads(&md2), ["[evidence]"; 5]);
         assert!(md2.contains("#ev=0AAA") && md2.contains("#ev=1AAA") && md2.contains("#ev=2BBB") && !md2.contains("instead"), "{md2:.3000}");
@@ -1256,11 +1277,7 @@ mod tests {
         let links: Vec<Option<String>> = [31, 31, 20].iter().enumerate().map(|(i, k)| Some(format!("https://h/app/#ev={i}{}", "A".repeat(k * 1024)))).collect();
         let opts = ReportOptions { app_url: Some("https://h/app/".into()), finding_links: links, ..ReportOptions::default() };
         let mut asked = Vec::new();
-        let mut smaller = |i: usize, max: usize| {
-            asked.push((i, max));
-            Some(format!("https://h/app/#ev={i}{}", "B".repeat(max - 20)))
-        };
-        let md = markdown_with_smaller_links(&a, &comment(&opts), &mut |s: &str| s.to_owned(), &mut smaller);
+        let md = markdown_with_smaller_links(&a, &comment(&opts), &mut |s: &str| s.to_owned(), &mut stand_in_slices(&mut asked));
         assert!(fits(&md), "{}", md.len());
         assert_eq!(heads(&md), ["[evidence]"; 3]);
         assert!(md.contains(&format!("#ev=0{}", "A".repeat(31 * 1024))), "the first whole");

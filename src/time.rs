@@ -341,12 +341,12 @@ pub fn parse_epoch_float(s: &[u8]) -> Option<Parsed> {
         return None;
     }
     let written = (frac_digits - exp).clamp(0, 9) as u8;
-    let digits = float_digits(&s[..i], 9, mant_digits as u32, written);
+    let digits = float_digits(nanos, 9, mant_digits as u32, written);
     Some(Parsed { ts: Timestamp::new(nanos as i64, digits), end: i, zoned: true })
 }
 
-/// The fractional digits (of a second) an epoch number `text` in a unit of
-/// `10^unit_log10` nanoseconds is good to, written with `significant`
+/// The fractional digits (of a second) an epoch time of `nanos`, written
+/// as a number in a unit of `10^unit_log10` nanoseconds, is good to, with `significant`
 /// significant digits and `written` fractional digits of a second. A
 /// number of 17 significant digits or fewer may be a float64 printed in
 /// its shortest form (zap's epoch encoders, Python's `time.time()`), whose
@@ -355,11 +355,13 @@ pub fn parse_epoch_float(s: &[u8]) -> Option<Parsed> {
 /// to the 100 ns its seventh digit would say. Such a time keeps no more
 /// digits than the float64's step; more digits than a float64 prints were
 /// written from an integer, and stand.
-fn float_digits(text: &[u8], unit_log10: u32, significant: u32, written: u8) -> u8 {
-    if significant > 17 {
+fn float_digits(nanos: i128, unit_log10: u32, significant: u32, written: u8) -> u8 {
+    if significant > 17 || nanos <= 0 {
         return written;
     }
-    let Some(x) = std::str::from_utf8(text).ok().and_then(|t| t.parse::<f64>().ok()).filter(|x| x.is_finite() && *x > 0.0) else { return written };
+    // The number as a float64 (from the value parsed already: its text is
+    // not read again).
+    let x = nanos as f64 / 10f64.powi(unit_log10 as i32);
     let step_nanos = (x.next_up() - x) * 10f64.powi(unit_log10 as i32);
     // The finest tick (10^(9-d) ns) no finer than the step.
     let finest = (0..=9u8).rev().find(|&d| tick_nanos(d) as f64 >= step_nanos).unwrap_or(0);
@@ -471,7 +473,7 @@ pub fn scan_epoch_number(s: &[u8]) -> Scan {
         written
     } else {
         let int_digits = s[..i].iter().position(|&b| b == b'.').unwrap_or(i) as u32;
-        float_digits(&s[..i], unit, int_digits + nfrac, written)
+        float_digits(nanos as i128, unit, int_digits + nfrac, written)
     };
     match i64::try_from(nanos) {
         Ok(n) => Scan::Time(Parsed { ts: Timestamp::new(n, digits), end: i, zoned: true }),
