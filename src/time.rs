@@ -934,6 +934,10 @@ mod tests {
         assert_eq!(checked_civil_nanos(i64::MAX, 1, 1, 0, 0, 0, 0), None);
         assert_eq!(checked_civil_nanos(292_000_000_000, 1, 1, 0, 0, 0, 0), None);
         assert_eq!(checked_civil_nanos(i64::MIN, 1, 1, 0, 0, 0, 0), None);
+        // The last day a time holds, to its last nanosecond (a case the
+        // property test below found by chance).
+        assert_eq!(checked_civil_nanos(2262, 4, 11, 23, 47, 16, 854_775_807), Some(i64::MAX));
+        assert_eq!(checked_civil_nanos(2262, 4, 11, 23, 47, 17, 0), None);
         assert_eq!(minus_offset(i64::MIN, 3600), None);
         let ts = yearless(3, 1, (1, 2, 3, 0, 0), 0).unwrap();
         assert_eq!(with_year_rolling(ts, i64::MAX), i64::MAX);
@@ -991,7 +995,8 @@ mod tests {
         fn impossible_dates_refused(y in 1678i64..=2262, m in 0u32..=13, d in 0u32..=32) {
             let exists = (1..=month_len(y, m)).contains(&d);
             proptest::prop_assert_eq!(civil_days(y, m, d).is_some(), exists, "{}-{}-{}", y, m, d);
-            proptest::prop_assert_eq!(checked_civil_nanos(y, m, d, 12, 0, 0, 0).is_some(), exists && (y, m, d) <= (2262, 4, 10));
+            // (The last instant i64 nanoseconds hold is 2262-04-11 23:47:16.854775807.)
+            proptest::prop_assert_eq!(checked_civil_nanos(y, m, d, 12, 0, 0, 0).is_some(), exists && (y, m, d) <= (2262, 4, 11));
             if exists && d > 1 {
                 proptest::prop_assert_eq!(civil_days(y, m, d), civil_days(y, m, d - 1).map(|n| n + 1));
             }
