@@ -584,6 +584,8 @@ impl<'a> Plan<'a> {
         // slice too (its sources and gaps are the artifact's, not carried).
         out.coverage.etcd = a.coverage.etcd;
         out.coverage.missing = a.coverage.missing.clone();
+        // And how its times were read: the slice's times are the artifact's.
+        (out.year_unknown, out.year_from_mtime, out.zone_assumed) = (a.year_unknown, a.year_from_mtime, a.zone_assumed);
         let finding_objects: BTreeSet<String> = out.findings.iter().filter_map(|f| f.object.as_ref().map(|o| o.to_string())).collect();
         out.objects = a
             .objects

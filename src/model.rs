@@ -263,9 +263,9 @@ pub struct Record {
     pub time: Option<Timestamp>,
     /// The wrapper's time (collection time), when a wrapper carried one.
     pub collected: Option<Timestamp>,
-    /// True when `time` was written without a year (klog, journald) and the
-    /// year was inferred (by the parser's `resolve_years`).
-    pub yearless: bool,
+    /// Whether its time lacked a year, or a zone: see [`Record::yearless`]
+    /// and [`Record::zoneless`] (one byte, as a record is kept per line).
+    pub flags: RecordFlags,
     pub level: Level,
     pub format: Format,
     pub wrapper: Wrapper,
@@ -296,7 +296,56 @@ pub struct Record {
     pub byte_len: u32,
 }
 
+/// A [`Record`]'s yes/no facts, as bits of one byte.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordFlags(u8);
+
+impl RecordFlags {
+    const YEARLESS: u8 = 1;
+    const ZONELESS: u8 = 2;
+
+    pub fn new(yearless: bool, zoneless: bool) -> RecordFlags {
+        RecordFlags((u8::from(yearless) * Self::YEARLESS) | (u8::from(zoneless) * Self::ZONELESS))
+    }
+
+    /// The byte, for a fixed-width encoding; [`RecordFlags::from_bits`]
+    /// reads it back.
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+
+    pub fn from_bits(b: u8) -> RecordFlags {
+        RecordFlags(b & (Self::YEARLESS | Self::ZONELESS))
+    }
+
+    fn set(&mut self, bit: u8, on: bool) {
+        self.0 = if on { self.0 | bit } else { self.0 & !bit };
+    }
+}
+
 impl Record {
+    /// True when `time` was written without a year (klog, journald) and the
+    /// year is still to be inferred (by the parser's `resolve_years`).
+    pub fn yearless(&self) -> bool {
+        self.flags.0 & RecordFlags::YEARLESS != 0
+    }
+
+    pub fn set_yearless(&mut self, on: bool) {
+        self.flags.set(RecordFlags::YEARLESS, on);
+    }
+
+    /// True when the time the record is placed by (`time`, else
+    /// `collected`) was written with no zone and read at the file's
+    /// [`ParsedFile::zone_offset_secs`], and no clock that writes its zone
+    /// confirmed or moved it (see `parse::align_clocks`).
+    pub fn zoneless(&self) -> bool {
+        self.flags.0 & RecordFlags::ZONELESS != 0
+    }
+
+    pub fn set_zoneless(&mut self, on: bool) {
+        self.flags.set(RecordFlags::ZONELESS, on);
+    }
+
     pub fn fields_range(&self) -> std::ops::Range<usize> {
         let s = self.fields_start as usize;
         s..s + self.fields_len as usize
@@ -727,6 +776,10 @@ pub struct ParsedFile {
     /// (`ParseOptions::default_offset_secs`): a yearless time's month and
     /// day are the log's, at that offset.
     pub zone_offset_secs: i32,
+    /// How many of its records are placed by a time written with no zone,
+    /// read at `zone_offset_secs` ([`Record::zoneless`]; counted once its
+    /// clocks are aligned: `parse::align_clocks`).
+    pub zoneless_times: u64,
     /// Where the year of its times written without one came from; `None`
     /// when it has no such times.
     pub year_source: Option<YearSource>,

@@ -406,15 +406,7 @@ fn hms(sod: i64) -> String {
     format!("{:02}:{:02}:{:02}", sod / 3600, sod % 3600 / 60, sod % 60)
 }
 
-/// `UTC` or `UTC+02:00`.
-pub fn zone_name(offset_secs: i32) -> String {
-    let offset_secs = zone(offset_secs).local_minus_utc();
-    if offset_secs == 0 {
-        return "UTC".into();
-    }
-    let a = offset_secs.unsigned_abs();
-    format!("UTC{}{:02}:{:02}", if offset_secs < 0 { '-' } else { '+' }, a / 3600, a % 3600 / 60)
-}
+pub use crate::time::zone_name;
 
 /// `2026-05-26 16:21:04 – 16:44:10 UTC` (the end's date too when it differs):
 /// whole seconds, the start rounded down and the end up, so the range holds
@@ -629,6 +621,11 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     let when = if t.rows.is_empty() && t.start_nanos == 0 && t.end_nanos == 0 { zone_name(off) } else { time_range(t0, t1, off, a.year_unknown) };
     // A year the logs did not write is said to be a guess.
     let when = if a.year_is_file_time() { format!("{when}, the year from file times") } else { when };
+    // And a zone the logs did not write.
+    let when = match a.zone_assumed {
+        Some(z) => format!("{when}, times with no zone read {}", z.read()),
+        None => when,
+    };
     let what = clean(what);
     let shown = middle_cut(&what, width - 24.0 - text_width(&format!(" · {when}"), FONT_TITLE, true), FONT_TITLE, true);
     let mut d = Doc { out: String::new() };

@@ -197,6 +197,16 @@ fn date(t: Timestamp) -> String {
     crate::time::format_date(t)
 }
 
+/// The sentence after the report's times when some were written with no
+/// zone: at what offset they were read, so a reader knows the UTC times
+/// rest on it.
+fn zone_assumed(a: &Analysis) -> String {
+    let Some(z) = a.zone_assumed else { return String::new() };
+    let files = crate::words::plural(z.files, "file", "files");
+    let told = if z.utc_offset_secs == 0 { "" } else { ", as `--utc-offset` says" };
+    format!(" Times written with no zone ({files}) are read {}{told}.", z.read())
+}
+
 impl Clock {
     /// The clock for the times the report shows, and the line that states
     /// their zone and date(s).
@@ -216,18 +226,15 @@ impl Clock {
         }
         let (Some(lo), Some(hi)) = (lo, hi) else { return (Clock { dated: false }, None) };
         let (first, last) = (date(lo), date(hi));
+        let days = if first == last { format!("on {first}") } else { format!("from {first} to {last}") };
+        let dated = first != last;
+        let zone = zone_assumed(a);
         if a.year_unknown {
-            let days = if first == last { format!("on {first}") } else { format!("from {first} to {last}") };
-            let dated = first != last;
-            return (Clock { dated }, Some(format!("Times are UTC, {days}; the logs give no year.")));
+            return (Clock { dated }, Some(format!("Times are UTC, {days}; the logs give no year.{zone}")));
         }
         // A year the logs did not write is said to be a guess.
         let year = if a.year_is_file_time() { " (the logs write no year: it is the year of the files' modification time)" } else { "" };
-        if first == last {
-            (Clock { dated: false }, Some(format!("Times are UTC, on {first}{year}.")))
-        } else {
-            (Clock { dated: true }, Some(format!("Times are UTC, from {first} to {last}{year}.")))
-        }
+        (Clock { dated }, Some(format!("Times are UTC, {days}{year}.{zone}")))
     }
 
     fn at(self, t: Timestamp) -> String {

@@ -45,6 +45,17 @@ impl fmt::Display for Timestamp {
     }
 }
 
+/// `UTC` or `UTC+02:00`: a fixed offset east of UTC, in whole minutes (one
+/// of a day or more is UTC, as chrono holds no such offset).
+pub fn zone_name(offset_secs: i32) -> String {
+    let offset_secs = if offset_secs.unsigned_abs() < 86_400 { offset_secs } else { 0 };
+    if offset_secs == 0 {
+        return "UTC".into();
+    }
+    let a = offset_secs.unsigned_abs();
+    format!("UTC{}{:02}:{:02}", if offset_secs < 0 { '-' } else { '+' }, a / 3600, a % 3600 / 60)
+}
+
 /// The years a timestamp may have: what i64 nanoseconds since 1970 hold
 /// (1677-09-21 to 2262-04-11). A time outside them is refused, not wrapped.
 pub const MIN_YEAR: i64 = 1678;

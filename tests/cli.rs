@@ -694,7 +694,11 @@ fn analyze_says_what_the_artifact_does_not_show() {
     let out = reconscope(&["analyze", "tests/corpus/etcd/capnslog_etcd2_startup_issue6980.log"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with("1 file, 0 reconciles, 0 controller instances, 0 etcd elections\n"), "{text}");
+    // (capnslog writes its local clock with no zone.)
+    assert!(
+        text.starts_with("1 file, 0 reconciles, 0 controller instances, 0 etcd elections; times written with no zone (1 file) are read as UTC\n"),
+        "{text}"
+    );
     assert!(
         text.contains(
             "log gap: tests/corpus/etcd/capnslog_etcd2_startup_issue6980.log has no line 2016-12-13T11:16:21.423280Z → 2016-12-13T15:05:07.863702Z\n"
@@ -834,7 +838,7 @@ fn a_year_from_the_file_time_is_said_where_the_times_are() {
     assert_eq!(
         text.lines().next(),
         Some(
-            "1 file, 0 reconciles, 0 controller instances, elections unknown (no etcd log); the year of the times is taken from the files' modification times"
+            "1 file, 0 reconciles, 0 controller instances, elections unknown (no etcd log); the year of the times is taken from the files' modification times; times written with no zone (1 file) are read as UTC"
         ),
         "{text}"
     );
@@ -847,5 +851,58 @@ fn a_year_from_the_file_time_is_said_where_the_times_are() {
     assert!(!text.contains("modification time"), "{text}");
     let doc: serde_json::Value = serde_json::from_slice(&reconscope(&["analyze", "--json", p]).stdout).unwrap();
     assert_eq!(doc["year_from"], "logs");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Times written with no zone, read at an offset the reader assumed, are
+/// said to be that wherever the times are: the text's first line, the
+/// Markdown's line of dates, the picture's title, the JSON, a note naming
+/// the first such line; at `--utc-offset`'s offset when it is given.
+#[test]
+fn a_zone_the_logs_did_not_write_is_said_where_the_times_are() {
+    let dir = scratch("zone-assumed");
+    // klog, as capi's KCP writes it (tests/corpus/klog/capi_kcp_klog_pairs_quoted_reconcileID_pr9342.log's form),
+    // beside zap lines with their zone.
+    let klog = dir.join("kcp.log");
+    std::fs::write(
+        &klog,
+        "I0831 12:45:03.963264       1 controller.go:340] \"Reconcile KubeadmControlPlane\" controller=\"kubeadmcontrolplane\" reconcileID=\"e6052bad-883f-44b8-a227-85e7e6f06622\"\n\
+         I0831 12:45:03.986402       1 controller.go:432] \"Scaling up control plane\" controller=\"kubeadmcontrolplane\" reconcileID=\"e6052bad-883f-44b8-a227-85e7e6f06622\"\n",
+    )
+    .unwrap();
+    let zap = dir.join("kamaji.log");
+    std::fs::write(&zap, "2023-08-31T12:45:01Z\tINFO\tstarted\n").unwrap();
+    let (k, z) = (klog.to_str().unwrap(), zap.to_str().unwrap());
+    let text = String::from_utf8(reconscope(&["analyze", k, z]).stdout).unwrap();
+    assert_eq!(
+        text.lines().next(),
+        Some("2 files, 1 reconcile, 1 controller instance, elections unknown (no etcd log); times written with no zone (1 file) are read as UTC"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "note: {k}:1: 2 lines write their times with no zone (this is the first): they are read as UTC (if the logs were written in another zone, the CLI's --utc-offset reads them in it)\n"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains(&format!("note: {z}")), "{text}");
+    // The year is the zap line's, 2023.
+    let md = String::from_utf8(reconscope(&["analyze", k, z, "--markdown", "-"]).stdout).unwrap();
+    assert!(md.contains("\nTimes are UTC, on 2023-08-31. Times written with no zone (1 file) are read as UTC.\n"), "{md}");
+    let md = String::from_utf8(reconscope(&["analyze", k, z, "--utc-offset", "+05:30", "--markdown", "-"]).stdout).unwrap();
+    assert!(md.contains("\nTimes are UTC, on 2023-08-31. Times written with no zone (1 file) are read at UTC+05:30, as `--utc-offset` says.\n"), "{md}");
+    // klog's 12:45 at +05:30 is 07:15 UTC.
+    assert!(md.contains("| 07:15:03 |"), "{md}");
+    let doc: serde_json::Value = serde_json::from_slice(&reconscope(&["analyze", "--json", k, z, "--utc-offset", "2"]).stdout).unwrap();
+    assert_eq!(doc["zone_assumed"], serde_json::json!({"utc_offset_secs": 7200, "files": 1}));
+    let svg = dir.join("t.svg");
+    assert!(reconscope(&["analyze", k, z, "--svg", svg.to_str().unwrap()]).status.success());
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.contains(", times with no zone read as UTC</title>"), "{}", &svg[..svg.len().min(600)]);
+    // Every time with its zone: none of these.
+    let doc: serde_json::Value = serde_json::from_slice(&reconscope(&["analyze", "--json", z]).stdout).unwrap();
+    assert_eq!(doc["zone_assumed"], serde_json::Value::Null);
+    let text = String::from_utf8(reconscope(&["analyze", z, "--markdown", "-"]).stdout).unwrap();
+    assert!(!text.contains("no zone"), "{text}");
     std::fs::remove_dir_all(&dir).ok();
 }

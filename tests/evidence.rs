@@ -260,3 +260,28 @@ proptest! {
         let _ = evidence::from_payload(&s);
     }
 }
+
+/// A slice carries how the artifact's times were read: a year taken from a
+/// file's modification time and a zone the logs did not write are said to
+/// whoever opens the link, as to the sender.
+#[test]
+fn a_link_says_how_its_times_were_read() {
+    // klog (no year, no zone), as tests/corpus/klog/kcm_leader_event_and_failed_update_lock.log writes it.
+    let log = "I1203 05:55:01.100000       1 leaderelection.go:258] successfully acquired lease default/lease\n\
+               I1203 05:55:02.543563       1 leaderelection.go:285] failed to renew lease default/lease: timed out waiting for the condition\n";
+    let mut s = Session::new(1, 0);
+    s.modified("kcm.log", 1_714_608_000); // 2024-05-02
+    s.add("kcm.log", log.as_bytes().to_vec());
+    let whole = s.finish();
+    let a = &whole.analysis;
+    assert!(a.year_from_mtime, "{:?}", whole.notes);
+    assert_eq!(a.zone_assumed, Some(reconscope::analyze::ZoneAssumed { utc_offset_secs: 0, files: 1 }));
+    let lost = a.findings.iter().position(|f| f.kind == FindingKind::LeaseLost).expect("a lease-lost finding");
+    let (opened, r) = open(&s.share(&request(lost)).unwrap().fragment.unwrap());
+    assert_eq!((r.analysis.year_from_mtime, r.analysis.zone_assumed), (true, a.zone_assumed));
+    let md = opened.markdown(APP, None, RedactOptions::default());
+    assert!(
+        md.contains("Times are UTC, on 2023-12-03 (the logs write no year: it is the year of the files' modification time). Times written with no zone (1 file) are read as UTC."),
+        "{md}"
+    );
+}

@@ -68,6 +68,7 @@ fn analysis(controllers: Vec<ControllerInstance>, reconciles: Vec<Reconcile>) ->
         goroutines: vec![],
         year_unknown: false,
         year_from_mtime: false,
+        zone_assumed: None,
         in_flight: vec![],
         coverage: Default::default(),
         leadership: vec![],

@@ -340,6 +340,9 @@ impl Doc<'_> {
         let year_from = year_known.filter(|&k| k).map(|_| if a.year_is_file_time() { "file-time" } else { "logs" });
         m.entry("year_from", &year_from)?;
         m.entry("year_known", &year_known)?;
+        // Times written with no zone were read at this offset (the files
+        // that have them counted); null when every time wrote its zone.
+        m.entry("zone_assumed", &a.zone_assumed)?;
         Ok(())
     }
 }

@@ -94,6 +94,7 @@ pub fn analyze_beside<S: Send>(files: &[ParsedFile], opts: &AnalyzeOptions, side
         goroutines: Vec::new(),
         year_unknown: files.iter().any(|f| f.year_source == Some(crate::model::YearSource::Unknown)),
         year_from_mtime: files.iter().any(|f| matches!(f.year_source, Some(crate::model::YearSource::ArchiveMember | crate::model::YearSource::FileMtime))),
+        zone_assumed: ZoneAssumed::of(files),
         in_flight: Vec::new(),
         coverage,
         leadership: Vec::new(),

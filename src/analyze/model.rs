@@ -673,6 +673,11 @@ pub struct Analysis {
     /// the year is not the logs' own.
     #[serde(default)]
     pub year_from_mtime: bool,
+    /// Some logs wrote times with no zone that no clock with one confirmed
+    /// or moved (`Record::zoneless`): they were read at an offset the
+    /// reader assumed. `None` when every time carried its zone.
+    #[serde(default)]
+    pub zone_assumed: Option<ZoneAssumed>,
     /// Reconciles in flight per controller instance with more than one
     /// worker ([`crate::analyze::inflight`]).
     #[serde(default)]
@@ -683,6 +688,33 @@ pub struct Analysis {
     /// When each manager held its leader lease, as its log shows.
     #[serde(default)]
     pub leadership: Vec<Leadership>,
+}
+
+/// Times written with no zone, read at an assumed offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZoneAssumed {
+    /// The offset east of UTC they were read at (the CLI's `--utc-offset`,
+    /// 0 by default and in the app).
+    pub utc_offset_secs: i32,
+    /// How many files have such times.
+    pub files: u32,
+}
+
+impl ZoneAssumed {
+    /// The assumed zone of `files`' times, from their [`ParsedFile::zoneless_times`].
+    pub fn of(files: &[crate::model::ParsedFile]) -> Option<ZoneAssumed> {
+        let mut with = files.iter().filter(|f| f.zoneless_times > 0);
+        let first = with.next()?;
+        Some(ZoneAssumed { utc_offset_secs: first.zone_offset_secs, files: 1 + with.count() as u32 })
+    }
+
+    /// How the times were read: `as UTC`, or `at UTC+02:00`.
+    pub fn read(self) -> String {
+        match self.utc_offset_secs {
+            0 => "as UTC".into(),
+            off => format!("at {}", crate::time::zone_name(off)),
+        }
+    }
 }
 
 /// A manager's leader lease, from its acquisition to its loss (or its

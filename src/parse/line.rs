@@ -49,6 +49,25 @@ pub struct LineOut {
     /// The line writes a time that is none (Feb 30, hour 24, year 4052):
     /// `time` is left empty and the file gets a note.
     pub impossible_time: bool,
+    /// `time` was written with no zone: it was read at
+    /// [`LineOptions::default_offset_secs`].
+    pub zoneless: bool,
+    /// `collected` was written with no zone (a syslog or journald prefix,
+    /// a viewer's stamp).
+    pub collected_zoneless: bool,
+}
+
+/// A wrapper's time (its collection time), and whether it wrote its zone.
+#[derive(Clone, Copy, Debug)]
+struct Collected {
+    ts: Timestamp,
+    zoned: bool,
+}
+
+impl Collected {
+    fn of(p: time::Parsed) -> Collected {
+        Collected { ts: p.ts, zoned: p.zoned }
+    }
 }
 
 /// The time of a [`Scan`]; an impossible one marks the line and is none.
@@ -61,6 +80,12 @@ fn take(out: &mut LineOut, scan: Scan) -> Option<Timestamp> {
         }
         Scan::No => None,
     }
+}
+
+/// The line's own time from a [`Scan`], noting whether it wrote its zone.
+fn own_time(out: &mut LineOut, scan: Scan) -> Option<Timestamp> {
+    out.zoneless = matches!(scan, Scan::Time(p) if !p.zoned);
+    take(out, scan)
 }
 
 /// Settings the line parser needs.
@@ -209,9 +234,12 @@ fn peel_wrapper(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> boo
 }
 
 /// Parses `inner` as a wrapped line; with no known format it becomes text.
-fn wrapped(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut, w: Wrapper, collected: Option<Timestamp>) -> bool {
+fn wrapped(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut, w: Wrapper, stamp: Option<Collected>) -> bool {
+    let collected = stamp.map(|c| c.ts);
+    let collected_zoneless = stamp.is_some_and(|c| !c.zoned);
     out.wrapper = w;
     out.collected = collected;
+    out.collected_zoneless = collected_zoneless;
     out.inner = (o.start, o.start + s.len());
     let saved = cx.last_format;
     if (saved != Format::Unparsed && saved != Format::Text && try_format(saved, s, o, cx, out)) || inner(s, o, cx, out) {
@@ -230,6 +258,7 @@ fn wrapped(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut, w: Wrapper,
             if inner(rest, ro, cx, out) {
                 out.wrapper = w;
                 out.collected = collected;
+                out.collected_zoneless = collected_zoneless;
                 out.inner = (ro.start, ro.start + rest.len());
                 return true;
             }
@@ -238,11 +267,12 @@ fn wrapped(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut, w: Wrapper,
     }
     // `journalctl -o short-iso`: `<time> host unit[pid]: <line>`.
     if let Some(t) = collected.and_then(|_| syslog_tag(s)) {
-        if under_syslog(&s[t..], o.offset(t), cx, out, collected, false) {
+        if under_syslog(&s[t..], o.offset(t), cx, out, stamp, false) {
             return true;
         }
         out.wrapper = w;
         out.collected = collected;
+        out.collected_zoneless = collected_zoneless;
         out.inner = (o.start, o.start + s.len());
     }
     if collected.is_some() || out.impossible_time {
@@ -297,7 +327,7 @@ fn timestamp_wrapper(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -
             let ro = o.offset(p.end + 1);
             // CRI on-node: `<ts> stdout F <payload>`
             if (r.starts_with(b"stdout ") || r.starts_with(b"stderr ")) && r.len() >= 9 && r[8] == b' ' && (r[7] == b'F' || r[7] == b'P') {
-                return wrapped(&r[9..], ro.offset(9), cx, out, Wrapper::Cri, Some(p.ts));
+                return wrapped(&r[9..], ro.offset(9), cx, out, Wrapper::Cri, Some(Collected::of(p)));
             }
             // A zap console line mangled to spaces is not a wrapper.
             if starts_with_level(r) {
@@ -308,10 +338,10 @@ fn timestamp_wrapper(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -
                 (9, true) => Wrapper::KubectlTimestamps,
                 _ => Wrapper::TimestampPrefix,
             };
-            return wrapped(r, ro, cx, out, w, Some(p.ts));
+            return wrapped(r, ro, cx, out, w, Some(Collected::of(p)));
         }
         if rest.first() == Some(&b'{') {
-            return wrapped(rest, o.offset(p.end), cx, out, Wrapper::TimestampPrefix, Some(p.ts));
+            return wrapped(rest, o.offset(p.end), cx, out, Wrapper::TimestampPrefix, Some(Collected::of(p)));
         }
         return false;
     }
@@ -413,7 +443,8 @@ fn us_datetime_prefix(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) 
     if n.is_none() {
         out.impossible_time = true;
     }
-    wrapped(&s[i..], o.offset(i), cx, out, Wrapper::TimestampPrefix, n.map(|n| Timestamp::new(n, 0)))
+    // (A viewer's local clock: no zone.)
+    wrapped(&s[i..], o.offset(i), cx, out, Wrapper::TimestampPrefix, n.map(|n| Collected { ts: Timestamp::new(n, 0), zoned: false }))
 }
 
 /// `{"log":"<line>\n","stream":"stderr","time":"<RFC3339Nano>"}`
@@ -428,7 +459,9 @@ fn docker_json(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool
         _ => {}
     });
     let Some(log) = log else { return false };
-    let collected = t.and_then(|p| take(out, scan_rfc3339(&s[p.value.0..p.value.1], false, cx.opts.default_offset_secs)));
+    let scan = t.map_or(Scan::No, |p| scan_rfc3339(&s[p.value.0..p.value.1], false, cx.opts.default_offset_secs));
+    let zoned = !matches!(scan, Scan::Time(p) if !p.zoned);
+    let collected = take(out, scan).map(|ts| Collected { ts, zoned });
     let mark = cx.fields.len();
     let start = cx.scratch.len();
     crate::escape::unescape_into(&s[log.value.0..log.value.1], cx.scratch);
@@ -502,7 +535,7 @@ fn name_prefix(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool
             if let Some(p) = parse_rfc3339(r, false, 0) {
                 if r.get(p.end) == Some(&b' ') {
                     let saved = *out;
-                    if wrapped(&r[p.end + 1..], o.offset(t2 + 1 + p.end + 1), cx, out, Wrapper::GithubActions, Some(p.ts)) {
+                    if wrapped(&r[p.end + 1..], o.offset(t2 + 1 + p.end + 1), cx, out, Wrapper::GithubActions, Some(Collected::of(p))) {
                         return true;
                     }
                     *out = saved;
@@ -517,7 +550,7 @@ fn name_prefix(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool
             if let Some(p) = parse_rfc3339(&s[ts_start..], false, 0) {
                 if p.end == 28 && p.ts.digits == 7 {
                     let saved = *out;
-                    if wrapped(&s[z + 2..], o.offset(z + 2), cx, out, Wrapper::GithubActions, Some(p.ts)) {
+                    if wrapped(&s[z + 2..], o.offset(z + 2), cx, out, Wrapper::GithubActions, Some(Collected::of(p))) {
                         return true;
                     }
                     *out = saved;
@@ -614,7 +647,7 @@ fn zap_json(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
             },
             _ => time::scan_epoch_number(v),
         };
-        out.time = take(out, scan);
+        out.time = own_time(out, scan);
     }
     if let Some(p) = level {
         out.level = Level::parse(&s[p.value.0..p.value.1]).unwrap_or(Level::Unknown);
@@ -642,11 +675,11 @@ fn looks_like_caller(s: &[u8]) -> bool {
 /// `<ts>\t<LEVEL>\t[<logger>\t][<caller>\t]<msg>[\t{json}]`, also with the
 /// TABs turned into runs of spaces by a terminal copy.
 fn zap_console(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
-    let (ts, mut i) = match scan_rfc3339(s, false, cx.opts.default_offset_secs) {
-        Scan::Time(p) => (Some(p.ts), p.end),
-        Scan::Impossible { end } => (None, end),
+    let (ts, mut i, zoned) = match scan_rfc3339(s, false, cx.opts.default_offset_secs) {
+        Scan::Time(p) => (Some(p.ts), p.end, p.zoned),
+        Scan::Impossible { end } => (None, end, true),
         Scan::No => match parse_epoch_float(s) {
-            Some(p) => (Some(p.ts), p.end),
+            Some(p) => (Some(p.ts), p.end, true),
             None => return false,
         },
     };
@@ -661,6 +694,7 @@ fn zap_console(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool
     }
     let Some(level) = Level::parse(&s[ls..i]) else { return false };
     out.time = ts;
+    out.zoneless = !zoned;
     out.impossible_time |= ts.is_none();
     out.level = level;
     let body_start = skip_ws(s, i);
@@ -779,9 +813,9 @@ fn split_columns(s: &[u8], tabbed: bool) -> ([(usize, usize); 3], usize) {
 
 /// `2021-09-11 14:46:23.606939 I | raft: <msg>` (capnslog, local time).
 fn capnslog(s: &[u8], o: Origin, cx: &Ctx<'_>, out: &mut LineOut) -> bool {
-    let (ts, i) = match scan_rfc3339(s, true, cx.opts.default_offset_secs) {
-        Scan::Time(p) => (Some(p.ts), p.end),
-        Scan::Impossible { end } => (None, end),
+    let (ts, i, zoned) = match scan_rfc3339(s, true, cx.opts.default_offset_secs) {
+        Scan::Time(p) => (Some(p.ts), p.end, p.zoned),
+        Scan::Impossible { end } => (None, end, true),
         Scan::No => return false,
     };
     if s.get(10) != Some(&b' ') {
@@ -799,6 +833,7 @@ fn capnslog(s: &[u8], o: Origin, cx: &Ctx<'_>, out: &mut LineOut) -> bool {
         _ => return false,
     };
     out.time = ts;
+    out.zoneless = !zoned;
     out.impossible_time |= ts.is_none();
     let m = i + 5;
     // `pkg: message`
@@ -829,6 +864,7 @@ fn go_log(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
         let nanos =
             time::checked_civil_nanos(2000 + n(0) as i64, n(2), n(4), h, mi, sec, frac).and_then(|n| time::minus_offset(n, cx.opts.default_offset_secs));
         out.time = nanos.map(|n| Timestamp::new(n, digits));
+        out.zoneless = true;
         out.impossible_time |= nanos.is_none();
         out.level = level;
         out.message = o.span(close + 2, s.len());
@@ -853,6 +889,7 @@ fn go_log(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
             return false;
         }
         out.time = take(out, scan).and_then(|p| Some(Timestamp::new(p.nanos.checked_add(frac as i64)?, digits)));
+        out.zoneless = true;
         out.level = Level::Info;
         out.message = o.span(end + 1, s.len());
         return true;
@@ -908,6 +945,7 @@ fn klog(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     }
     out.level = level;
     out.time = ts;
+    out.zoneless = true;
     out.yearless = ts.is_some();
     out.impossible_time |= ts.is_none();
     cx.fields.push(Field { key: Span::EMPTY, value: o.span(caller.0, caller.1), kind: ValueKind::Text });
@@ -981,7 +1019,7 @@ fn logrus(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
             return false;
         };
         let Some(close) = memchr::memchr(b']', s) else { return false };
-        out.time = take(out, scan_rfc3339(&s[5..close], false, cx.opts.default_offset_secs));
+        out.time = own_time(out, scan_rfc3339(&s[5..close], false, cx.opts.default_offset_secs));
         out.level = level;
         let m = skip_ws(s, close + 1);
         // message, then optional key=value pairs after two spaces
@@ -1010,7 +1048,7 @@ fn logrus(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
                     Scan::No => time::scan_epoch_number(v),
                     t => t,
                 };
-                out.time = take(out, scan);
+                out.time = own_time(out, scan);
             }
             b"level" | b"lvl" => out.level = Level::parse(v).unwrap_or(Level::Unknown),
             b"logger" => out.logger = f.value,
@@ -1057,10 +1095,12 @@ fn journald(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     // A line with a format and a time of its own under the prefix (etcd's
     // JSON, klog, zap): its time is the record's, the prefix's the
     // collection time.
-    if colon + 2 < s.len() && under_syslog(&s[colon + 2..], o.offset(colon + 2), cx, out, ts, true) {
+    let stamp = ts.map(|ts| Collected { ts, zoned: false });
+    if colon + 2 < s.len() && under_syslog(&s[colon + 2..], o.offset(colon + 2), cx, out, stamp, true) {
         return true;
     }
     out.time = ts;
+    out.zoneless = true;
     out.yearless = ts.is_some();
     out.impossible_time |= ts.is_none();
     out.level = Level::Unknown;
@@ -1075,7 +1115,7 @@ fn journald(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
 /// ([`Wrapper::Journald`]), its collection time the prefix's (given the
 /// inner time's year when the prefix had none; dropped when neither has a
 /// year). Otherwise nothing in `out` or `cx` changes.
-fn under_syslog(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut, prefix: Option<Timestamp>, prefix_yearless: bool) -> bool {
+fn under_syslog(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut, stamp: Option<Collected>, prefix_yearless: bool) -> bool {
     let mark = cx.fields.len();
     let saved = cx.last_format;
     let mut io = LineOut { inner: (o.start, o.start + s.len()), ..LineOut::default() };
@@ -1085,13 +1125,15 @@ fn under_syslog(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut, prefix
         cx.fields.truncate(mark);
         return false;
     }
+    let prefix = stamp.map(|c| c.ts);
     let collected = match prefix {
         Some(p) if !prefix_yearless => Some(p),
         Some(p) if !io.yearless => io.time.and_then(|t| super::nearest_year(p, t.nanos, cx.opts.default_offset_secs)),
         _ => None,
     };
     let impossible = out.impossible_time || io.impossible_time;
-    *out = LineOut { wrapper: Wrapper::Journald, collected, impossible_time: impossible, ..io };
+    let collected_zoneless = collected.is_some() && stamp.is_some_and(|c| !c.zoned);
+    *out = LineOut { wrapper: Wrapper::Journald, collected, collected_zoneless, impossible_time: impossible, ..io };
     true
 }
 

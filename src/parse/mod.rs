@@ -15,7 +15,7 @@ pub mod testing;
 use piece::EncodedPiece;
 pub use piece::{Piece, PieceError, PieceParser};
 
-use crate::model::{Diagnostic, FileBytes, Format, Packed, ParseCounts, ParsedFile, Record, Span, Timestamp, ValueKind, Wrapper, YearSource};
+use crate::model::{Diagnostic, FileBytes, Format, Packed, ParseCounts, ParsedFile, Record, RecordFlags, Span, Timestamp, ValueKind, Wrapper, YearSource};
 use crate::time;
 use line::{Ctx, LineOptions, LineOut, Origin};
 
@@ -931,6 +931,8 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
                     }
                     out.wrapper = Wrapper::Cri;
                     out.collected = h.ts;
+                    // (The kubelet writes its time with its zone.)
+                    out.collected_zoneless = false;
                     out.impossible_time |= h.ts.is_none();
                     out.inner = (end, end);
                     true
@@ -1174,7 +1176,12 @@ impl Sink<'_> {
         self.records.push(Record {
             time: if fmt == Format::Unparsed { None } else { out.time },
             collected: out.collected,
-            yearless: out.yearless,
+            // (Zoneless: the time it is placed by, its own or else its
+            // wrapper's.)
+            flags: RecordFlags::new(
+                out.yearless,
+                if out.time.is_some() && fmt != Format::Unparsed { out.zoneless } else { out.collected.is_some() && out.collected_zoneless },
+            ),
             level: out.level,
             format: fmt,
             wrapper: out.wrapper,
@@ -1405,34 +1412,72 @@ fn collector_clock(w: Wrapper) -> bool {
 /// collector's (the kubelet's `--timestamps`, CRI, docker json-file) onto
 /// the collector's clock, so files from different hosts line up. The skew
 /// is the median of (line time - collection time); a diagnostic says so.
+///
+/// Then each file whose times are still read at an assumed zone gets a
+/// note ([`zone_note`]).
 pub fn align_clocks(files: &mut [ParsedFile]) {
     for f in files.iter_mut() {
         zone_local_lines(f);
         zone_local_stamps(f);
     }
     for f in files.iter_mut() {
-        let mut d = skews(f, collector_clock);
-        if d.len() < 2 {
-            continue;
-        }
-        let Some(skew) = median(&mut d) else { continue };
-        if skew.unsigned_abs() <= SKEW_NANOS.unsigned_abs() {
-            continue;
-        }
-        // A time the move would take past what a time holds (a skew of
-        // centuries, a line of its own far the other way) is no time.
-        let mut lost = 0u64;
-        for r in f.records.iter_mut() {
-            move_back(&mut r.time, skew, &mut lost);
-        }
-        let dir = if skew > 0 { "ahead of" } else { "behind" };
-        let message = format!(
-            "the clock of its lines runs {} {dir} the collector's timestamps; its times were moved onto the collector's clock{}",
-            time::human_duration(skew.saturating_abs()),
-            lost_note(lost)
-        );
-        f.diagnostics.push(Diagnostic { path: f.path.clone(), line: None, message });
+        collector_clocks(f);
+        zone_note(f);
     }
+}
+
+/// [`align_clocks`] for one file: its lines' clock against its
+/// collector's.
+fn collector_clocks(f: &mut ParsedFile) {
+    let mut d = skews(f, collector_clock);
+    if d.len() < 2 {
+        return;
+    }
+    let Some(skew) = median(&mut d) else { return };
+    if skew.unsigned_abs() <= SKEW_NANOS.unsigned_abs() {
+        // The lines' clock agrees with the collector's, which writes its
+        // zone: a line the collector stamped is on UTC's clock.
+        for r in f.records.iter_mut().filter(|r| collector_clock(r.wrapper) && r.collected.is_some()) {
+            r.set_zoneless(false);
+        }
+        return;
+    }
+    // A time the move would take past what a time holds (a skew of
+    // centuries, a line of its own far the other way) is no time.
+    let mut lost = 0u64;
+    for r in f.records.iter_mut() {
+        move_back(&mut r.time, skew, &mut lost);
+        // (Now on the collector's clock, which writes its zone.)
+        if r.time.is_some() {
+            r.set_zoneless(false);
+        }
+    }
+    let dir = if skew > 0 { "ahead of" } else { "behind" };
+    let message = format!(
+        "the clock of its lines runs {} {dir} the collector's timestamps; its times were moved onto the collector's clock{}",
+        time::human_duration(skew.saturating_abs()),
+        lost_note(lost)
+    );
+    f.diagnostics.push(Diagnostic { path: f.path.clone(), line: None, message });
+}
+
+/// A note for a file with times written with no zone that no clock with
+/// one confirmed or moved ([`Record::zoneless`]): how many lines, the
+/// first, and the offset they were read at.
+fn zone_note(f: &mut ParsedFile) {
+    let mut zoneless = f.records.iter().filter(|r| r.zoneless() && (r.time.is_some() || r.collected.is_some()));
+    let Some(first) = zoneless.next() else { return };
+    let (line, n) = (first.line, 1 + zoneless.count() as u64);
+    f.zoneless_times = n;
+    let lines = crate::words::plural(n, "line writes its time", "lines write their times");
+    let they = if n == 1 { "it is" } else { "they are" };
+    let read = if f.zone_offset_secs == 0 {
+        format!("{they} read as UTC (if the logs were written in another zone, the CLI's --utc-offset reads them in it)")
+    } else {
+        format!("{they} read at {}, as --utc-offset says", time::zone_name(f.zone_offset_secs))
+    };
+    let first = if n == 1 { "this one".to_string() } else { "this is the first".to_string() };
+    f.diagnostics.push(Diagnostic { path: f.path.clone(), line: Some(line), message: format!("{lines} with no zone ({first}): {read}") });
 }
 
 /// Moves a line's time `by` nanoseconds back; one the move would take past
@@ -1455,7 +1500,7 @@ fn lost_note(lost: u64) -> String {
 /// (line time - wrapper time) of each record of `f` with both, a year of
 /// its own and a wrapper that `keep`s.
 fn skews(f: &ParsedFile, keep: impl Fn(Wrapper) -> bool) -> Vec<i64> {
-    f.records.iter().filter(|r| !r.yearless && keep(r.wrapper)).filter_map(|r| r.time?.nanos.checked_sub(r.collected?.nanos)).collect()
+    f.records.iter().filter(|r| !r.yearless() && keep(r.wrapper)).filter_map(|r| r.time?.nanos.checked_sub(r.collected?.nanos)).collect()
 }
 
 /// The median of `v` (the upper one of an even count); `None` when empty.
@@ -1469,14 +1514,14 @@ fn median(v: &mut [i64]) -> Option<i64> {
 
 /// The zone that local times with no zone read apart from UTC ones, from
 /// `d` (local - UTC, each pair's): their median rounded to whole quarter
-/// hours, if it is within a minute of that (the two lines' lag), not 0,
-/// at most 26 hours, and most pairs agree on it.
+/// hours, if it is within a minute of that (the two lines' lag), at most
+/// 26 hours, and most pairs agree on it. 0: they agree with UTC's clock.
 fn zone_of(d: &mut [i64]) -> Option<i64> {
     const QUARTER_HOUR: i64 = 15 * 60 * time::NANOS_PER_SEC;
     const LAG: u64 = 60 * time::NANOS_PER_SEC as u64;
     let skew = median(d)?;
     let zone = (skew as f64 / QUARTER_HOUR as f64).round() as i64 * QUARTER_HOUR;
-    if zone == 0 || skew.abs_diff(zone) > LAG || zone.unsigned_abs() > 26 * 3600 * time::NANOS_PER_SEC as u64 {
+    if skew.abs_diff(zone) > LAG || zone.unsigned_abs() > 26 * 3600 * time::NANOS_PER_SEC as u64 {
         return None;
     }
     (d.iter().filter(|&&x| x.abs_diff(zone) <= LAG).count() * 2 >= d.len()).then_some(zone)
@@ -1491,15 +1536,31 @@ fn zone_of(d: &mut [i64]) -> Option<i64> {
 fn zone_local_stamps(f: &mut ParsedFile) {
     let mut d = skews(f, |w| w != Wrapper::None && !collector_clock(w));
     let Some(zone) = zone_of(&mut d) else { return };
+    // The stamps are now on the lines' clock: UTC's when those lines wrote
+    // their zone.
+    let lines_zoned = !f.records.iter().any(|r| r.wrapper != Wrapper::None && !collector_clock(r.wrapper) && r.time.is_some() && r.zoneless());
+    if zone == 0 {
+        // Already on the lines' clock.
+        for r in f.records.iter_mut().filter(|r| lines_zoned && !collector_clock(r.wrapper)) {
+            if r.time.is_none() || (r.format == Format::Journald && r.wrapper == Wrapper::None) {
+                r.set_zoneless(false);
+            }
+        }
+        return;
+    }
     for r in f.records.iter_mut().filter(|r| !collector_clock(r.wrapper)) {
         if let Some(c) = r.collected.as_mut() {
             c.nanos = c.nanos.saturating_add(zone);
         }
         // A journald line with nothing inside: its time is the stamp's.
-        if r.format == Format::Journald && r.wrapper == Wrapper::None {
+        let plain = r.format == Format::Journald && r.wrapper == Wrapper::None;
+        if plain {
             if let Some(t) = r.time.as_mut() {
                 t.nanos = t.nanos.saturating_add(zone);
             }
+        }
+        if lines_zoned && (plain || r.time.is_none()) {
+            r.set_zoneless(false);
         }
     }
     let dir = if zone > 0 { "behind" } else { "ahead of" };
@@ -1517,13 +1578,13 @@ fn zone_local_stamps(f: &mut ParsedFile) {
 /// (`2019-01-19 15:30:43.733378 I | ...`) and Go's `log` write the wall
 /// clock as it reads, with no zone. (Unwrapped lines with a year only.)
 fn zoneless_line(r: &Record) -> bool {
-    r.wrapper == Wrapper::None && !r.yearless && matches!(r.format, Format::EtcdCapnslog | Format::GoLog)
+    r.wrapper == Wrapper::None && !r.yearless() && matches!(r.format, Format::EtcdCapnslog | Format::GoLog)
 }
 
 /// Whether a line's own time is on UTC's clock: zap writes an epoch
 /// number or a time with its zone, in JSON and in its console encoder.
 fn zoned_line(r: &Record) -> bool {
-    r.wrapper == Wrapper::None && !r.yearless && matches!(r.format, Format::ZapJson | Format::ZapConsole)
+    r.wrapper == Wrapper::None && !r.yearless() && matches!(r.format, Format::ZapJson | Format::ZapConsole)
 }
 
 /// Lines with a local time and no zone interleaved with lines on UTC's
@@ -1551,12 +1612,21 @@ fn zone_local_lines(f: &mut ParsedFile) {
         return;
     }
     let Some(zone) = zone_of(&mut d) else { return };
+    if zone == 0 {
+        // Already on the zap lines' clock, which writes its zone.
+        for r in f.records.iter_mut().filter(|r| zoneless_line(r)) {
+            r.set_zoneless(false);
+        }
+        return;
+    }
     let (mut formats, mut lost) = (Vec::new(), 0u64);
     for r in f.records.iter_mut().filter(|r| zoneless_line(r) && r.time.is_some()) {
         if !formats.contains(&r.format) {
             formats.push(r.format);
         }
         move_back(&mut r.time, zone, &mut lost);
+        // (Now on the zap lines' clock, which writes its zone.)
+        r.set_zoneless(false);
     }
     let kinds: Vec<&str> = formats.iter().map(|k| if *k == Format::EtcdCapnslog { "etcd capnslog" } else { "Go log" }).collect();
     let dir = if zone > 0 { "ahead of" } else { "behind" };
@@ -1618,7 +1688,7 @@ fn year_before(t: Timestamp, mtime_secs: i64, offset_secs: i32) -> Option<Timest
 /// With none of these the times keep no year: `Timestamp::yearless` is set
 /// and every output shows them without one. Never a year made up.
 pub fn resolve_years(files: &mut [ParsedFile]) {
-    let yearless: Vec<bool> = files.iter().map(|f| f.records.iter().any(|r| r.yearless && r.time.is_some())).collect();
+    let yearless: Vec<bool> = files.iter().map(|f| f.records.iter().any(|r| r.yearless() && r.time.is_some())).collect();
     // The median of every dated time, for a file with yearless times and
     // no dated one of its own; only such a file needs it (a log of a
     // million lines, none of them yearless, spends no time on it).
@@ -1631,10 +1701,10 @@ pub fn resolve_years(files: &mut [ParsedFile]) {
     let mut unresolved = Vec::new();
     for (k, f) in files.iter_mut().enumerate() {
         if !yearless[k] {
-            if f.records.iter().any(|r| r.yearless) {
+            if f.records.iter().any(|r| r.yearless()) {
                 // Only impossible times were yearless.
                 for r in f.records.iter_mut() {
-                    r.yearless = false;
+                    r.set_yearless(false);
                 }
             }
             continue;
@@ -1674,10 +1744,10 @@ pub fn resolve_years(files: &mut [ParsedFile]) {
         let mut impossible = (0u64, 0u32);
         for i in 0..n {
             let r = &mut f.records[i];
-            if !r.yearless {
+            if !r.yearless() {
                 continue;
             }
-            r.yearless = false;
+            r.set_yearless(false);
             let Some(t) = r.time else { continue };
             let new = match source {
                 YearSource::SameFile => {
@@ -1735,10 +1805,10 @@ pub fn resolve_years(files: &mut [ParsedFile]) {
         let f = &mut files[k];
         let off = f.zone_offset_secs;
         let source = if resolved.is_some() { YearSource::OtherFiles } else { YearSource::Unknown };
-        for r in f.records.iter_mut().filter(|r| r.yearless) {
+        for r in f.records.iter_mut().filter(|r| r.yearless()) {
             match resolved {
                 Some(g) => {
-                    r.yearless = false;
+                    r.set_yearless(false);
                     r.time = r.time.and_then(|t| nearest_year(t, g, off));
                 }
                 None => {
@@ -1756,7 +1826,7 @@ pub fn resolve_years(files: &mut [ParsedFile]) {
 /// A record's time when it carries its year (its line's, else its
 /// wrapper's), in nanoseconds: what [`resolve_years`] takes years from.
 fn dated_nanos(r: &Record) -> Option<i64> {
-    if r.yearless {
+    if r.yearless() {
         return None;
     }
     r.time.or(r.collected).map(|t| t.nanos)

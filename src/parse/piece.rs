@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use super::repair::{Cut as CutLast, Repairs, Tally};
 use super::{find_record_start, parse_into, Begins, Chunk, ParseOptions, Search, MAX_FILE_BYTES, STREAM_PIECE_BYTES};
-use crate::model::{Field, Format, Level, ParseCounts, Record, Span, Timestamp, ValueKind, Wrapper};
+use crate::model::{Field, Format, Level, ParseCounts, Record, RecordFlags, Span, Timestamp, ValueKind, Wrapper};
 
 const MAGIC: u32 = 0x5250_0002; // "RP", version 2
 const NO_CUT: u64 = u64::MAX;
@@ -230,7 +230,7 @@ impl Piece {
 }
 
 /// One record, fixed-width: time and collection time (presence, nanos,
-/// digits), yearless/level/format/wrapper/message kind, the logger,
+/// digits), flags/level/format/wrapper/message kind, the logger,
 /// message and reconcile id spans, fields start and count, line, line
 /// count, byte offset and length, the format its fields are parsed again
 /// after (0: they are kept; k + 1: `Format::ALL[k]`).
@@ -243,7 +243,7 @@ fn record_bytes(r: &Record) -> [u8; RECORD_BYTES] {
             b[at + 9] = t.digits;
         }
     }
-    b[20..25].copy_from_slice(&[u8::from(r.yearless), r.level as u8, r.format as u8, r.wrapper as u8, r.message_kind as u8]);
+    b[20..25].copy_from_slice(&[r.flags.bits(), r.level as u8, r.format as u8, r.wrapper as u8, r.message_kind as u8]);
     put_span_at(&mut b, 25, r.logger);
     put_span_at(&mut b, 33, r.message);
     put_span_at(&mut b, 41, r.reconcile_id);
@@ -411,7 +411,7 @@ impl<'a> EncodedPiece<'a> {
         acc.records.extend(self.records.iter().map(|b| Record {
             time: time_at(b, 0),
             collected: time_at(b, 10),
-            yearless: b[20] != 0,
+            flags: RecordFlags::from_bits(b[20]),
             level: Level::ALL[b[21] as usize],
             format: Format::ALL[b[22] as usize],
             wrapper: Wrapper::ALL[b[23] as usize],

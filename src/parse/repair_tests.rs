@@ -15,7 +15,7 @@ fn render(input: &str) -> String {
             out.push_str(&format!("+{}", r.line_count - 1));
         }
         let time = match r.time {
-            _ if r.yearless => "yearless".to_owned(),
+            _ if r.yearless() => "yearless".to_owned(),
             Some(t) => t.to_string(),
             None => "-".to_owned(),
         };

@@ -727,7 +727,12 @@ fn zoneless_lines_interleaved_with_utc_ones_move_onto_their_clock() {
     );
     // One place where the kinds meet could be a real gap (a restart hours
     // later, logging the other way): nothing moves.
-    check_clocks(&[CAPNS, LATER, JSON2].concat(), "2019-01-19T15:30:43.746310Z 2019-01-19T15:30:43.748731Z 2019-01-19T07:30:44.74815Z | ");
+    // (So the capnslog lines' times rest on the offset assumed, UTC.)
+    check_clocks(
+        &[CAPNS, LATER, JSON2].concat(),
+        "2019-01-19T15:30:43.746310Z 2019-01-19T15:30:43.748731Z 2019-01-19T07:30:44.74815Z \
+         | 2 lines write their times with no zone (this is the first): they are read as UTC (if the logs were written in another zone, the CLI's --utc-offset reads them in it)",
+    );
     // Already on one clock (the right --utc-offset, or a zone of UTC): nothing moves.
     check_clocks(
         "2019-01-19 07:30:43.746310 I | a\n{\"ts\":1547883043.746382,\"msg\":\"b\"}\n2019-01-19 07:30:43.748731 I | c\n",
@@ -736,7 +741,8 @@ fn zoneless_lines_interleaved_with_utc_ones_move_onto_their_clock() {
     // Apart by no whole number of quarter hours: not a zone, nothing moves.
     check_clocks(
         "2019-01-19 07:37:43.7 I | a\n{\"ts\":1547883043.7,\"msg\":\"b\"}\n2019-01-19 07:37:43.8 I | c\n",
-        "2019-01-19T07:37:43.7Z 2019-01-19T07:30:43.7Z 2019-01-19T07:37:43.8Z | ",
+        "2019-01-19T07:37:43.7Z 2019-01-19T07:30:43.7Z 2019-01-19T07:37:43.8Z \
+         | 2 lines write their times with no zone (this is the first): they are read as UTC (if the logs were written in another zone, the CLI's --utc-offset reads them in it)",
     );
 }
 
@@ -949,4 +955,77 @@ fn a_printed_json_line_counts_brackets_outside_strings() {
     check(r#"  }, {"#, (0, -1, false));
     check(r#"}]"#, (-2, -2, false));
     check(r#"  "cut": "no end"#, (0, 0, true));
+}
+
+/// Parses one file at `offset_secs` (the CLI's `--utc-offset`), moves its
+/// clocks as the loader does, and renders how many of its records rest on
+/// an assumed zone and the note that says so: `n @line: note`, or `none`.
+fn check_zone(text: &str, offset_secs: i32, expect: &str) {
+    let opts = ParseOptions { default_offset_secs: offset_secs, ..ParseOptions::default() };
+    let mut f = vec![parse_file("x.log", text.as_bytes().to_vec(), &opts)];
+    align_clocks(&mut f);
+    let f = &f[0];
+    let notes: Vec<String> =
+        f.diagnostics.iter().filter(|d| d.message.contains("no zone (")).map(|d| format!("@{}: {}", d.line.unwrap_or(0), d.message)).collect();
+    let got = if f.zoneless_times == 0 && notes.is_empty() { "none".to_string() } else { format!("{} {}", f.zoneless_times, notes.join("; ")) };
+    assert_lines(&format!("{got}\n"), expect);
+}
+
+#[test]
+fn times_with_no_zone_are_noted_unless_a_clock_with_one_vouches_for_them() {
+    const READ_AS_UTC: &str = "they are read as UTC (if the logs were written in another zone, the CLI's --utc-offset reads them in it)";
+    const IT_IS_READ_AS_UTC: &str = "it is read as UTC (if the logs were written in another zone, the CLI's --utc-offset reads them in it)";
+    // klog writes the process's local clock with no zone (and no year).
+    let klog = "I0423 08:04:00.000001       1 x.go:1] a\nI0423 08:04:01.5       1 x.go:1] b\n";
+    check_zone(klog, 0, &format!("2 @1: 2 lines write their times with no zone (this is the first): {READ_AS_UTC}"));
+    check_zone(klog, 7200, "2 @1: 2 lines write their times with no zone (this is the first): they are read at UTC+02:00, as --utc-offset says");
+    // Under the kubelet's CRI stamps, which write their zone: agreeing
+    // within 2 s, the lines' clock is UTC's; 2 hours apart, the lines are
+    // moved onto the stamps' clock. Either way nothing rests on a guess.
+    check_zone(
+        "2024-04-23T08:04:00.000002Z stdout F I0423 08:04:00.000001       1 x.go:1] a\n\
+         2024-04-23T08:04:01.6Z stdout F I0423 08:04:01.5       1 x.go:1] b\n",
+        0,
+        "none",
+    );
+    check_zone(
+        "2024-04-23T06:04:00.000002Z stdout F I0423 08:04:00.000001       1 x.go:1] a\n\
+         2024-04-23T06:04:01.6Z stdout F I0423 08:04:01.5       1 x.go:1] b\n",
+        0,
+        "none",
+    );
+    // zap's console and logrus's key=value lines write a zone, or may not.
+    check_zone("2024-01-29T16:04:41.5Z\tINFO\tx\n2024-01-29T16:04:42+01:00\tINFO\ty\n", 0, "none");
+    check_zone(
+        "2024-01-29T16:04:41.5Z\tINFO\tx\n2024-01-29T16:04:42.5\tINFO\ty\n",
+        0,
+        &format!("1 @2: 1 line writes its time with no zone (this one): {IT_IS_READ_AS_UTC}"),
+    );
+    check_zone(
+        "time=\"2021-03-30T03:39:38\" level=info msg=\"a\"\ntime=\"2021-03-30T03:39:39Z\" level=info msg=\"b\"\n",
+        0,
+        &format!("1 @1: 1 line writes its time with no zone (this one): {IT_IS_READ_AS_UTC}"),
+    );
+    // A journal's stamps (no zone) 5 hours ahead of etcd's JSON lines
+    // inside them (with one): moved onto the lines' clock, the line with
+    // only a stamp too.
+    let journal = "Jan 19 12:30:43 host etcd[1]: {\"level\":\"info\",\"ts\":\"2019-01-19T07:30:43.746Z\",\"msg\":\"a\"}\n\
+                   Jan 19 12:30:44 host etcd[1]: {\"level\":\"info\",\"ts\":\"2019-01-19T07:30:44.100Z\",\"msg\":\"b\"}\n\
+                   Jan 19 12:30:45 host systemd[1]: Started etcd.\n";
+    check_zone(journal, 0, "none");
+    // The same with klog lines inside: the stamps move onto a clock that
+    // is itself assumed, so all three lines rest on the guess.
+    check_zone(
+        "Jan 19 12:30:43 host kcm[1]: I0119 07:30:43.746000       1 x.go:1] a\n\
+         Jan 19 12:30:44 host kcm[1]: I0119 07:30:44.100000       1 x.go:1] b\n\
+         Jan 19 12:30:45 host systemd[1]: Started kcm.\n",
+        0,
+        &format!("3 @1: 3 lines write their times with no zone (this is the first): {READ_AS_UTC}"),
+    );
+    // Lines with no time at all are not counted.
+    check_zone(
+        "I0423 08:04:00.000001       1 x.go:1] a\nplain text\n",
+        0,
+        &format!("1 @1: 1 line writes its time with no zone (this one): {IT_IS_READ_AS_UTC}"),
+    );
 }

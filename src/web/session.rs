@@ -514,6 +514,7 @@ impl Session {
             goroutines: a.goroutines.clone(),
             year_unknown: a.year_unknown,
             year_from_mtime: a.year_from_mtime,
+            zone_assumed: a.zone_assumed,
             in_flight: a.in_flight.clone(),
             coverage: a.coverage.clone(),
             leadership: a.leadership.clone(),

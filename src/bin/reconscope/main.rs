@@ -702,9 +702,13 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         };
         // A year the logs did not write is said to be a guess here too.
         let year = if analysis.year_is_file_time() { "; the year of the times is taken from the files' modification times" } else { "" };
+        // And a zone the logs did not write.
+        let zone = analysis
+            .zone_assumed
+            .map_or(String::new(), |z| format!("; times written with no zone ({}) are read {}", plural(z.files, "file", "files"), z.read()));
         writeln!(
             out,
-            "{}, {}, {}, {elections}{year}",
+            "{}, {}, {}, {elections}{year}{zone}",
             plural(inputs.len(), "file", "files"),
             plural(analysis.reconciles.len(), "reconcile", "reconciles"),
             plural(analysis.controllers.len(), "controller instance", "controller instances")
