@@ -238,6 +238,14 @@ fn corpus_leader_election_lines() {
     let Some(Detail::Lease(d)) = l[0].detail.as_deref() else { panic!() };
     assert_eq!(d.lease.as_deref(), Some("kube-system/kube-controller-manager"));
     assert!(l[0].message.contains("; at 05:17:54 it logged `leaderelection lost`"), "{}", l[0].message);
+    // kube-controller-manager is no controller-runtime manager: its log has
+    // no reconcile, so nothing is said to have stopped reconciling (the
+    // fatal line is where it began to stop).
+    assert!(
+        l[0].message.ends_with("; it began to stop at 05:17:54. This log holds no controller-runtime reconcile, before or after it, so it does not show whether reconciling stopped."),
+        "{}",
+        l[0].message
+    );
 
     // Issue 108380: `error retrieving resource lock`, then `successfully
     // acquired lease`: renewals failing, no loss.
@@ -261,6 +269,8 @@ fn corpus_leader_election_lines() {
     assert_eq!(l.len(), 1, "{:#?}", a.findings);
     let Some(Detail::Lease(d)) = l[0].detail.as_deref() else { panic!() };
     assert_eq!(d.lease.as_deref(), Some("default/lcustom-ease"));
+    // Nothing after the line: no stop, and no reconcile either way.
+    assert!(l[0].message.ends_with("`failed to renew lease default/lcustom-ease: timed out waiting for the condition`). This log holds no controller-runtime reconcile, before or after it, so it does not show whether reconciling stopped."), "{}", l[0].message);
 }
 
 #[test]

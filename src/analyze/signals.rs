@@ -571,6 +571,10 @@ fn ended(a: &Analysis, files: &[ParsedFile], spans: &[(u32, Timestamp, Timestamp
 /// The reconciles of file `fi` around `t`: the last that ended at or
 /// before it, and those in flight (begun before it, no line saying they
 /// ended, their last line after it or within the reconcile timeout before).
+/// The most time between two renewals that failed in one streak (and
+/// between the last and the loss).
+const RENEW_STREAK_NANOS: i64 = 60 * NANOS_PER_SEC;
+
 fn around(spans: &[(u32, Timestamp, Timestamp)], ended: &[bool], fi: u32, t: Timestamp, timeout: i64) -> (Option<usize>, Vec<usize>) {
     let mut last: Option<usize> = None;
     let mut in_flight = Vec::new();
@@ -623,8 +627,19 @@ fn lease_losses(
         let same = |x: &Event| lease.is_none() || lease_in(f, rec(x)).is_none_or(|l| Some(l) == lease);
         let before = &ev[..k];
         let acquired = before.iter().rev().find(|x| x.life == Life::Acquired && same(x));
-        let renew_failures =
-            before.iter().filter(|x| x.life == Life::RenewFailed && same(x) && acquired.is_none_or(|a| x.time >= a.time) && x.time <= lost.time).count();
+        // The renewals that failed in a row up to the loss: each within
+        // `RENEW_STREAK_NANOS` of the next (client-go retries every few
+        // seconds; a renewal that succeeds logs nothing, so an older failure
+        // may have been followed by a lease renewed for days).
+        let mut renew_failures = 0;
+        let mut next = lost.time;
+        for x in before.iter().rev().filter(|x| x.life == Life::RenewFailed && same(x) && acquired.is_none_or(|a| x.time >= a.time) && x.time <= lost.time) {
+            if next.nanos.saturating_sub(x.time.nanos) > RENEW_STREAK_NANOS {
+                break;
+            }
+            renew_failures += 1;
+            next = x.time;
+        }
         let stopped =
             ev[k + 1..].iter().find(|x| matches!(x.life, Life::Stopping | Life::Exit(_)) || (x.life == Life::Lost && x.time > lost.time)).map(|x| x.time);
         let said = f.message(rec(lost)).into_owned();
@@ -645,7 +660,12 @@ fn lease_losses(
         }
         // Reconciles of this log begun after the loss: then it did not stop.
         let later = spans.iter().enumerate().filter(|(_, x)| x.0 == fi as u32 && x.1 > lost.time).min_by_key(|(i, x)| (x.1, *i));
+        // A log with no reconcile at all (kube-controller-manager's) does
+        // not show whether reconciling stopped.
+        let reconciles = spans.iter().any(|x| x.0 == fi as u32);
         s = match (stopped, later) {
+            (Some(t), None) if !reconciles => s.text(format!("; it began to stop at {}", clock(t))),
+            (None, None) if !reconciles => s,
             (_, Some((i, x))) => s.text(format!(
                 "; it did not stop reconciling: {} began after it (the first, {} of {}, at {})",
                 plural(spans.iter().filter(|y| y.0 == fi as u32 && y.1 > lost.time).count(), "reconcile", "reconciles"),
@@ -663,7 +683,8 @@ fn lease_losses(
                 a.reconciles[l].object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string()),
                 clock(a.reconciles[l].last)
             )),
-            None => s.text(". This log holds no reconcile before that"),
+            None if reconciles => s.text(". This log holds no reconcile before that"),
+            None => s.text(". This log holds no controller-runtime reconcile, before or after it, so it does not show whether reconciling stopped"),
         };
         if !in_flight.is_empty() {
             s = s.text(format!(
