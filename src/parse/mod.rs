@@ -1476,7 +1476,7 @@ fn zone_note(f: &mut ParsedFile) {
     } else {
         format!("{they} read at {}, as --utc-offset says", time::zone_name(f.zone_offset_secs))
     };
-    let first = if n == 1 { "this one".to_string() } else { "this is the first".to_string() };
+    let first = if n == 1 { "this one" } else { "this is the first" };
     f.diagnostics.push(Diagnostic { path: f.path.clone(), line: Some(line), message: format!("{lines} with no zone ({first}): {read}") });
 }
 
@@ -1539,15 +1539,6 @@ fn zone_local_stamps(f: &mut ParsedFile) {
     // The stamps are now on the lines' clock: UTC's when those lines wrote
     // their zone.
     let lines_zoned = !f.records.iter().any(|r| r.wrapper != Wrapper::None && !collector_clock(r.wrapper) && r.time.is_some() && r.zoneless());
-    if zone == 0 {
-        // Already on the lines' clock.
-        for r in f.records.iter_mut().filter(|r| lines_zoned && !collector_clock(r.wrapper)) {
-            if r.time.is_none() || (r.format == Format::Journald && r.wrapper == Wrapper::None) {
-                r.set_zoneless(false);
-            }
-        }
-        return;
-    }
     for r in f.records.iter_mut().filter(|r| !collector_clock(r.wrapper)) {
         if let Some(c) = r.collected.as_mut() {
             c.nanos = c.nanos.saturating_add(zone);
@@ -1562,6 +1553,10 @@ fn zone_local_stamps(f: &mut ParsedFile) {
         if lines_zoned && (plain || r.time.is_none()) {
             r.set_zoneless(false);
         }
+    }
+    if zone == 0 {
+        // They were on it already: nothing moved, nothing to say.
+        return;
     }
     let dir = if zone > 0 { "behind" } else { "ahead of" };
     f.diagnostics.push(Diagnostic {
@@ -1612,13 +1607,6 @@ fn zone_local_lines(f: &mut ParsedFile) {
         return;
     }
     let Some(zone) = zone_of(&mut d) else { return };
-    if zone == 0 {
-        // Already on the zap lines' clock, which writes its zone.
-        for r in f.records.iter_mut().filter(|r| zoneless_line(r)) {
-            r.set_zoneless(false);
-        }
-        return;
-    }
     let (mut formats, mut lost) = (Vec::new(), 0u64);
     for r in f.records.iter_mut().filter(|r| zoneless_line(r) && r.time.is_some()) {
         if !formats.contains(&r.format) {
@@ -1627,6 +1615,10 @@ fn zone_local_lines(f: &mut ParsedFile) {
         move_back(&mut r.time, zone, &mut lost);
         // (Now on the zap lines' clock, which writes its zone.)
         r.set_zoneless(false);
+    }
+    if zone == 0 {
+        // They were on it already: nothing moved, nothing to say.
+        return;
     }
     let kinds: Vec<&str> = formats.iter().map(|k| if *k == Format::EtcdCapnslog { "etcd capnslog" } else { "Go log" }).collect();
     let dir = if zone > 0 { "ahead of" } else { "behind" };
