@@ -97,6 +97,19 @@ pub enum MarkerKind {
     FinalizerAtEnd,
 }
 
+impl MarkerKind {
+    /// How far right of its time the glyph's centre is drawn, in px: the
+    /// square for finalizers left sits just after the end of the evidence,
+    /// beside the last bars (a reconcile the log ends in ends there) rather
+    /// than over them. The others are centred on their time.
+    pub fn offset_px(self) -> f64 {
+        match self {
+            MarkerKind::FinalizerAtEnd => 7.0,
+            _ => 0.0,
+        }
+    }
+}
+
 /// An object lifecycle event, on the object's row (or its controller's).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Marker {

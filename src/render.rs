@@ -52,6 +52,9 @@ const FONT_TITLE: f64 = 18.0;
 const ROW_H: f64 = 24.0;
 const BAR_PAD: f64 = 4.0;
 const TITLE_H: f64 = 56.0;
+/// A small line of the heading after the first (the title's caveats when
+/// they are drawn under it, the counts when a narrow picture wraps them).
+const HEADING_LINE_H: f64 = 18.0;
 const AXIS_H: f64 = 28.0;
 const LANE_H: f64 = 19.0;
 /// A log source's lane (see [`crate::layout::SourceLane`]).
@@ -525,6 +528,45 @@ pub fn election_label(a: &Analysis, b: &crate::layout::Band) -> String {
     text
 }
 
+/// How the times were read where the logs did not say: a year they did not
+/// write is a guess, and so is a zone.
+fn time_caveats(a: &Analysis) -> Vec<String> {
+    let mut out = Vec::new();
+    if a.year_is_file_time() {
+        out.push("the year from file times".to_string());
+    }
+    if let Some(z) = a.zone_assumed {
+        out.push(format!("times with no zone read {}", z.read()));
+    }
+    out
+}
+
+/// The caveats as lines of their own, the first capitalised.
+fn caveat_lines(caveats: &[String], max_w: f64) -> Vec<String> {
+    let mut lines = fill_lines(caveats, ", ", max_w);
+    if let Some(first) = lines.first_mut() {
+        if let Some(c) = first.get(..1) {
+            *first = format!("{}{}", c.to_ascii_uppercase(), &first[1..]);
+        }
+    }
+    lines
+}
+
+/// `parts` joined by `sep` in lines of at most `max_w` px in the small
+/// font: as many to a line as fit (a part wider than a line is cut in the
+/// middle).
+fn fill_lines(parts: &[String], sep: &str, max_w: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for part in parts {
+        let joined = lines.last().map(|l| format!("{l}{sep}{part}"));
+        match joined {
+            Some(j) if text_width(&j, FONT_SMALL, false) <= max_w => *lines.last_mut().unwrap() = j,
+            _ => lines.push(middle_cut(part, max_w, FONT_SMALL, false)),
+        }
+    }
+    lines
+}
+
 pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     let p = &LIGHT;
     let (t0, t1) = view.window.unwrap_or((t.start_nanos, t.end_nanos.max(t.start_nanos.saturating_add(NANOS_PER_SEC))));
@@ -539,8 +581,36 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     let cx = |x: f64| x.clamp(px0, px1);
     let visible = |s: i64, e: i64| scale.overlaps(s, e);
 
+    // The title: what, when, where; and how the times were read when the
+    // logs did not say (beside the times, or under them when the title
+    // would not hold them).
+    let what = clean(view.title.as_deref().map(str::trim).filter(|s| !s.is_empty()).unwrap_or("reconscope timeline"));
+    let range = if t.rows.is_empty() && t.start_nanos == 0 && t.end_nanos == 0 { zone_name(off) } else { time_range(t0, t1, off, a.year_unknown) };
+    let caveats = time_caveats(a);
+    let when = std::iter::once(range.clone()).chain(caveats.iter().cloned()).collect::<Vec<_>>().join(", ");
+    let caveat_lines = if caveats.is_empty() || text_width(&format!("{what} · {when}"), FONT_TITLE, true) <= width - 24.0 {
+        Vec::new()
+    } else {
+        caveat_lines(&caveats, width - 16.0)
+    };
+    let shown_when = if caveat_lines.is_empty() { when.clone() } else { range };
+    // What was found, on as many lines as the width needs.
+    // No etcd log: no election found is not "0 elections" (as the Markdown says it).
+    let elections = if a.coverage.etcd == EtcdCoverage::Absent && a.elections.is_empty() {
+        "elections unknown (no etcd log)".to_string()
+    } else {
+        plural(a.elections.len(), "etcd election", "etcd elections")
+    };
+    let counts = [
+        format!("reconscope: {}", plural(a.reconciles.len(), "reconcile", "reconciles")),
+        plural(a.controllers.len(), "controller instance", "controller instances"),
+        elections,
+        plural(a.findings.len(), "finding", "findings"),
+    ];
+    let count_lines = fill_lines(&counts, " · ", width - 16.0);
+
     // Rows, with the y of each bar and highlight known before the notes.
-    let axis_top = TITLE_H;
+    let axis_top = TITLE_H + HEADING_LINE_H * (caveat_lines.len() + count_lines.len() - 1) as f64;
     let lanes_top = axis_top + AXIS_H;
     let mut notes: Vec<Note> = Vec::new();
     for b in t.bands.iter().filter(|b| visible(b.start_nanos, b.end_nanos)) {
@@ -616,18 +686,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     let legend_top = rows_bottom + 14.0;
     let height = (legend_top + legend_lines.len() as f64 * 20.0 + if unlabelled > 0 { 20.0 } else { 0.0 } + 6.0).ceil();
 
-    // The title: what, when, where.
-    let what = view.title.as_deref().map(str::trim).filter(|s| !s.is_empty()).unwrap_or("reconscope timeline");
-    let when = if t.rows.is_empty() && t.start_nanos == 0 && t.end_nanos == 0 { zone_name(off) } else { time_range(t0, t1, off, a.year_unknown) };
-    // A year the logs did not write is said to be a guess.
-    let when = if a.year_is_file_time() { format!("{when}, the year from file times") } else { when };
-    // And a zone the logs did not write.
-    let when = match a.zone_assumed {
-        Some(z) => format!("{when}, times with no zone read {}", z.read()),
-        None => when,
-    };
-    let what = clean(what);
-    let shown = middle_cut(&what, width - 24.0 - text_width(&format!(" · {when}"), FONT_TITLE, true), FONT_TITLE, true);
+    let shown = middle_cut(&what, width - 24.0 - text_width(&format!(" · {shown_when}"), FONT_TITLE, true), FONT_TITLE, true);
     let mut d = Doc { out: String::new() };
     let _ = writeln!(
         d.out,
@@ -649,20 +708,13 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     d.out.push_str(&defs);
     d.rect(0.0, 0.0, width, height, &format!(r#"fill="{}""#, p.bg));
 
-    d.text(8.0, 19.0, FONT_TITLE, &format!("{shown} · {when}"), &format!(r#"font-weight="bold" fill="{}""#, p.text));
-    // No etcd log: no election found is not "0 elections" (as the Markdown says it).
-    let elections = if a.coverage.etcd == EtcdCoverage::Absent && a.elections.is_empty() {
-        "elections unknown (no etcd log)".to_string()
-    } else {
-        plural(a.elections.len(), "etcd election", "etcd elections")
-    };
-    let counts = format!(
-        "reconscope: {} · {} · {elections} · {}",
-        plural(a.reconciles.len(), "reconcile", "reconciles"),
-        plural(a.controllers.len(), "controller instance", "controller instances"),
-        plural(a.findings.len(), "finding", "findings")
-    );
-    d.text(8.0, 42.0, FONT_SMALL, &counts, &format!(r#"fill="{}""#, p.muted));
+    d.text(8.0, 19.0, FONT_TITLE, &format!("{shown} · {shown_when}"), &format!(r#"font-weight="bold" fill="{}""#, p.text));
+    for (i, line) in caveat_lines.iter().enumerate() {
+        d.text(8.0, 40.0 + HEADING_LINE_H * i as f64, FONT_SMALL, line, &format!(r#"fill="{}""#, p.text));
+    }
+    for (i, line) in count_lines.iter().enumerate() {
+        d.text(8.0, 42.0 + HEADING_LINE_H * (caveat_lines.len() + i) as f64, FONT_SMALL, line, &format!(r#"fill="{}""#, p.muted));
+    }
 
     // Row stripes, the whole width.
     for (r, row) in t.rows.iter().enumerate() {
@@ -824,7 +876,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
         if !visible(m.at_nanos, m.at_nanos) {
             continue;
         }
-        let (x, cy) = (x_of(m.at_nanos), row_y(m.row as usize) + ROW_H / 2.0);
+        let (x, cy) = (x_of(m.at_nanos) + m.kind.offset_px(), row_y(m.row as usize) + ROW_H / 2.0);
         marker(&mut d, p, m.kind, x, cy);
     }
 

@@ -142,6 +142,9 @@ fn a_reconcile_the_log_stops_in_is_unfinished() {
         // The last line is an error, or asks for a requeue: how it ended is said.
         (widget(1, "starting sync", "a", "r1") + &line(&ts(2), "ERROR", "Reconciler error", "widget", "a", "r1"), vec![("r1", "error")]),
         (widget(1, "starting sync", "a", "r1") + &widget(2, "Reconcile done, requeueing after 5s", "a", "r1"), vec![("r1", "requeue")]),
+        // Or it is controller-runtime's own line for a reconcile that
+        // returned with no error and no requeue (logged at V(5)).
+        (widget(1, "Reconciling", "a", "r1") + &widget(2, "Reconcile successful", "a", "r1"), vec![("r1", "success")]),
         // An unrecovered panic, which controller-runtime logs at INFO.
         (
             widget(1, "starting sync", "a", "r1")

@@ -7,6 +7,7 @@ use std::path::Path;
 use reconscope::analyze::{analyze, Analysis, AnalyzeOptions, FindingKind};
 use reconscope::layout::{layout, Grouping, LayoutOptions, Timeline};
 use reconscope::parse::{parse_file, ParseOptions};
+use reconscope::pipeline::{LoadOptions, Loaded};
 use reconscope::render::{self, View};
 
 #[path = "support/files.rs"]
@@ -223,4 +224,91 @@ fn a_picture_without_reconciles_spans_the_logs_lines() {
     let msg = "No reconciles to draw: the inputs hold no controller-runtime reconcile logs.";
     let at_x: f64 = svg.split(msg).next().unwrap().rsplit("<text x=\"").next().unwrap().split('"').next().unwrap().parse().unwrap();
     assert!(at_x > 100.0, "drawn at x={at_x}, under the labels");
+}
+
+/// The rects of a drawing: (x, y, width, height, fill).
+fn rects(svg: &str) -> Vec<(f64, f64, f64, f64, String)> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let num = |n: roxmltree::Node, a: &str| n.attribute(a).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    doc.descendants()
+        .filter(|n| n.has_tag_name("rect") && n.ancestors().all(|a| !a.has_tag_name("pattern")))
+        .map(|n| (num(n, "x"), num(n, "y"), num(n, "width"), num(n, "height"), n.attribute("fill").unwrap_or("").to_string()))
+        .collect()
+}
+
+#[test]
+fn the_square_for_finalizers_left_hides_no_bar() {
+    // In the incident, every tenant still holds its finalizer at the end
+    // of the logs, and most rows have a reconcile there: tenant-alpha's
+    // last one is unfinished (the log ends in it), a bar 2 px wide at the
+    // right edge.
+    let a = incident();
+    let t = layout(&a, &LayoutOptions::default());
+    let on_rows = t.markers.iter().filter(|m| m.kind == reconscope::layout::MarkerKind::FinalizerAtEnd).count();
+    assert!(on_rows >= 7, "{on_rows} rows with finalizers left");
+    for width_px in [1200, 900, 600] {
+        let svg = render::svg(&a, &t, &View { width_px, ..View::default() });
+        let all = rects(&svg);
+        let squares: Vec<_> = all.iter().filter(|r| r.2 == 8.0 && r.3 == 8.0 && r.4 == "none").collect();
+        // (The legend has one too.)
+        assert_eq!(squares.len(), on_rows + 1, "{width_px} px");
+        // Bars are 20 px high, coloured by outcome.
+        let bars: Vec<_> = all.iter().filter(|r| r.3 == 20.0 && r.4 != "none" && !r.4.starts_with("url(")).collect();
+        assert!(bars.len() > 300, "{} bars", bars.len());
+        let mut beside = 0;
+        for s in &squares {
+            let (sx0, sx1) = (s.0 - 1.0, s.0 + s.2 + 1.0); // with its stroke
+            for b in bars.iter().filter(|b| b.1 <= s.1 && s.1 + s.3 <= b.1 + b.3) {
+                assert!(b.0 + b.2 <= sx0 || sx1 <= b.0, "{width_px} px: the square at x {}–{} covers a bar at x {}–{}", s.0, s.0 + s.2, b.0, b.0 + b.2);
+                beside += usize::from(sx0 - (b.0 + b.2) < 4.0);
+            }
+            assert!(sx1 <= width_px as f64, "{width_px} px: the square is drawn inside the picture, to x {sx1}");
+        }
+        assert!(beside >= 3, "{width_px} px: the squares sit right after the last bars ({beside})");
+    }
+}
+
+#[test]
+fn how_the_times_were_read_stays_inside_a_narrow_picture() {
+    // klog: no year (taken from the file's modification time) and no zone.
+    let text = "I0831 12:45:03.100000       1 controller.go:1] \"Reconciling\" controller=\"widget\" namespace=\"ns\" name=\"a\" reconcileID=\"r1\"\n\
+I0831 12:45:05.200000       1 controller.go:2] \"Reconcile successful\" controller=\"widget\" namespace=\"ns\" name=\"a\" reconcileID=\"r1\"\n";
+    // Read at --utc-offset 5:30, its year from a file time of 2026-08-31
+    // 13:00 UTC, as the CLI loads it.
+    let load = LoadOptions { parse: ParseOptions { default_offset_secs: 19800, ..ParseOptions::default() }, ..LoadOptions::default() };
+    let mut loaded = Loaded::default();
+    loaded.add_with_mtime("klog.log", text.as_bytes().to_vec(), Some(1_788_181_200), &load);
+    loaded.finish();
+    let a = analyze(&loaded.files, &AnalyzeOptions::default()).0;
+    assert!(a.year_is_file_time(), "the year from the file time");
+    assert_eq!(a.zone_assumed.map(|z| z.utc_offset_secs), Some(19800));
+    let t = layout(&a, &LayoutOptions::default());
+    let caveats = "the year from file times, times with no zone read at UTC+05:30";
+    for (width_px, title) in [(1200, "ci"), (1200, "a-very-long-artifact-name-from-a-ci-run-of-the-e2e-suite"), (900, "ci"), (600, "ci")] {
+        let view = View { width_px, title: Some(title.into()), ..View::default() };
+        let svg = render::svg(&a, &t, &view);
+        let d = parse(&svg);
+        let width = width_px as f64;
+        // The heading's lines (the axis' labels are centred on their ticks).
+        for (x, y, size, s) in d.texts.iter().filter(|t| t.0 == 8.0 && t.1 < 100.0) {
+            let bold = *size >= 18.0;
+            assert!(x + render::text_width(s, *size, bold) <= width, "{width_px} px: {s:?} at x {x}, y {y} runs off the picture");
+        }
+        let title_line = &d.texts[0].3;
+        assert!(title_line.starts_with(&format!("{title} · ")) || title_line.contains('…'), "{title_line}");
+        // Beside the times when they fit, else on a line of their own
+        // right under the title, before the counts.
+        let on_title = title_line.ends_with(&format!(", {caveats}"));
+        let under = d.texts.iter().position(|t| t.3.eq_ignore_ascii_case(caveats));
+        assert!(on_title != under.is_some(), "{width_px} px, {title}: once: {title_line:?} {under:?}");
+        if let Some(i) = under {
+            assert_eq!(i, 1, "{width_px} px: right under the title");
+            assert!(d.texts[1].3.starts_with("The year"), "{}", d.texts[1].3);
+            let counts = d.texts.iter().find(|t| t.3.starts_with("reconscope: ")).unwrap();
+            assert!(counts.1 >= d.texts[1].1 + 13.0, "the counts below it: {counts:?}");
+        }
+        assert_eq!(on_title, (width_px, title) == (1200, "ci"), "{width_px} px, {title}: {title_line:?}");
+        // The document's title says it all, whatever the width.
+        assert!(d.titles[0].starts_with(&format!("{title} · 2026-08-31 07:15:03 – 07:15:06 UTC, {caveats}")), "{}", d.titles[0]);
+    }
 }

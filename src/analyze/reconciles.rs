@@ -35,6 +35,9 @@ struct Draft {
     /// file: unless a line says how it ended, it is
     /// [`Outcome::Unfinished`].
     ends_log: bool,
+    /// A line of it is controller-runtime's `Reconcile successful`, which
+    /// it logs once the reconcile has returned: it ended.
+    said_done: bool,
 }
 
 /// The normalised messages ("words"): each distinct raw message is
@@ -53,6 +56,8 @@ struct Vocab<'a> {
     requeue: Vec<bool>,
     /// The message is a step of a deletion (see [`Deletion`]).
     deletion: Vec<Option<Deletion>>,
+    /// controller-runtime's `Reconcile successful`: the reconcile returned.
+    done: Vec<bool>,
 }
 
 /// Bytes looked up in a table of [`Key`]s, compared eight at a time: slice
@@ -172,6 +177,7 @@ impl Vocab<'_> {
             self.runtime.push(is_runtime_message(&norm));
             self.requeue.push(requeue);
             self.deletion.push(Deletion::of(&norm));
+            self.done.push(norm.starts_with("Reconcile successful"));
             self.words.push(norm);
         }
         w
@@ -609,7 +615,14 @@ impl<'a> Part<'a> {
         });
         // None of these: the controller is unknown (an empty name).
         let (controller_name, name_id) = controller.unwrap_or_else(|| intern(&mut self.strings, Cow::Borrowed(b""), || Arc::from("")));
-        self.drafts.push(Draft { controller_name, name_id, group: group.map(|g| g.0), opens_with_error: r.level >= Level::Error, ends_log: false });
+        self.drafts.push(Draft {
+            controller_name,
+            name_id,
+            group: group.map(|g| g.0),
+            opens_with_error: r.level >= Level::Error,
+            ends_log: false,
+            said_done: false,
+        });
         self.reconciles.push(Reconcile {
             reconcile_id,
             controller: 0,
@@ -779,6 +792,9 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
             if g.vocab.requeue[w as usize] && rec.outcome == Outcome::Success {
                 rec.outcome = Outcome::Requeue;
             }
+            if g.vocab.done[w as usize] {
+                g.drafts[gi as usize].said_done = true;
+            }
             if let Some(step) = g.vocab.deletion[w as usize] {
                 let t = time_of(&files[rref.file as usize].records[rref.record as usize]).unwrap_or(rec.first);
                 g.deletions.push((gi as usize, t, step));
@@ -935,7 +951,7 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
     // may be a million of them.
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(); controllers.len()];
     for (i, r) in reconciles.iter_mut().enumerate() {
-        if drafts[i].ends_log && r.outcome == Outcome::Success {
+        if drafts[i].ends_log && !drafts[i].said_done && r.outcome == Outcome::Success {
             r.outcome = Outcome::Unfinished;
         }
         r.controller = instance_of[i];

@@ -14,7 +14,7 @@ pub(super) fn paint(f: &Frame) {
         if r < g.first_row || r >= g.last_row || !f.s.overlaps(m.at_nanos, m.at_nanos) {
             continue;
         }
-        glyph(f.ctx, m.kind, f.s.x(m.at_nanos), g.row_y(r) + ROW_H / 2.0, f.p);
+        glyph(f.ctx, m.kind, f.s.x(m.at_nanos) + m.kind.offset_px(), g.row_y(r) + ROW_H / 2.0, f.p);
     }
 }
 

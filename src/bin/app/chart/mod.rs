@@ -51,7 +51,7 @@ const LANE_H: f64 = 20.0;
 const OVERVIEW_H: f64 = 18.0;
 const MIN_H: f64 = 160.0;
 const MAX_H: f64 = 900.0;
-const RIGHT_PAD: f64 = 12.0;
+const RIGHT_PAD: f64 = 14.0;
 /// Election bands are never narrower than this (px), to see and to hover.
 const MIN_BAND_W: f64 = 6.0;
 const FONT: &str = "12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
