@@ -330,3 +330,96 @@ fn reconciles_under_docker_json_file_lines_are_found() {
         "r1 widget - ns/w1",
     );
 }
+
+/// One worker logs its reconciles one after the other, so in a file their
+/// lines come in time order, each reconcile's after the one before's.
+/// Lines that do not (two reconciles that never ran at once in time) were
+/// written by two workers at least; with a count only inferred, no lane's
+/// end says when a reconcile whose first line came late began.
+#[test]
+fn lines_out_of_one_workers_order_show_two_workers() {
+    // kueue #8437: the workload controller (5 workers in that binary, no
+    // `Starting workers` line in the excerpt) logs three one-line
+    // `Reconciler error` reconciles; the third is 950 ns earlier than the
+    // first.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/controller-runtime/console_kueue_workload_5_workers_times_back_issue8437.log");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let a = run(&[("kueue.log", text)], &AnalyzeOptions::default());
+    let c = &a.controllers[0];
+    assert_eq!((a.controllers.len(), c.workers, c.workers_source.as_str()), (1, 2, "inferred"));
+    let got: Vec<(&str, Option<String>, &str)> =
+        a.reconciles.iter().map(|r| (&r.reconcile_id[..8], r.latent_start.map(|t| t.to_string()), r.duration_text().leak() as &str)).collect();
+    assert_eq!(got, [("ff5261ed", None, "one line"), ("289b6574", None, "one line"), ("077bda7a", None, "one line")]);
+    // The two that are 950 ns apart are in two lanes.
+    let lane = |id: &str| a.reconciles.iter().find(|r| r.reconcile_id.starts_with(id)).unwrap().lane;
+    assert_ne!(lane("ff5261ed"), lane("077bda7a"));
+
+    // Each case: lines (time, reconcile) in file order, all of one
+    // controller; the workers inferred.
+    let cases: &[(&[(u32, &str)], u32)] = &[
+        // In time order, one reconcile after the other: one worker.
+        (&[(1, "r1"), (2, "r1"), (3, "r2"), (4, "r2"), (5, "r3")], 1),
+        // The same second (second-precision logs): still in order.
+        (&[(1, "r1"), (1, "r1"), (1, "r2"), (2, "r2")], 1),
+        // r2's line is earlier than r1's, below it.
+        (&[(2, "r1"), (1, "r2")], 2),
+        // r2 (3-4 s) begins in the file before r1 (1-2 s) has ended: never
+        // at once in time, but not one worker's order.
+        (&[(1, "r1"), (3, "r2"), (2, "r1"), (4, "r2")], 2),
+        // In one second, r1's lines around r2's.
+        (&[(1, "r1"), (1, "r2"), (1, "r1")], 2),
+        // At once in time: the count of those, as before.
+        (&[(1, "r1"), (2, "r2"), (3, "r3"), (4, "r1"), (5, "r2"), (6, "r3")], 3),
+    ];
+    for (lines, want) in cases {
+        let log: String = lines.iter().map(|(t, id)| line(&ts(*t), "INFO", "step", "widget", &format!("o-{id}"), id)).collect();
+        let a = run(&[("w.log", log.clone())], &AnalyzeOptions::default());
+        assert_eq!((a.controllers[0].workers, a.controllers[0].workers_source.as_str()), (*want, "inferred"), "{log}");
+    }
+    // In two files (a container's previous and current logs), each file in
+    // order: one worker, whatever the files' order.
+    let a = run(
+        &[
+            ("current.log", line(&ts(5), "INFO", "step", "widget", "a", "r3") + &line(&ts(6), "INFO", "step", "widget", "a", "r3")),
+            ("previous.log", line(&ts(1), "INFO", "step", "widget", "a", "r1") + &line(&ts(2), "INFO", "step", "widget", "b", "r2")),
+        ],
+        &AnalyzeOptions::default(),
+    );
+    assert_eq!(a.controllers[0].workers, 1);
+}
+
+/// With workers the log counts, a reconcile whose first line came late may
+/// have begun on whichever worker was free: the one free the longest bounds
+/// when, and a worker never used yet bounds nothing.
+#[test]
+fn a_late_first_line_begins_no_later_than_the_worker_free_the_longest() {
+    let start = "2026-05-26T10:00:00Z\tINFO\tStarting workers\t{\"controller\": \"widget\", \"controllerGroup\": \"example.io\", \"controllerKind\": \"Widget\", \"worker count\": 2}\n";
+    let open = |t: u32, o: &str, id: &str| line(&ts(t), "INFO", "starting sync", "widget", o, id);
+    let end = |t: u32, o: &str, id: &str| line(&ts(t), "INFO", "synced", "widget", o, id);
+    // r1 on one worker 1-5 s, r2 on the other 3-10 s, then r3's only line
+    // an error at 20 s: it began after 5 s at the earliest, on r1's worker
+    // (not after 10 s, on r2's).
+    let log = start.to_string()
+        + &open(1, "a", "r1")
+        + &open(3, "b", "r2")
+        + &end(5, "a", "r1")
+        + &end(10, "b", "r2")
+        + &line(&ts(20), "ERROR", "sync failed", "widget", "c", "r3");
+    let a = run(&[("w.log", log)], &AnalyzeOptions::default());
+    assert_eq!((a.controllers[0].workers, a.controllers[0].workers_source.as_str()), (2, "log"));
+    let r = |id: &str| a.reconciles.iter().find(|r| r.reconcile_id == id).unwrap().clone();
+    assert_eq!(r("r3").latent_start.map(|t| t.to_string()).as_deref(), Some("2026-05-26T10:00:05Z"));
+    assert_eq!(r("r3").lane, r("r1").lane);
+    // With r1 and r2 on one worker (one after the other) and the second
+    // never used, r3 may have begun at any time before its line.
+    let log = start.to_string()
+        + &open(1, "a", "r1")
+        + &end(2, "a", "r1")
+        + &open(3, "b", "r2")
+        + &end(10, "b", "r2")
+        + &line(&ts(20), "ERROR", "sync failed", "widget", "c", "r3");
+    let log = log.replace("\"worker count\": 2", "\"worker count\": 3");
+    let a = run(&[("w.log", log)], &AnalyzeOptions::default());
+    let r3 = a.reconciles.iter().find(|r| r.reconcile_id == "r3").unwrap();
+    assert_eq!(r3.latent_start, None, "a worker was never used: {r3:?}");
+}

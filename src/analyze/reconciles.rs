@@ -957,7 +957,8 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
         r.controller = instance_of[i];
         r.records = lines.range(i);
         r.lines = r.records.len() as u32;
-        runs[r.controller].push(Run { first: r.first, first_record: lines.refs(i).first().copied(), i, last: r.last });
+        let refs = lines.refs(i);
+        runs[r.controller].push(Run { first: r.first, first_record: refs.first().copied(), i, last: r.last, last_record: refs.last().copied() });
     }
     assign_workers(&mut controllers, &runs, &starting, opts);
     lay_out_lanes(&controllers, runs, &mut reconciles, &lines, &drafts);
@@ -1194,6 +1195,7 @@ struct Run {
     first_record: Option<RecordRef>,
     i: usize,
     last: Timestamp,
+    last_record: Option<RecordRef>,
 }
 
 /// Worker counts: `--workers` first, then `Starting workers` lines (in
@@ -1235,9 +1237,28 @@ fn assign_workers(controllers: &mut [ControllerInstance], runs: &[Vec<Run>], sta
             cur += d;
             peak = peak.max(cur);
         }
+        // None at once, but lines of two reconciles out of the order one
+        // worker writes them in: two workers at least.
+        if peak == 1 && written_by_two_workers(&runs[i]) {
+            peak = 2;
+        }
         c.workers = peak.max(1) as u32;
         c.workers_source = "inferred".into();
     }
+}
+
+/// Whether the lines of an instance's reconciles that never ran at once
+/// (`runs`) show two workers: one worker runs its reconciles one after the
+/// other and logs each line as it goes, so in a file its reconciles' lines
+/// come in the order of their times, each reconcile's after the one
+/// before's. A reconcile whose first line comes before the last line of one
+/// that began earlier in time (kueue #8437: a line 1 µs earlier than the
+/// line above it, of another reconcile) was run by another.
+fn written_by_two_workers(runs: &[Run]) -> bool {
+    let mut order: Vec<(u32, Timestamp, RecordRef, RecordRef)> =
+        runs.iter().filter_map(|r| Some((r.first_record?.file, r.first, r.first_record?, r.last_record?))).collect();
+    order.sort_unstable_by_key(|&(file, first, at, _)| (file, first, at.record));
+    order.windows(2).any(|w| w[0].0 == w[1].0 && w[1].2.record < w[0].3.record && w[1].2.file == w[0].3.file)
 }
 
 /// Lays each instance's reconciles into at most `workers` lanes, and gives a
@@ -1263,22 +1284,23 @@ fn lay_out_lanes(controllers: &[ControllerInstance], runs: Vec<Vec<Run>>, reconc
             }
         }
         let mut lanes: Vec<Option<Timestamp>> = vec![None; c.workers.max(1) as usize];
+        // More workers than one, counted from what the logs show at once:
+        // there may be more, so no lane's end bounds when a reconcile began.
+        let guessed_lanes = c.workers > 1 && c.workers_source == "inferred";
         for r in idx {
-            // Best fit: the free lane that freed up last; else the lane that
-            // frees up first.
-            let lane = lanes
-                .iter()
-                .enumerate()
-                .filter(|(_, f)| f.is_none_or(|t| t <= r.first))
-                .max_by_key(|(_, f)| *f)
-                .or_else(|| lanes.iter().enumerate().min_by_key(|(_, f)| *f))
-                .map_or(0, |(l, _)| l);
-            let prev_end = lanes[lane];
             let opens_here = opens.get(lines.words(r.i)[0] as usize).is_some_and(|(first, total)| first * 2 >= *total && *first > 0);
             let late = drafts[r.i].opens_with_error || !opens_here;
+            let free = lanes.iter().enumerate().filter(|(_, f)| f.is_none_or(|t| t <= r.first));
+            // Best fit: the free lane that freed up last. A reconcile whose
+            // first line came late may have begun on any free worker: the
+            // one free the longest bounds when (one never used, none). Else
+            // the lane that frees up first.
+            let fit = if late { free.min_by_key(|(_, f)| *f) } else { free.max_by_key(|(_, f)| *f) };
+            let lane = fit.or_else(|| lanes.iter().enumerate().min_by_key(|(_, f)| *f)).map_or(0, |(l, _)| l);
+            let prev_end = lanes[lane];
             let rec = &mut reconciles[r.i];
             rec.lane = lane as u32;
-            if late {
+            if late && !guessed_lanes {
                 if let Some(p) = prev_end {
                     if p < r.first {
                         rec.latent_start = Some(p);
