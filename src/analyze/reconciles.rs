@@ -960,6 +960,11 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
         let refs = lines.refs(i);
         runs[r.controller].push(Run { first: r.first, first_record: refs.first().copied(), i, last: r.last, last_record: refs.last().copied() });
     }
+    // In start order (nearly so already: reconciles are numbered as they
+    // start).
+    for rs in &mut runs {
+        rs.sort();
+    }
     assign_workers(&mut controllers, &runs, &starting, opts);
     lay_out_lanes(&controllers, runs, &mut reconciles, &lines, &drafts);
     Built { controllers, reconciles, record_refs: lines.refs, deletions, etcd_records: Vec::new(), signal_records: signals }
@@ -1248,28 +1253,33 @@ fn assign_workers(controllers: &mut [ControllerInstance], runs: &[Vec<Run>], sta
 }
 
 /// Whether the lines of an instance's reconciles that never ran at once
-/// (`runs`) show two workers: one worker runs its reconciles one after the
-/// other and logs each line as it goes, so in a file its reconciles' lines
-/// come in the order of their times, each reconcile's after the one
-/// before's. A reconcile whose first line comes before the last line of one
-/// that began earlier in time (kueue #8437: a line 1 µs earlier than the
-/// line above it, of another reconcile) was run by another.
+/// (`runs`, in start order) show two workers: one worker runs its
+/// reconciles one after the other and logs each line as it goes, so in a
+/// file its reconciles' lines come in the order of their times, each
+/// reconcile's after the one before's. A reconcile whose first line comes
+/// before the last line of the one that began before it in time (kueue
+/// #8437: a line 1 µs earlier than the line above it, of another
+/// reconcile) was run by another.
 fn written_by_two_workers(runs: &[Run]) -> bool {
-    let mut order: Vec<(u32, Timestamp, RecordRef, RecordRef)> =
-        runs.iter().filter_map(|r| Some((r.first_record?.file, r.first, r.first_record?, r.last_record?))).collect();
-    order.sort_unstable_by_key(|&(file, first, at, _)| (file, first, at.record));
-    order.windows(2).any(|w| w[0].0 == w[1].0 && w[1].2.record < w[0].3.record && w[1].2.file == w[0].3.file)
+    // Each file's last line of the reconcile that began last so far.
+    let mut last_in: HashMap<u32, u32> = HashMap::default();
+    for r in runs {
+        let (Some(first), Some(last)) = (r.first_record, r.last_record) else { continue };
+        if last_in.get(&first.file).is_some_and(|&before| first.record < before) {
+            return true;
+        }
+        if last.file == first.file {
+            last_in.insert(first.file, last.record);
+        }
+    }
+    false
 }
 
 /// Lays each instance's reconciles into at most `workers` lanes, and gives a
 /// latent start to reconciles whose first line came late.
-/// `runs`: each instance's reconciles.
+/// `runs`: each instance's reconciles, in start order.
 fn lay_out_lanes(controllers: &[ControllerInstance], runs: Vec<Vec<Run>>, reconciles: &mut [Reconcile], lines: &Lines, drafts: &[Draft]) {
-    for (c, mut idx) in controllers.iter().zip(runs) {
-        // In start order, the sort keys beside the indexes (a sort that
-        // looks them up compares far away in memory). Nearly sorted
-        // already: reconciles are numbered as they start.
-        idx.sort();
+    for (c, idx) in controllers.iter().zip(runs) {
         // Which messages open reconciles of this instance: a reconcile whose
         // first message is usually not a first line started earlier.
         let n_words = idx.iter().flat_map(|r| lines.words(r.i).iter()).max().map_or(0, |&m| m as usize + 1);
