@@ -216,4 +216,45 @@ describe('chart', { timeout: 180_000 }, () => {
       await context.close();
     }
   });
+
+  test('the square for finalizers left is drawn whole just after the last line, and says what it is', async () => {
+    const { context, page, seen } = await openExample();
+    try {
+      const canvas = page.locator(CANVAS);
+      await canvas.scrollIntoViewIfNeeded();
+      const box = await canvas.boundingBox();
+      const rowsTop = Number(await canvas.getAttribute('data-rows-top'));
+      const width = box.width;
+      // Row 1 is the stuck TenantControlPlane (its controller's group row
+      // is row 0): its red pixels across the row's middle, right to left.
+      // The square's right and left sides are the rightmost two runs, 8 px
+      // apart (its 2 px strokes).
+      const cy = rowsTop + 20 + 10;
+      const runs = await page.evaluate(
+        ([c, cy]) => {
+          const el = document.querySelector(c);
+          const k = el.width / el.getBoundingClientRect().width;
+          const row = el.getContext('2d').getImageData(0, Math.round(cy * k), el.width, 1).data;
+          const red = (x) => row[4 * x] > 150 && row[4 * x + 1] < 90 && row[4 * x + 2] < 90;
+          const out = [];
+          for (let x = el.width - 1; x >= 0 && out.length < 2; x--) {
+            if (red(x) && !red(x + 1)) out.push(x / k);
+          }
+          return out;
+        },
+        [CANVAS, cy],
+      );
+      assert.equal(runs.length, 2, `two red strokes: ${runs}`);
+      const [right, left] = runs;
+      assert.ok(right - left >= 7 && right - left <= 9, `one square, 8 px wide: ${left}–${right}`);
+      assert.ok(right <= width - 6, `whole, short of the scroll hint: right side at ${right} of ${width}`);
+      await page.mouse.move(box.x + (left + right) / 2, box.y + cy);
+      await page.waitForTimeout(50);
+      const tip = await page.locator('[data-testid=timeline] .tooltip').evaluate((el) => (el.classList.contains('hidden') ? '' : el.textContent));
+      assert.match(tip, /tenant-test\/kubernetes-test-latest-version: finalizers at the end: finalizer\.kamaji\.clastix\.io/);
+      assert.deepEqual(seen.pageErrors, []);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -51,7 +51,11 @@ const LANE_H: f64 = 20.0;
 const OVERVIEW_H: f64 = 18.0;
 const MIN_H: f64 = 160.0;
 const MAX_H: f64 = 900.0;
-const RIGHT_PAD: f64 = 14.0;
+/// Room right of the plot: for the square for finalizers left, drawn just
+/// after the end (`MarkerKind::offset_px`), short of the scroll hint.
+const RIGHT_PAD: f64 = 18.0;
+/// The scroll hint's strip at the right edge (`rows::scroll_hint`).
+const SCROLL_HINT_W: f64 = 6.0;
 /// Election bands are never narrower than this (px), to see and to hover.
 const MIN_BAND_W: f64 = 6.0;
 const FONT: &str = "12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
@@ -942,7 +946,7 @@ impl State {
         }
         let row = self.row_at(y);
         for m in &self.tl.markers {
-            if Some(m.row as usize) == row && (sc.x(m.at_nanos) - x).abs() <= 5.0 {
+            if Some(m.row as usize) == row && (sc.x(m.at_nanos) + m.kind.offset_px() - x).abs() <= 5.0 {
                 return Some(format!("{}\n{}", m.label, timefmt::full(m.at_nanos, z)));
             }
         }
@@ -1141,9 +1145,16 @@ impl State {
         bands::paint(&f);
         highlights::boxes(&f);
         let drawn = bars::paint(&f, &patterns);
-        markers::paint(&f);
         markers::dumps(&f);
         highlights::labels(&f);
+        ctx.restore();
+        // Markers may sit just past the plot's end (finalizers left, after
+        // the last line): clipped to the rows, short of the scroll hint.
+        ctx.save();
+        ctx.begin_path();
+        ctx.rect(g.label_w, g.rows_top, g.w - SCROLL_HINT_W - g.label_w, g.rows_bottom - g.rows_top);
+        ctx.clip();
+        markers::paint(&f);
         ctx.restore();
 
         rows::labels(&f);

@@ -4,7 +4,7 @@
 
 use reconscope::layout::Row;
 
-use super::{Frame, FONT, FONT_BOLD, ROW_H};
+use super::{Frame, FONT, FONT_BOLD, ROW_H, SCROLL_HINT_W};
 
 /// A row's label in full: a group row's with its fold mark.
 pub(super) fn label(row: &Row) -> String {
@@ -93,7 +93,7 @@ pub(super) fn scroll_hint(f: &Frame) {
         let ty = g.rows_top + (plot_h - th) * (g.scroll / (total_h - plot_h).max(1.0));
         ctx.set_fill_style_str(&p.muted);
         ctx.set_global_alpha(0.5);
-        ctx.fill_rect(g.w - 5.0, ty, 3.0, th);
+        ctx.fill_rect(g.w - SCROLL_HINT_W + 1.0, ty, 3.0, th);
         ctx.set_global_alpha(1.0);
     }
 }
