@@ -41,6 +41,13 @@ async function openExample(contextOptions = {}) {
   return { context, page, seen };
 }
 
+/** The canvas scrolled into view: its box on the page and its rows' top. */
+async function rowsInView(page) {
+  const canvas = page.locator(CANVAS);
+  await canvas.scrollIntoViewIfNeeded();
+  return { box: await canvas.boundingBox(), rowsTop: Number(await canvas.getAttribute('data-rows-top')) };
+}
+
 /** The drawn window, absolute ns (as Numbers: µs precision is plenty here). */
 async function view(page) {
   return page.evaluate((c) => {
@@ -194,10 +201,7 @@ describe('chart', { timeout: 180_000 }, () => {
   test('a label too long is cut in the middle, and the tooltip says it in full', async () => {
     const { context, page, seen } = await openExample();
     try {
-      const canvas = page.locator(CANVAS);
-      await canvas.scrollIntoViewIfNeeded();
-      const box = await canvas.boundingBox();
-      const rowsTop = Number(await canvas.getAttribute('data-rows-top'));
+      const { box, rowsTop } = await rowsInView(page);
       // The secret controller's objects (certificate secrets with long
       // names) are drawn cut; hover each row's label until the tooltip
       // names one in full.
@@ -220,10 +224,7 @@ describe('chart', { timeout: 180_000 }, () => {
   test('the square for finalizers left is drawn whole just after the last line, and says what it is', async () => {
     const { context, page, seen } = await openExample();
     try {
-      const canvas = page.locator(CANVAS);
-      await canvas.scrollIntoViewIfNeeded();
-      const box = await canvas.boundingBox();
-      const rowsTop = Number(await canvas.getAttribute('data-rows-top'));
+      const { box, rowsTop } = await rowsInView(page);
       const width = box.width;
       // Row 1 is the stuck TenantControlPlane (its controller's group row
       // is row 0): its red pixels across the row's middle, right to left.
