@@ -139,6 +139,17 @@ fn a_reconcile_the_log_stops_in_is_unfinished() {
             widget(1, "starting sync", "a", "r1") + &widget(3, "starting sync", "b", "r3") + &ts(5) + "\tINFO\tleader lease renewed\n",
             vec![("r1", "success"), ("r3", "success")],
         ),
+        // A line after r3's last in the file, but timed before it or at
+        // its time (writers sharing a file, as in kueue's envtest log): no
+        // time is seen passing after r3.
+        (
+            widget(1, "starting sync", "a", "r1") + &widget(3, "starting sync", "b", "r3") + &ts(2) + "\tINFO\tleader lease renewed\n",
+            vec![("r1", "success"), ("r3", "unfinished")],
+        ),
+        (
+            widget(1, "starting sync", "a", "r1") + &widget(3, "starting sync", "b", "r3") + &ts(3) + "\tINFO\tleader lease renewed\n",
+            vec![("r1", "success"), ("r3", "unfinished")],
+        ),
         // The last line is an error, or asks for a requeue: how it ended is said.
         (widget(1, "starting sync", "a", "r1") + &line(&ts(2), "ERROR", "Reconciler error", "widget", "a", "r1"), vec![("r1", "error")]),
         (widget(1, "starting sync", "a", "r1") + &widget(2, "Reconcile done, requeueing after 5s", "a", "r1"), vec![("r1", "requeue")]),

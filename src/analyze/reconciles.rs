@@ -928,14 +928,15 @@ pub fn build_beside<S: Send>(files: &[ParsedFile], opts: &AnalyzeOptions, side: 
     let mut parts = gather_parts(files, &stretches(files, threads), &cover);
     // In file order, as the parts are.
     let etcd: Vec<RecordRef> = parts.iter_mut().flat_map(|p| std::mem::take(&mut p.etcd)).collect();
-    let (mut built, s) = super::beside(opts, || finish(files, opts, parts), || side(&etcd));
+    let (mut built, s) = super::beside(opts, || finish(files, opts, parts, &cover), || side(&etcd));
     built.etcd_records = etcd;
     (built, s)
 }
 
 /// The parts joined, the controller instances found and named, and the
 /// workers' lanes laid out.
-fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a>>) -> Built {
+/// `cover`: each file's first and last record with a time (see [`coverage`]).
+fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a>>, cover: &[(u32, u32)]) -> Built {
     let Gathered { mut reconciles, drafts, names, vocab, starting: start_lines, deletions, lines, signals } = merge(files, parts);
     // The list may have grown by doubling: the analysis is kept as long as
     // its inputs are, so the room it will not use is given back.
@@ -950,14 +951,21 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
     // One pass over the reconciles for the rest: each is big, and there
     // may be a million of them.
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(); controllers.len()];
+    // The time of each file's last timed line.
+    let file_end: Vec<Option<Timestamp>> = files.iter().zip(cover).map(|(f, &(_, hi))| f.records.get(hi as usize).and_then(time_of)).collect();
     for (i, r) in reconciles.iter_mut().enumerate() {
-        if drafts[i].ends_log && !drafts[i].said_done && r.outcome == Outcome::Success {
-            r.outcome = Outcome::Unfinished;
-        }
         r.controller = instance_of[i];
         r.records = lines.range(i);
         r.lines = r.records.len() as u32;
         let refs = lines.refs(i);
+        // The log stops after it: its last line is its file's last timed
+        // line, or no later than its own (writers that share a file do not
+        // write in time order to the microsecond, as kueue's envtest log
+        // shows): nothing shows time passing after it.
+        let at_end = drafts[i].ends_log || refs.last().and_then(|rr| file_end[rr.file as usize]).is_some_and(|end| r.last >= end);
+        if at_end && !drafts[i].said_done && r.outcome == Outcome::Success {
+            r.outcome = Outcome::Unfinished;
+        }
         runs[r.controller].push(Run { first: r.first, first_record: refs.first().copied(), i, last: r.last, last_record: refs.last().copied() });
     }
     // In start order (nearly so already: reconciles are numbered as they

@@ -55,6 +55,9 @@ pub struct LineOut {
     /// `collected` was written with no zone (a syslog or journald prefix,
     /// a viewer's stamp).
     pub collected_zoneless: bool,
+    /// How many bytes of white space the line was indented by as a whole
+    /// (see [`indented`]); 0 for a line read where it starts.
+    pub indent: usize,
 }
 
 /// A wrapper's time (its collection time), and whether it wrote its zone.
@@ -183,6 +186,40 @@ fn inner(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
             return true;
         }
         cx.fields.truncate(mark);
+    }
+    is_ws(first) && indented(s, o, cx, out)
+}
+
+/// A log line indented as a whole: ginkgo indents the output it captured
+/// (`  2025-07-31T15:31:47.02217+02:00	LEVEL(-2)	…`), a test runner
+/// nests it. Read as the line after its indent when that is a line of a
+/// format with a time; anything else indented (a stack frame, a message's
+/// continuation, a dump's lines) is left to the continuation rules.
+fn indented(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
+    let i = skip_ws(s, 0);
+    let (t, o) = (&s[i..], o.offset(i));
+    let order: &[Format] = match t.first() {
+        Some(b'{') => &[Format::ZapJson],
+        Some(b'0'..=b'9') => &[Format::ZapConsole, Format::EtcdCapnslog, Format::GoLog],
+        Some(b'I' | b'W' | b'E' | b'F') => &[Format::Klog, Format::Logrus, Format::Journald],
+        Some(b'A'..=b'Z') => &[Format::Journald, Format::Logrus],
+        Some(b'[') => &[Format::GoLog],
+        Some(b't' | b'l') => &[Format::Logrus],
+        _ => &[],
+    };
+    let (mark, before) = (cx.fields.len(), *out);
+    for &f in order {
+        if try_format(f, t, o, cx, out) {
+            if out.time.is_some() || out.impossible_time {
+                out.inner = (o.start, o.start + t.len());
+                out.indent = i;
+                cx.last_format = f;
+                return true;
+            }
+            // (A logrus or journald line with no time: not taken.)
+            cx.fields.truncate(mark);
+        }
+        *out = before;
     }
     false
 }

@@ -814,6 +814,9 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
     let Resume { last_format, name_prefix } = std::mem::take(resume);
     let mut cx = Ctx { opts: LineOptions { default_offset_secs: opts.default_offset_secs }, fields, scratch, last_format, name_prefix };
     let mut tail = Tail::Closed;
+    // How far the record before was indented as a whole (see
+    // `LineOut::indent`): the lines that may join it are read past as much.
+    let mut indent = 0usize;
     let mut pos = from;
     let mut line_no = sink.counts.lines as u32;
     // The record just pushed, when its line may be a hard-wrapped one, and
@@ -857,8 +860,10 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
             s = &s[..opts.max_line_bytes];
         }
         // Fast path: a stack frame right after an ERROR line, with no
-        // wrapper or name column that would have to be peeled first.
-        if tail == Tail::Stack && cx.name_prefix.is_empty() && !s[0].is_ascii_digit() && s[0] != b'{' && line::is_stack_line(s) {
+        // wrapper or name column that would have to be peeled first (read
+        // past the ERROR line's own indent, as `continues` reads it).
+        let t = &s[s.iter().take(indent).take_while(|&&b| b == b' ' || b == b'\t').count()..];
+        if tail == Tail::Stack && cx.name_prefix.is_empty() && !t[0].is_ascii_digit() && t[0] != b'{' && line::is_stack_line(t) {
             if let Some(prev) = sink.records.last_mut() {
                 prev.line_count = line_no - prev.line + 1;
                 prev.byte_len = (end - prev.offset as usize) as u32;
@@ -974,7 +979,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
             // wrapper's time) after a record that takes it; inside a dump,
             // also the next goroutine's header.
             let joinable = matches!(fmt, Format::Unparsed | Format::Text) || (tail == Tail::Dump && fmt == Format::GoTraceback);
-            if joinable && tail != Tail::Closed && continues(tail, bytes, &out, start, end, s) {
+            if joinable && tail != Tail::Closed && continues(tail, bytes, &out, start, end, s, indent) {
                 if let Some(prev) = sink.records.last_mut() {
                     cx.fields.truncate(mark);
                     prev.line_count = line_no - prev.line + 1;
@@ -995,6 +1000,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         let cut = out.truncated;
         sink.again_after = as_itself.then_some(format_before);
         tail = sink.push(&mut cx, bytes, &mut out, fmt, mark, Span::raw(at, at + s.len()), first_line, line_no, start, end);
+        indent = out.indent;
         if let Some(kind) = chrome {
             sink.repairs.chrome(kind, line_no, s);
         } else {
@@ -1032,11 +1038,16 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
 }
 
 /// Whether a line with no format of its own (its inner line after
-/// wrappers in `out`) joins the record before it, which takes `tail`.
+/// wrappers in `out`) joins the record before it, which takes `tail` and
+/// was indented by `indent` bytes as a whole: the line is read past as
+/// much of its own indent (ginkgo indents a stack as it indents the line
+/// it belongs to).
 #[inline]
-fn continues(tail: Tail, bytes: &[u8], out: &LineOut, start: usize, end: usize, s: &[u8]) -> bool {
+fn continues(tail: Tail, bytes: &[u8], out: &LineOut, start: usize, end: usize, s: &[u8], indent: usize) -> bool {
     let inner = &bytes[out.inner.0.min(end)..out.inner.1.min(end)];
     let inner = if out.inner.0 >= start && out.inner.1 <= end && out.wrapper != Wrapper::DockerJson { inner } else { s };
+    let own = inner.iter().take(indent).take_while(|&&b| b == b' ' || b == b'\t').count();
+    let inner = &inner[own..];
     match tail {
         // A dump's blank line under a collector's header (CRI).
         Tail::Dump if out.wrapper != Wrapper::None && inner.iter().all(u8::is_ascii_whitespace) => true,

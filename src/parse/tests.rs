@@ -171,6 +171,39 @@ INFO[2022-04-26T16:27:00.030902332+08:00] Reconciling bootstrap data \n",
 }
 
 #[test]
+fn lines_indented_as_a_whole_are_read_after_their_indent() {
+    // Ginkgo indents the output it captured (kueue's envtest log, PR
+    // #6304); a stack under an error line, a dump's frames and the lines
+    // of a message printed over many lines stay where they belong. (Each
+    // line apart: a string's line continuation would eat the indents.)
+    let lines = [
+        "  2025-07-31T15:31:47.02217+02:00\tLEVEL(-2)\tcore/workload_controller.go:157\tReconcile Workload\t{\"controller\": \"workload_controller\", \"reconcileID\": \"7d\"}",
+        "  2025-07-31T15:31:47.02246+02:00\tLEVEL(-2)\tlocalqueue-reconciler\tcore/localqueue_controller.go:228\tQueue update event",
+        "    I0731 13:31:49.000001       1 leaderelection.go:250] attempting to acquire leader lease",
+        "\t{\"level\":\"error\",\"ts\":\"2025-07-31T13:31:48Z\",\"msg\":\"Reconciler error\",\"reconcileID\":\"8e\"}",
+        "\tsigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).reconcileHandler",
+        "\t\t/go/pkg/mod/sigs.k8s.io/controller-runtime@v0.18.4/pkg/internal/controller/controller.go:316",
+        "  2025-07-31T15:31:50+02:00 this line is text after a time",
+        "    level=info msg=\"no time here\"",
+        "  2025-07-31T15:31:51+02:00\tERROR\tReconciler error\t{\"reconcileID\": \"9f\", \"error\": \"boom\"}",
+        "  sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).reconcileHandler",
+        "  \t/go/pkg/mod/sigs.k8s.io/controller-runtime@v0.18.4/pkg/internal/controller/controller.go:316",
+        "  2025-07-31T15:31:52+02:00\tINFO\tafter the stack",
+    ];
+    check(
+        &(lines.join("\n") + "\n"),
+        r#"L1 zap-console debug 2025-07-31T13:31:47.02217Z "Reconcile Workload" {controller=workload_controller, reconcileID=7d, =core/workload_controller.go:157}
+           L2 zap-console debug 2025-07-31T13:31:47.02246Z [localqueue-reconciler] "Queue update event" {=core/localqueue_controller.go:228}
+           L3 klog info 2000-07-31T13:31:49.000001Z "attempting to acquire leader lease" {=leaderelection.go:250}
+           L4+2 zap-json error 2025-07-31T13:31:48Z "Reconciler error" {reconcileID=8e}
+           L7 unparsed unknown - "  2025-07-31T15:31:50+02:00 this line is text after a time"
+           L8 unparsed unknown - "    level=info msg=\"no time here\""
+           L9+2 zap-console error 2025-07-31T13:31:51Z "Reconciler error" {reconcileID=9f, error=boom}
+           L12 zap-console info 2025-07-31T13:31:52Z "after the stack""#,
+    );
+}
+
+#[test]
 fn counts_lossy_utf8_crlf_and_long_lines() {
     let mut input = b"2025-09-06T23:50:07Z\tINFO\tbad \xff byte\r\n\r\n".to_vec();
     input.extend_from_slice(b"2025-09-06T23:50:08Z\tINFO\t");
