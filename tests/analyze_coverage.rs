@@ -536,6 +536,23 @@ fn lines_naming_a_reconcile_id_left_out_get_a_note() {
     );
     // Every line in a reconcile: no note.
     assert!(notes(zap(0, "INFO", "Reconciling", "widget", "a", &rid('c', 3), "")).is_empty());
+    // Lines joined to a goroutine dump, or to the stack under an error
+    // line, because they looked like its lines (indented, naming a `.go:`
+    // file): before indented log lines were read, kueue's envtest log was
+    // one traceback of 49 lines, and nothing said so.
+    let dump = "panic: boom\n\ngoroutine 7 [running]:\nmain.main()\n\t/src/main.go:12 +0x1d\n  [10:00:01] syncing {\"reconcileID\": \"r1\"}\n  [10:00:02] synced {\"reconcileID\": \"r1\"}\n";
+    assert_eq!(
+        notes(dump.to_string()),
+        ["manager.log:6: 2 lines that name a reconcileID (the first is this one) were read as part of the Go traceback or stack before them, not as log lines: the analysis does not use them"]
+    );
+    let stack = zap(0, "ERROR", "Reconciler error", "widget", "a", &rid('d', 4), "")
+        + "sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).reconcileHandler\n"
+        + "\t/src/sync.go:3 syncing reconcileID=r2\n";
+    assert_eq!(notes(stack), ["manager.log:3: this line names a reconcileID but was read as part of the Go traceback or stack before it, not as a log line: the analysis does not use it"]);
+    // A stack's own lines name none: no note.
+    let plain = zap(0, "ERROR", "Reconciler error", "widget", "a", &rid('d', 4), "")
+        + "sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).reconcileHandler\n\t/src/controller.go:316 +0x3c\n";
+    assert!(notes(plain).is_empty());
 }
 
 /// How often a log usually writes is said no finer than its times: lines

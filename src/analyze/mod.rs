@@ -187,6 +187,9 @@ fn unknown_notes(a: &Analysis, files: &[ParsedFile], diags: &mut Vec<Diagnostic>
 /// - lines that name a reconcileID but are in no reconcile: no format
 ///   could read them (a time cut when pasted, say), or they carry no time
 ///   it could read;
+/// - lines that name a reconcileID but were joined to a Go traceback or
+///   to the stack under an error line (a log line that looked like a
+///   frame): one record with the line before them, read as part of it;
 /// - other lines no format could read, that no note of the parser names
 ///   already (a terminal's rows, a cut last line): an elision a person
 ///   wrote (`...`), a tool's output among the log's lines. Files with no
@@ -199,6 +202,8 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
     let mut unread_files: Vec<(&str, usize, u32, String)> = Vec::new();
     for f in files {
         let (mut unread, mut untimed, mut first) = (0usize, 0usize, None::<u32>);
+        // Lines joined to the record before them that name a reconcileID.
+        let (mut joined, mut first_joined) = (0usize, None::<u32>);
         let (mut other, mut first_other) = (0usize, None::<(u32, String)>);
         let check_other = f.counts.unparsed() > 0 && !objects::is_object_dump(f);
         // Whether any line is read, and the first line when none is.
@@ -229,6 +234,19 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
                 true
             } else {
                 any_read = true;
+                // (A line re-joined from its pieces or a terminal's rows is
+                // one line: its text is in the scratch buffer.)
+                if r.line_count > 1 && (r.format == crate::model::Format::GoTraceback || r.level >= crate::model::Level::Warn) && !r.message.in_scratch() {
+                    let raw = f.raw(r);
+                    if memchr::memmem::find(&raw, b"reconcileID").is_some() {
+                        for (k, line) in raw.split(|&b| b == b'\n').enumerate().skip(1) {
+                            if memchr::memmem::find(line, b"reconcileID").is_some() {
+                                joined += 1;
+                                first_joined.get_or_insert(r.line + k as u32);
+                            }
+                        }
+                    }
+                }
                 false
             };
             if left_out && first.is_none() {
@@ -247,6 +265,17 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
                 };
                 diags.push(Diagnostic { path: f.path.clone(), line: Some(line), message });
             }
+        }
+        if let Some(line) = first_joined {
+            let message = if joined == 1 {
+                "this line names a reconcileID but was read as part of the Go traceback or stack before it, not as a log line: the analysis does not use it"
+                    .to_string()
+            } else {
+                format!(
+                    "{joined} lines that name a reconcileID (the first is this one) were read as part of the Go traceback or stack before them, not as log lines: the analysis does not use them"
+                )
+            };
+            diags.push(Diagnostic { path: f.path.clone(), line: Some(line), message });
         }
         if first.is_none() {
             continue;

@@ -191,7 +191,7 @@ fn inner(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
 }
 
 /// A log line indented as a whole: ginkgo indents the output it captured
-/// (`  2025-07-31T15:31:47.02217+02:00	LEVEL(-2)	…`), a test runner
+/// (`  2025-07-31T15:31:47.02217+02:00`, a TAB, `LEVEL(-2)`, …), a test runner
 /// nests it. Read as the line after its indent when that is a line of a
 /// format with a time; anything else indented (a stack frame, a message's
 /// continuation, a dump's lines) is left to the continuation rules.
