@@ -316,8 +316,13 @@ fn controllers_and_objects_are_read_from_every_place_real_logs_put_them() {
             "\n",
             r#"{"level":"info","ts":"2024-03-05T10:12:05Z","controller":"widget","object":{"name":"w1","namespace":"ns"},"msg":"m","reconcileID":"r-object"}"#,
             "\n",
+            // No `controller` key, and a logger of the reconciler's own
+            // (kueue's `LogConstructor`): the controller goes by the
+            // logger's name, with a note.
+            r#"{"level":"info","ts":"2024-03-05T10:12:06Z","logger":"workload-reconciler","msg":"Reconcile Workload","namespace":"ns","name":"wl","reconcileID":"r-logger"}"#,
+            "\n",
             // Nothing names them: unknown, with a note.
-            r#"{"level":"info","ts":"2024-03-05T10:12:06Z","logger":"galera","msg":"orphan","reconcileID":"r-orphan"}"#,
+            r#"{"level":"info","ts":"2024-03-05T10:12:07Z","msg":"orphan","reconcileID":"r-orphan"}"#,
             "\n",
         ),
         "2c5e6f1c-9d3b-4a8e-b1f2-3c4d5e6f7a8b RayCluster RayCluster default/raycluster-kuberay
@@ -325,8 +330,10 @@ fn controllers_and_objects_are_read_from_every_place_real_logs_put_them() {
          r-legacy tenantcontrolplane TenantControlPlane tenants/tcp1
          r-other-kind widget Widget -
          r-object widget - ns/w1
+         r-logger workload-reconciler - ns/wl
          r-orphan - - -
-         note op.log:6: reconcile r-orphan names no controller (no `controller` key, no controller logger name): shown as \"unknown controller\", `null` in the JSON
+         note op.log:7: reconcile r-orphan names no controller (no `controller` key, no logger name): shown as \"unknown controller\", `null` in the JSON
+         note op.log:6: reconcile r-logger names no controller (no `controller` key): controllers are named after the loggers that wrote their lines (`workload-reconciler`)
          note op.log:4: 2 reconciles (the first: r-other-kind) name no object (no `name`/`namespace`, Kind-named or `object` key): shown as unknown, `null` in the JSON",
     );
 }

@@ -177,8 +177,35 @@ fn unknown_notes(a: &Analysis, files: &[ParsedFile], diags: &mut Vec<Diagnostic>
     };
     note(
         &|r| !a.controllers[r.controller].is_named(),
-        "no controller (no `controller` key, no controller logger name): shown as \"unknown controller\", `null` in the JSON",
+        "no controller (no `controller` key, no logger name): shown as \"unknown controller\", `null` in the JSON",
     );
+    // Instances named after the whole logger their reconciles write with:
+    // the first line of the first reconcile has no `controller` key and its
+    // logger is the name.
+    let mut first_of: Vec<Option<&model::Reconcile>> = vec![None; a.controllers.len()];
+    for r in &a.reconciles {
+        first_of[r.controller].get_or_insert(r);
+    }
+    let by_logger: Vec<bool> = a
+        .controllers
+        .iter()
+        .zip(&first_of)
+        .map(|(c, r)| {
+            let Some(rr) = r.and_then(|r| a.records_of(r).first()) else { return false };
+            let (f, rec) = (&files[rr.file as usize], &files[rr.file as usize].records[rr.record as usize]);
+            c.is_named() && f.logger(rec) == c.controller && f.find_field(&f.fields(rec), "controller").is_none()
+        })
+        .collect();
+    let names: Vec<String> = a.controllers.iter().zip(&by_logger).filter(|(_, &b)| b).map(|(c, _)| format!("`{}`", crate::inert::terminal(&c.name))).collect();
+    if !names.is_empty() {
+        const NAMED: usize = 3;
+        let mut shown: Vec<String> = names.iter().take(NAMED).cloned().collect();
+        if names.len() > NAMED {
+            shown.push(format!("{} more", names.len() - NAMED));
+        }
+        let what = format!("no controller (no `controller` key): controllers are named after the loggers that wrote their lines ({})", shown.join(", "));
+        note(&|r| by_logger[r.controller], &what);
+    }
     note(&|r| r.object.is_none(), "no object (no `name`/`namespace`, Kind-named or `object` key): shown as unknown, `null` in the JSON");
 }
 

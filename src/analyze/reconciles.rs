@@ -606,10 +606,17 @@ impl<'a> Part<'a> {
         let kind =
             text(k[4].or(k[8])).or_else(|| kind_key.as_ref().map(|(fl, _)| intern(&mut self.strings, f.span_bytes(fl.key), || Arc::from(f.key(fl).as_ref()))));
         // Else the controller's logger names it: `controllers.RayCluster`,
-        // `controller.tenantcontrolplane` (controller-runtime before v0.12).
+        // `controller.tenantcontrolplane` (controller-runtime before v0.12);
+        // or it is the logger the reconciler writes with (kueue's own
+        // `LogConstructor`: `workload-reconciler`, `v1_pod`), whose name is
+        // the controller's to people (`analyze::unknown_notes` says so).
         let controller = controller.or_else(|| {
             let logger = f.span_bytes(r.logger);
-            let name = part_of(logger, controller_in_logger(&f.span_bytes(r.logger))?);
+            if logger.is_empty() {
+                return None;
+            }
+            let range = controller_in_logger(&logger).unwrap_or(0..logger.len());
+            let name = part_of(logger, range);
             let text: Arc<str> = Arc::from(String::from_utf8_lossy(&name).as_ref());
             Some(intern(&mut self.strings, name, || text))
         });
