@@ -549,6 +549,18 @@ fn lines_naming_a_reconcile_id_left_out_get_a_note() {
         + "sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).reconcileHandler\n"
         + "\t/src/sync.go:3 syncing reconcileID=r2\n";
     assert_eq!(notes(stack), ["manager.log:3: this line names a reconcileID but was read as part of the Go traceback or stack before it, not as a log line: the analysis does not use it"]);
+    // A line naming it twice is one line; each line is counted by its own
+    // number, past lines that name none.
+    let twice = zap(0, "ERROR", "Reconciler error", "widget", "a", &rid('d', 4), "")
+        + "sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).reconcileHandler\n"
+        + "\t/src/sync.go:3 +0x1d\n"
+        + "\t/src/sync.go:4 reconcileID=r2 reconcileID=r3\n"
+        + "\t/src/sync.go:5 +0x2e\n"
+        + "\t/src/sync.go:6 reconcileID=r4\n";
+    assert_eq!(
+        notes(twice),
+        ["manager.log:4: 2 lines that name a reconcileID (the first is this one) were read as part of the Go traceback or stack before them, not as log lines: the analysis does not use them"]
+    );
     // A stack's own lines name none: no note.
     let plain = zap(0, "ERROR", "Reconciler error", "widget", "a", &rid('d', 4), "")
         + "sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).reconcileHandler\n\t/src/controller.go:316 +0x3c\n";

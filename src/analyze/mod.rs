@@ -76,8 +76,12 @@ pub fn analyze_beside<S: Send>(files: &[ParsedFile], opts: &AnalyzeOptions, side
     // the etcd analysis reads: one pass over a big log instead of two.
     // The etcd analysis and each log source's lines and gaps (the
     // coverage), beside the gathering's join, which runs on one thread.
-    let (built, (((elections, client_warnings), sources), side)) =
-        reconciles::build_beside(files, opts, |etcd_records| ((etcd::analyze(files, etcd_records), coverage::read_sources(files)), side()));
+    // So are the notes on lines left unread, which read only the files.
+    let (built, (((elections, client_warnings), sources), unread, side)) = reconciles::build_beside(files, opts, |etcd_records| {
+        let mut unread = Vec::new();
+        unread_line_notes(files, &mut unread);
+        ((etcd::analyze(files, etcd_records), coverage::read_sources(files)), unread, side())
+    });
     let reconciles::Built { controllers, mut reconciles, record_refs, deletions, etcd_records: _, signal_records } = built;
     let (coverage, cover) = coverage::complete(files, sources, &elections);
     coverage::clip_latent_starts(&mut reconciles, &record_refs, &coverage, &cover);
@@ -100,7 +104,7 @@ pub fn analyze_beside<S: Send>(files: &[ParsedFile], opts: &AnalyzeOptions, side
         leadership: Vec::new(),
     };
     unknown_notes(&a, files, &mut diags);
-    unread_line_notes(files, &mut diags);
+    diags.extend(unread);
     goroutines::read(&mut a, files, opts);
     signals::find(&mut a, files, &signal_records, opts);
     findings::find(&mut a, files, opts, &cover);
@@ -225,6 +229,8 @@ fn unknown_notes(a: &Analysis, files: &[ParsedFile], diags: &mut Vec<Diagnostic>
 ///
 /// An object dump (YAML or JSON, read whole) has no lines to read.
 fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
+    // (Made once: `memmem::find` makes a searcher for every call.)
+    let reconcile_id_finder = memchr::memmem::Finder::new(b"reconcileID");
     // Files no line of which is read: path, lines, the first line and its text.
     let mut unread_files: Vec<(&str, usize, u32, String)> = Vec::new();
     for f in files {
@@ -238,7 +244,7 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
         for r in &f.records {
             let left_out = if r.format == crate::model::Format::Unparsed {
                 let raw = f.raw(r);
-                let hit = memchr::memmem::find(&raw, b"reconcileID").is_some();
+                let hit = reconcile_id_finder.find(&raw).is_some();
                 unread += usize::from(hit);
                 if check_other {
                     // (Only a line's start is read: a terminal's row is short, and a
@@ -264,14 +270,19 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
                 // (A line re-joined from its pieces or a terminal's rows is
                 // one line: its text is in the scratch buffer.)
                 if r.line_count > 1 && (r.format == crate::model::Format::GoTraceback || r.level >= crate::model::Level::Warn) && !r.message.in_scratch() {
+                    // (The lines after the first; each hit's line counted
+                    // by the newlines before it.)
                     let raw = f.raw(r);
-                    if memchr::memmem::find(&raw, b"reconcileID").is_some() {
-                        for (k, line) in raw.split(|&b| b == b'\n').enumerate().skip(1) {
-                            if memchr::memmem::find(line, b"reconcileID").is_some() {
-                                joined += 1;
-                                first_joined.get_or_insert(r.line + k as u32);
-                            }
+                    let rest = memchr::memchr(b'\n', &raw).map_or(&[][..], |nl| &raw[nl + 1..]);
+                    let (mut at, mut k, mut last_line) = (0usize, 1u32, None::<u32>);
+                    while let Some(hit) = reconcile_id_finder.find(&rest[at..]) {
+                        k += memchr::memchr_iter(b'\n', &rest[at..at + hit]).count() as u32;
+                        if last_line != Some(k) {
+                            joined += 1;
+                            first_joined.get_or_insert(r.line + k);
+                            last_line = Some(k);
                         }
+                        at += hit + "reconcileID".len();
                     }
                 }
                 false
