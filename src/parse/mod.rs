@@ -862,7 +862,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         // Fast path: a stack frame right after an ERROR line, with no
         // wrapper or name column that would have to be peeled first (read
         // past the ERROR line's own indent, as `continues` reads it).
-        let t = &s[s.iter().take(indent).take_while(|&&b| b == b' ' || b == b'\t').count()..];
+        let t = past_indent(s, indent);
         if tail == Tail::Stack && cx.name_prefix.is_empty() && !t[0].is_ascii_digit() && t[0] != b'{' && line::is_stack_line(t) {
             if let Some(prev) = sink.records.last_mut() {
                 prev.line_count = line_no - prev.line + 1;
@@ -1046,8 +1046,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
 fn continues(tail: Tail, bytes: &[u8], out: &LineOut, start: usize, end: usize, s: &[u8], indent: usize) -> bool {
     let inner = &bytes[out.inner.0.min(end)..out.inner.1.min(end)];
     let inner = if out.inner.0 >= start && out.inner.1 <= end && out.wrapper != Wrapper::DockerJson { inner } else { s };
-    let own = inner.iter().take(indent).take_while(|&&b| b == b' ' || b == b'\t').count();
-    let inner = &inner[own..];
+    let inner = past_indent(inner, indent);
     match tail {
         // A dump's blank line under a collector's header (CRI).
         Tail::Dump if out.wrapper != Wrapper::None && inner.iter().all(u8::is_ascii_whitespace) => true,
@@ -1055,6 +1054,14 @@ fn continues(tail: Tail, bytes: &[u8], out: &LineOut, start: usize, end: usize, 
         Tail::Indented => inner.first().is_some_and(|&b| b == b' ' || b == b'\t') || line::is_stack_line(inner),
         _ => line::is_stack_line(inner),
     }
+}
+
+/// `s` past as much of an `indent` of white space as it starts with (a
+/// line of a record indented by `indent` bytes as a whole; see
+/// [`line::indented`]).
+#[inline]
+fn past_indent(s: &[u8], indent: usize) -> &[u8] {
+    &s[s.iter().take(indent).take_while(|&&b| b == b' ' || b == b'\t').count()..]
 }
 
 /// A record whose line may have been hard-wrapped by a terminal.
