@@ -1135,10 +1135,7 @@ impl State {
         highlights::focus_rows(&f);
 
         // The plot area, clipped.
-        ctx.save();
-        ctx.begin_path();
-        ctx.rect(g.label_w, g.rows_top, g.px1() - g.label_w, g.rows_bottom - g.rows_top);
-        ctx.clip();
+        clip_rows(&ctx, &g, g.px1());
         let ticks = axis::ticks(&f);
         axis::grid(&f, &ticks);
         rows::in_flight(&f);
@@ -1150,10 +1147,7 @@ impl State {
         ctx.restore();
         // Markers may sit just past the plot's end (finalizers left, after
         // the last line): clipped to the rows, short of the scroll hint.
-        ctx.save();
-        ctx.begin_path();
-        ctx.rect(g.label_w, g.rows_top, g.w - SCROLL_HINT_W - g.label_w, g.rows_bottom - g.rows_top);
-        ctx.clip();
+        clip_rows(&ctx, &g, g.w - SCROLL_HINT_W);
         markers::paint(&f);
         ctx.restore();
 
@@ -1200,6 +1194,15 @@ impl State {
             self.update_tooltip(x, y);
         }
     }
+}
+
+/// Saves the context and clips it to the rows, from the labels' edge to
+/// `right` (the caller restores it).
+fn clip_rows(ctx: &CanvasRenderingContext2d, g: &Geom, right: f64) {
+    ctx.save();
+    ctx.begin_path();
+    ctx.rect(g.label_w, g.rows_top, right - g.label_w, g.rows_bottom - g.rows_top);
+    ctx.clip();
 }
 
 /// Bar indexes of a row that may overlap `[t0, t1]` (absolute ns).
