@@ -202,6 +202,39 @@ fn without_starting_workers_the_count_is_inferred_or_given() {
     assert_eq!((a.controllers[0].workers, a.controllers[0].workers_source.as_str()), (3, "option"));
 }
 
+/// Reconciles of one controller name that share no message (Karpenter's
+/// `nodeclaim.lifecycle` logs one phase per reconcile: `launched
+/// nodeclaim`, `registered nodeclaim`) are one instance when the log shows
+/// the one start of that name before them; otherwise the messages split
+/// them, as kamaji's two managers that share a controller name need.
+#[test]
+fn a_controller_started_once_before_its_reconciles_is_one_instance() {
+    let start = |secs: u32| {
+        format!("{}\tINFO\tStarting workers\t{{\"controller\": \"lifecycle\", \"controllerGroup\": \"example.io\", \"controllerKind\": \"Widget\", \"worker count\": 1000}}\n", ts(secs))
+    };
+    let phases = |from: u32| {
+        let mut log = String::new();
+        for k in 0..6 {
+            log += &line(&ts(from + 2 * k), "INFO", "launched widget", "lifecycle", &format!("w{k}"), &format!("l{k}"));
+            log += &line(&ts(from + 2 * k + 1), "INFO", "registered widget", "lifecycle", &format!("w{k}"), &format!("g{k}"));
+        }
+        log
+    };
+    let instances = |log: String| {
+        let a = run(&[("k.log", log)], &AnalyzeOptions::default());
+        a.controllers.iter().map(|c| (c.reconciles, c.workers, c.workers_source.clone())).collect::<Vec<_>>()
+    };
+    // Started once, before them: one instance, with the log's worker count.
+    assert_eq!(instances(start(0) + &phases(1)), [(12, 1000, "log".to_string())]);
+    // No start in the log, a start after the first reconcile (an instance
+    // ran before it), or two starts: the messages split them.
+    assert_eq!(instances(phases(1)).len(), 2);
+    let p = phases(1);
+    let (first, rest) = p.split_at(p.find('\n').unwrap() + 1);
+    assert_eq!(instances(first.to_string() + &start(2) + rest).len(), 2);
+    assert_eq!(instances(start(0) + &start(0) + &phases(1)).len(), 2);
+}
+
 /// An etcd member's raft line under the kubelet `--timestamps` prefix.
 fn etcd(collected: &str, inner: &str, msg: &str) -> String {
     format!("{collected} {{\"level\":\"info\",\"ts\":\"{inner}\",\"logger\":\"raft\",\"caller\":\"etcdserver/zap_raft.go:78\",\"msg\":\"{msg}\"}}\n")
@@ -324,6 +357,11 @@ fn controllers_and_objects_are_read_from_every_place_real_logs_put_them() {
             // Nothing names them: unknown, with a note.
             r#"{"level":"info","ts":"2024-03-05T10:12:07Z","msg":"orphan","reconcileID":"r-orphan"}"#,
             "\n",
+            // An empty `name` is a request for no object (Karpenter's
+            // singleton controllers): a Kind-named key beside it is some
+            // other object, and no kind of the controller's.
+            r#"{"level":"INFO","time":"2024-03-05T10:12:08Z","message":"found provisionable pod(s)","controller":"provisioner","namespace":"","name":"","reconcileID":"r-singleton","Pods":"default/inflate-5cd8878fd4-kfmxn"}"#,
+            "\n",
         ),
         "2c5e6f1c-9d3b-4a8e-b1f2-3c4d5e6f7a8b RayCluster RayCluster default/raycluster-kuberay
          7b2c6a8e-0f41-4d57-9a0b-1c2d3e4f5a6b cluster Cluster default/capi-quickstart
@@ -332,9 +370,10 @@ fn controllers_and_objects_are_read_from_every_place_real_logs_put_them() {
          r-object widget - ns/w1
          r-logger workload-reconciler - ns/wl
          r-orphan - - -
+         r-singleton provisioner - -
          note op.log:7: reconcile r-orphan names no controller (no `controller` key, no logger name): shown as \"unknown controller\", `null` in the JSON
          note op.log:6: reconcile r-logger names no controller (no `controller` key): controllers are named after the loggers that wrote their lines (`workload-reconciler`)
-         note op.log:4: 2 reconciles (the first: r-other-kind) name no object (no `name`/`namespace`, Kind-named or `object` key): shown as unknown, `null` in the JSON",
+         note op.log:4: 3 reconciles (the first: r-other-kind) name no object (no `name`/`namespace`, Kind-named or `object` key, or an empty `name`): shown as unknown, `null` in the JSON",
     );
 }
 

@@ -18,6 +18,9 @@
 //!   lines, `outcome=<success|requeue|error|unfinished>` (`error`: a line
 //!   of it is an error, or says it panicked; `unfinished`: the file's last
 //!   timed line is its last, and none of its lines says how it ended);
+//! - `instances: <controller>=<n> ...`: how many controller instances
+//!   reconciles of that `controller` value are, where a person can tell
+//!   (the log shows each instance's `Starting workers`);
 //! - `election: term=<n> leader=<member id|null>`, in order, and where
 //!   a person can tell from the lines, `start=<RFC3339>` (the first sign
 //!   of the election) and `leaderless=<n>ms|null` (from the leader's loss,
@@ -91,6 +94,8 @@ struct Expect {
     last: Option<String>,
     reconciles: Vec<Reconcile>,
     elections: Vec<Election>,
+    /// Controller value, how many instances.
+    instances: Vec<(String, usize)>,
     /// (fact, what the tool says instead): see the module's doc.
     known: Vec<(String, String)>,
 }
@@ -153,6 +158,12 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
                     return Err(at("election needs both term= and leader="));
                 };
                 e.elections.push(Election { term, leader, start, leaderless_ms });
+            }
+            "instances" => {
+                for p in value.split_whitespace() {
+                    let (c, n) = p.rsplit_once('=').ok_or_else(|| at("instances takes <controller>=<n>"))?;
+                    e.instances.push((c.to_string(), n.parse::<usize>().map_err(|_| at("instances: not a number"))?));
+                }
             }
             "known" => {
                 let (what, says) = value.split_once(" => ").ok_or_else(|| at("known takes `<fact> => <what the tool says>`"))?;
@@ -258,6 +269,21 @@ fn check(rel: &str, bytes: Vec<u8>, expect: &Expect) -> Vec<String> {
             show(&g.controller),
             show(&g.object)
         ));
+    }
+
+    for (c, n) in &expect.instances {
+        // The distinct instances of the reconciles of that `controller`.
+        let mut of: Vec<&str> = doc["reconciles"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|r| controller_of(&doc, r).as_deref() == Some(c.as_str()))
+            .filter_map(|r| r["controller_instance"].as_str())
+            .collect();
+        of.sort_unstable();
+        of.dedup();
+        let got = of.len();
+        differ(&mut out, &format!("instances of {c}"), n.to_string(), got.to_string());
     }
 
     // Elections in order.

@@ -210,7 +210,7 @@ fn unknown_notes(a: &Analysis, files: &[ParsedFile], diags: &mut Vec<Diagnostic>
         let what = format!("no controller (no `controller` key): controllers are named after the loggers that wrote their lines ({})", shown.join(", "));
         note(&|r| by_logger[r.controller], &what);
     }
-    note(&|r| r.object.is_none(), "no object (no `name`/`namespace`, Kind-named or `object` key): shown as unknown, `null` in the JSON");
+    note(&|r| r.object.is_none(), "no object (no `name`/`namespace`, Kind-named or `object` key, or an empty `name`): shown as unknown, `null` in the JSON");
 }
 
 /// Notes on the lines the analysis does not use, one per file naming the

@@ -420,8 +420,8 @@ struct Part<'a> {
     /// use.
     raw: HashMap<Key<'a>, u32>,
     messages: Vec<RawMessage<'a>>,
-    /// `Starting workers` lines, in order: controller, count.
-    starting: Vec<(String, u32)>,
+    /// `Starting workers` lines, in order: controller, count, time.
+    starting: Vec<(String, u32, Option<Timestamp>)>,
     /// Every reconcile line in file order: reconcile, record, message.
     lines: Vec<(u32, RecordRef, u32)>,
     /// The records the etcd analysis reads, in file order.
@@ -480,7 +480,7 @@ impl<'a> Part<'a> {
                         (f.find_field(&fields, "controller").map(|c| f.value(c)), f.find_field(&fields, "worker count").map(|n| f.value(n)))
                     {
                         if let Ok(n) = n.parse::<u32>() {
-                            self.starting.push((c.into_owned(), n));
+                            self.starting.push((c.into_owned(), n, time_of(r)));
                         }
                     }
                 }
@@ -572,11 +572,19 @@ impl<'a> Part<'a> {
                 k[slot].get_or_insert(fl);
             }
         }
+        // An empty `name` is a request for no object (controller-runtime
+        // logs the request's; Karpenter's singleton controllers log
+        // `"namespace":"","name":""`): a Kind-named key on such a line is
+        // some other object (`"Pods":"default/inflate-…"`, `"NodeClaim":{…}`).
+        let no_object = k[0].is_some_and(|fl| f.value(fl).is_empty());
+        if no_object {
+            k[0] = None;
+        }
         // A key named after a Kind (`"RayCluster": {"name":..}`, klog's
         // `Cluster="ns/name"`): the object, and its kind. Looked for only
         // when the line lacks one of them (kamaji's lines have both).
         let mut kind_key = None::<(&Field, ObjectRef)>;
-        if k[0].is_none() || k[4].or(k[8]).is_none() {
+        if !no_object && (k[0].is_none() || k[4].or(k[8]).is_none()) {
             kind_key = fields.iter().filter(|fl| is_kind_word(&f.span_bytes(fl.key))).find_map(|fl| object_value(&f.value(fl)).map(|o| (fl, o)));
         }
         // A Kind key must be the controller's kind when the line names it.
@@ -671,7 +679,7 @@ struct Gathered<'a> {
     /// How many controller names (as written) [`Draft::name_id`] numbers.
     names: usize,
     vocab: Vocab<'a>,
-    starting: Vec<(String, u32)>,
+    starting: Vec<(String, u32, Option<Timestamp>)>,
     deletions: Vec<DeletionStep>,
     /// Every reconcile line in file order: reconcile index, record, word.
     lines: Vec<(u32, RecordRef, u32)>,
@@ -948,12 +956,13 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
     // The list may have grown by doubling: the analysis is kept as long as
     // its inputs are, so the room it will not use is given back.
     reconciles.shrink_to_fit();
+    let started_once = started_once(&drafts, &reconciles, names, &start_lines);
     let mut starting: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-    for (c, n) in start_lines {
+    for (c, n, _) in start_lines {
         starting.entry(c).or_default().push(n);
     }
     let lines = Lines::group(drafts.len(), lines);
-    let instance_of = split_instances(&drafts, names, &lines, &vocab);
+    let instance_of = split_instances(&drafts, names, &lines, &vocab, &started_once);
     let mut controllers = name_instances(&drafts, &reconciles, &instance_of, &lines, &vocab);
     // One pass over the reconciles for the rest: each is big, and there
     // may be a million of them.
@@ -1057,12 +1066,50 @@ fn coverage(files: &[ParsedFile]) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// By controller name (see [`Draft::name_id`]; `names` of them): whether
+/// the log shows its one instance start before any of its reconciles (one
+/// `Starting workers` line of that name, timed no later than the first
+/// of them). controller-runtime starts each controller's workers once,
+/// so all of its reconciles are that instance's, whatever their messages.
+/// (A second manager of its own, like kamaji's soot manager, logs a start
+/// of its own; a log that begins after the start says nothing.)
+fn started_once(drafts: &[Draft], reconciles: &[Reconcile], names: usize, start_lines: &[(String, u32, Option<Timestamp>)]) -> Vec<bool> {
+    let mut once: Vec<bool> = vec![false; names];
+    if start_lines.is_empty() {
+        return once;
+    }
+    let mut starts: HashMap<&str, (usize, Option<Timestamp>)> = HashMap::default();
+    for (c, _, t) in start_lines {
+        let e = starts.entry(c.as_str()).or_insert((0, *t));
+        e.0 += 1;
+    }
+    // Each name's first reconcile time, and its start when it has one.
+    let mut first: Vec<Option<Timestamp>> = vec![None; names];
+    let mut start: Vec<Option<Timestamp>> = vec![None; names];
+    for (d, r) in drafts.iter().zip(reconciles) {
+        let k = d.name_id as usize;
+        if first[k].is_none() {
+            start[k] = match starts.get(&*d.controller_name) {
+                Some(&(1, t)) => t,
+                _ => None,
+            };
+        }
+        first[k] = Some(first[k].map_or(r.first, |f| f.min(r.first)));
+    }
+    for k in 0..names {
+        once[k] = matches!((start[k], first[k]), (Some(s), Some(f)) if s <= f);
+    }
+    once
+}
+
 /// Union-find over reconciles of one controller name: two reconciles that
 /// share a message belong to the same instance. Small groups that share
-/// nothing with anyone (an error-only reconcile) join the largest group.
+/// nothing with anyone (an error-only reconcile) join the largest group;
+/// all of them do when the name started once (`started_once`, by
+/// [`Draft::name_id`]).
 /// Returns, per draft, its instance number (global, dense). `names`: how
 /// many numbers the interned strings have (see [`Draft::name_id`]).
-fn split_instances(drafts: &[Draft], names: usize, lines: &Lines, vocab: &Vocab<'_>) -> Vec<usize> {
+fn split_instances(drafts: &[Draft], names: usize, lines: &Lines, vocab: &Vocab<'_>, started_once: &[bool]) -> Vec<usize> {
     let words = &vocab.words;
     let mut parent: Vec<usize> = (0..drafts.len()).collect();
     fn find(p: &mut [usize], mut x: usize) -> usize {
@@ -1117,6 +1164,12 @@ fn split_instances(drafts: &[Draft], names: usize, lines: &Lines, vocab: &Vocab<
         let largest = gs.first().map_or(0, Vec::len);
         let main = next;
         next += 1;
+        if started_once[drafts[gs[0][0]].name_id as usize] {
+            for &m in gs.iter().flatten() {
+                out[m] = main;
+            }
+            continue;
+        }
         // Groups that name the same known role are one instance.
         let mut by_role: BTreeMap<&str, usize> = BTreeMap::new();
         for (k, g) in gs.iter().enumerate() {
