@@ -956,11 +956,12 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
     // The list may have grown by doubling: the analysis is kept as long as
     // its inputs are, so the room it will not use is given back.
     reconciles.shrink_to_fit();
-    let started_once = started_once(&drafts, &reconciles, names, &start_lines);
-    let mut starting: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-    for (c, n, _) in start_lines {
-        starting.entry(c).or_default().push(n);
+    // Each controller name's `Starting workers` lines: count, time.
+    let mut starting: BTreeMap<String, Vec<(u32, Option<Timestamp>)>> = BTreeMap::new();
+    for (c, n, t) in start_lines {
+        starting.entry(c).or_default().push((n, t));
     }
+    let started_once = started_once(&drafts, &reconciles, names, &starting);
     let lines = Lines::group(drafts.len(), lines);
     let instance_of = split_instances(&drafts, names, &lines, &vocab, &started_once);
     let mut controllers = name_instances(&drafts, &reconciles, &instance_of, &lines, &vocab);
@@ -1073,15 +1074,10 @@ fn coverage(files: &[ParsedFile]) -> Vec<(u32, u32)> {
 /// so all of its reconciles are that instance's, whatever their messages.
 /// (A second manager of its own, like kamaji's soot manager, logs a start
 /// of its own; a log that begins after the start says nothing.)
-fn started_once(drafts: &[Draft], reconciles: &[Reconcile], names: usize, start_lines: &[(String, u32, Option<Timestamp>)]) -> Vec<bool> {
+fn started_once(drafts: &[Draft], reconciles: &[Reconcile], names: usize, starting: &BTreeMap<String, Vec<(u32, Option<Timestamp>)>>) -> Vec<bool> {
     let mut once: Vec<bool> = vec![false; names];
-    if start_lines.is_empty() {
+    if starting.is_empty() {
         return once;
-    }
-    let mut starts: HashMap<&str, (usize, Option<Timestamp>)> = HashMap::default();
-    for (c, _, t) in start_lines {
-        let e = starts.entry(c.as_str()).or_insert((0, *t));
-        e.0 += 1;
     }
     // Each name's first reconcile time, and its start when it has one.
     let mut first: Vec<Option<Timestamp>> = vec![None; names];
@@ -1089,8 +1085,8 @@ fn started_once(drafts: &[Draft], reconciles: &[Reconcile], names: usize, start_
     for (d, r) in drafts.iter().zip(reconciles) {
         let k = d.name_id as usize;
         if first[k].is_none() {
-            start[k] = match starts.get(&*d.controller_name) {
-                Some(&(1, t)) => t,
+            start[k] = match starting.get(&*d.controller_name).map(Vec::as_slice) {
+                Some(&[(_, t)]) => t,
                 _ => None,
             };
         }
@@ -1275,7 +1271,12 @@ struct Run {
 /// order of the instances' first reconcile), else the most reconciles seen
 /// in flight at once.
 /// `runs`: each instance's reconciles.
-fn assign_workers(controllers: &mut [ControllerInstance], runs: &[Vec<Run>], starting: &BTreeMap<String, Vec<u32>>, opts: &AnalyzeOptions) {
+fn assign_workers(
+    controllers: &mut [ControllerInstance],
+    runs: &[Vec<Run>],
+    starting: &BTreeMap<String, Vec<(u32, Option<Timestamp>)>>,
+    opts: &AnalyzeOptions,
+) {
     let first_seen: Vec<Option<Timestamp>> = runs.iter().map(|rs| rs.iter().map(|r| r.first).min()).collect();
     let mut order: Vec<usize> = (0..controllers.len()).collect();
     order.sort_by_key(|&i| (controllers[i].controller.clone(), first_seen[i]));
@@ -1289,7 +1290,7 @@ fn assign_workers(controllers: &mut [ControllerInstance], runs: &[Vec<Run>], sta
         }
         if let Some(list) = starting.get(&c.controller) {
             let k = used.entry(c.controller.clone()).or_insert(0);
-            if let Some(n) = list.get(*k).or(list.last()) {
+            if let Some((n, _)) = list.get(*k).or(list.last()) {
                 c.workers = (*n).max(1);
                 c.workers_source = "log".into();
                 *k += 1;
