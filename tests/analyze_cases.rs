@@ -119,7 +119,10 @@ fn a_log_cut_by_tail_marks_the_cut_reconciles() {
 /// unless a line of it says it failed or asked for a requeue. One the log
 /// goes on after is a success (no error line, and controller-runtime logs
 /// every failed reconcile); so is a reconcile that ends one file and is
-/// not the last of another. The same whether the records are gathered on
+/// not the last of another. So is one that a later reconcile of the same
+/// object by the same controller begins after, in a log whose lines all
+/// share its last time (whole seconds): controller-runtime hands an object
+/// to one worker at a time. The same whether the records are gathered on
 /// one thread or cut into parts.
 #[test]
 fn a_reconcile_the_log_stops_in_is_unfinished() {
@@ -149,6 +152,22 @@ fn a_reconcile_the_log_stops_in_is_unfinished() {
         (
             widget(1, "starting sync", "a", "r1") + &widget(3, "starting sync", "b", "r3") + &ts(3) + "\tINFO\tleader lease renewed\n",
             vec![("r1", "success"), ("r3", "unfinished")],
+        ),
+        // Every line in one second (JobSet's whole-second log in kueue
+        // #2096): the next reconcile of the same object shows that the
+        // one before had ended; the last is unfinished.
+        (
+            widget(5, "Reconciling", "a", "r1") + &widget(5, "Reconciling", "a", "r2") + &widget(5, "Reconciling", "a", "r3"),
+            vec![("r1", "success"), ("r2", "success"), ("r3", "unfinished")],
+        ),
+        // Another object's reconcile shows nothing (another worker may run
+        // it), nor another controller's of the same object, nor one that
+        // begins before the earlier one's last line.
+        (widget(5, "Reconciling", "a", "r1") + &widget(5, "Reconciling", "b", "r2"), vec![("r1", "unfinished"), ("r2", "unfinished")]),
+        (widget(5, "Reconciling", "a", "r1") + &line(&ts(5), "INFO", "Reconciling", "gadget", "a", "r2"), vec![("r1", "unfinished"), ("r2", "unfinished")]),
+        (
+            widget(5, "Reconciling", "a", "r1") + &widget(5, "Reconciling", "a", "r2") + &widget(5, "synced", "a", "r1"),
+            vec![("r1", "unfinished"), ("r2", "unfinished")],
         ),
         // The last line is an error, or asks for a requeue: how it ended is said.
         (widget(1, "starting sync", "a", "r1") + &line(&ts(2), "ERROR", "Reconciler error", "widget", "a", "r1"), vec![("r1", "error")]),

@@ -970,6 +970,8 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(); controllers.len()];
     // The time of each file's last timed line.
     let file_end: Vec<Option<Timestamp>> = files.iter().zip(cover).map(|(f, &(_, hi))| f.records.get(hi as usize).and_then(time_of)).collect();
+    // Reconciles that nothing after them in their file shows ended.
+    let mut at_the_end = Vec::new();
     for (i, r) in reconciles.iter_mut().enumerate() {
         r.controller = instance_of[i];
         r.records = lines.range(i);
@@ -981,9 +983,15 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
         // shows): nothing shows time passing after it.
         let at_end = drafts[i].ends_log || refs.last().and_then(|rr| file_end[rr.file as usize]).is_some_and(|end| r.last >= end);
         if at_end && !drafts[i].said_done && r.outcome == Outcome::Success {
-            r.outcome = Outcome::Unfinished;
+            at_the_end.push(i);
         }
         runs[r.controller].push(Run { first: r.first, first_record: refs.first().copied(), i, last: r.last, last_record: refs.last().copied() });
+    }
+    let ended = followed_by_the_next(&reconciles, &lines, &at_the_end);
+    for (&i, ended) in at_the_end.iter().zip(ended) {
+        if !ended {
+            reconciles[i].outcome = Outcome::Unfinished;
+        }
     }
     // In start order (nearly so already: reconciles are numbered as they
     // start).
@@ -993,6 +1001,41 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
     assign_workers(&mut controllers, &runs, &starting, opts);
     lay_out_lanes(&controllers, runs, &mut reconciles, &lines, &drafts);
     Built { controllers, reconciles, record_refs: lines.refs, deletions, etcd_records: Vec::new(), signal_records: signals }
+}
+
+/// For each of `candidates` (reconciles no later line shows ended: their
+/// last line is at their file's last time, as in a log whose times are
+/// whole seconds), whether a reconcile of the same object by the same
+/// controller instance begins after its last line in the same file.
+/// controller-runtime's queue hands an object to one worker at a time,
+/// so the next reconcile of it shows that this one had returned.
+fn followed_by_the_next(reconciles: &[Reconcile], lines: &Lines, candidates: &[usize]) -> Vec<bool> {
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    type Same<'r> = (usize, u32, &'r ObjectRef);
+    // Each candidate's object: the last record in its file where a
+    // reconcile of it begins.
+    let mut next: HashMap<Same<'_>, u32> = HashMap::default();
+    let key = |i: usize, rr: Option<&RecordRef>| Some((reconciles[i].controller, rr?.file, &**reconciles[i].object.as_ref()?));
+    for &i in candidates {
+        if let Some(k) = key(i, lines.refs(i).last()) {
+            next.insert(k, 0);
+        }
+    }
+    for i in 0..reconciles.len() {
+        let first = lines.refs(i).first();
+        if let Some(at) = key(i, first).and_then(|k| next.get_mut(&k)) {
+            *at = (*at).max(first.map_or(0, |rr| rr.record));
+        }
+    }
+    candidates
+        .iter()
+        .map(|&i| {
+            let last = lines.refs(i).last();
+            key(i, last).and_then(|k| next.get(&k)).is_some_and(|&begins| last.is_some_and(|rr| begins > rr.record))
+        })
+        .collect()
 }
 
 /// What [`build`] makes.
