@@ -192,9 +192,10 @@ fn inner(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
 
 /// A log line indented as a whole: ginkgo indents the output it captured
 /// (`  2025-07-31T15:31:47.02217+02:00`, a TAB, `LEVEL(-2)`, …), a test runner
-/// nests it. Read as the line after its indent when that is a line of a
-/// format with a time; anything else indented (a stack frame, a message's
-/// continuation, a dump's lines) is left to the continuation rules.
+/// nests it, a Markdown list indents a paste. Read as the line after its
+/// indent when that is a line of a format with a time, or a CRI line;
+/// anything else indented (a stack frame, a message's continuation, a
+/// dump's lines) is left to the continuation rules.
 fn indented(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     let i = skip_ws(s, 0);
     let (t, o) = (&s[i..], o.offset(i));
@@ -219,6 +220,20 @@ fn indented(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
             // (A logrus or journald line with no time: not taken.)
             cx.fields.truncate(mark);
         }
+        *out = before;
+    }
+    // A CRI line indented (CRI files pasted in a Markdown list, as in
+    // kueue #2463): its inner line is read as under the wrapper, and the
+    // lines after it carry the wrapper too, so nothing is indented inside
+    // it. (A time and text indented stays unread: it may be a message's
+    // line.)
+    if t.first().is_some_and(u8::is_ascii_digit) {
+        let saved = cx.last_format;
+        if timestamp_wrapper(t, o, cx, out) && out.wrapper == Wrapper::Cri {
+            return true;
+        }
+        cx.fields.truncate(mark);
+        cx.last_format = saved;
         *out = before;
     }
     false

@@ -861,9 +861,12 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         }
         // Fast path: a stack frame right after an ERROR line, with no
         // wrapper or name column that would have to be peeled first (read
-        // past the ERROR line's own indent, as `continues` reads it).
+        // past the ERROR line's own indent, as `continues` reads it), and
+        // no date after more indent (a wrapper's line indented as a whole:
+        // see `line::indented`).
         let t = past_indent(s, indent);
-        if tail == Tail::Stack && cx.name_prefix.is_empty() && !t[0].is_ascii_digit() && t[0] != b'{' && line::is_stack_line(t) {
+        if tail == Tail::Stack && cx.name_prefix.is_empty() && !t[0].is_ascii_digit() && t[0] != b'{' && line::is_stack_line(t) && !dated(t.trim_ascii_start())
+        {
             if let Some(prev) = sink.records.last_mut() {
                 prev.line_count = line_no - prev.line + 1;
                 prev.byte_len = (end - prev.offset as usize) as u32;
@@ -1054,6 +1057,12 @@ fn continues(tail: Tail, bytes: &[u8], out: &LineOut, start: usize, end: usize, 
         Tail::Indented => inner.first().is_some_and(|&b| b == b' ' || b == b'\t') || line::is_stack_line(inner),
         _ => line::is_stack_line(inner),
     }
+}
+
+/// `s` starts with a date, `2024-06-17`.
+#[inline]
+fn dated(s: &[u8]) -> bool {
+    s.len() >= 10 && s[..4].iter().all(u8::is_ascii_digit) && s[4] == b'-' && s[7] == b'-'
 }
 
 /// `s` past as much of an `indent` of white space as it starts with (a

@@ -189,6 +189,13 @@ fn lines_indented_as_a_whole_are_read_after_their_indent() {
         "  sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).reconcileHandler",
         "  \t/go/pkg/mod/sigs.k8s.io/controller-runtime@v0.18.4/pkg/internal/controller/controller.go:316",
         "  2025-07-31T15:31:52+02:00\tINFO\tafter the stack",
+        // CRI lines pasted in a Markdown list (kueue #2463): each line of a
+        // stack carries its own CRI prefix.
+        "  2024-06-17T15:28:01.547941Z stderr F 2024-06-17T15:28:01.547834Z\tLEVEL(-2)\tjobframework/reconciler.go:308\tReconciling Job\t{\"reconcileID\": \"ea\"}",
+        "  2024-06-17T15:28:01.564131Z stderr F 2024-06-17T15:28:01.564014Z\tERROR\tcontroller/controller.go:329\tReconciler error\t{\"reconcileID\": \"ea\"}",
+        "  2024-06-17T15:28:01.564132Z stderr F sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).reconcileHandler",
+        "  2024-06-17T15:28:01.564133Z stderr F \t/go/pkg/mod/sigs.k8s.io/controller-runtime@v0.18.4/pkg/internal/controller/controller.go:329",
+        "  2024-06-17T15:28:01.569550Z stderr F 2024-06-17T15:28:01.569426Z\tLEVEL(-2)\tjobframework/reconciler.go:308\tReconciling Job\t{\"reconcileID\": \"5a\"}",
     ];
     check(
         &(lines.join("\n") + "\n"),
@@ -199,7 +206,10 @@ fn lines_indented_as_a_whole_are_read_after_their_indent() {
            L7 unparsed unknown - "  2025-07-31T15:31:50+02:00 this line is text after a time"
            L8 unparsed unknown - "    level=info msg=\"no time here\""
            L9+2 zap-console error 2025-07-31T13:31:51Z "Reconciler error" {reconcileID=9f, error=boom}
-           L12 zap-console info 2025-07-31T13:31:52Z "after the stack""#,
+           L12 zap-console info 2025-07-31T13:31:52Z "after the stack"
+           L13 zap-console/cri debug 2024-06-17T15:28:01.547834Z collected 2024-06-17T15:28:01.547941Z "Reconciling Job" {reconcileID=ea, =jobframework/reconciler.go:308}
+           L14+2 zap-console/cri error 2024-06-17T15:28:01.564014Z collected 2024-06-17T15:28:01.564131Z "Reconciler error" {reconcileID=ea, =controller/controller.go:329}
+           L17 zap-console/cri debug 2024-06-17T15:28:01.569426Z collected 2024-06-17T15:28:01.569550Z "Reconciling Job" {reconcileID=5a, =jobframework/reconciler.go:308}"#,
     );
 }
 
