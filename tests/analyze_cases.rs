@@ -175,6 +175,19 @@ fn a_reconcile_the_log_stops_in_is_unfinished() {
         // Or it is controller-runtime's own line for a reconcile that
         // returned with no error and no requeue (logged at V(5)).
         (widget(1, "Reconciling", "a", "r1") + &widget(2, "Reconcile successful", "a", "r1"), vec![("r1", "success")]),
+        // Flux's reconcilers say both (kustomize-controller: `return
+        // ctrl.Result{RequeueAfter: …}` after the first, the reconcile's
+        // last line is the second); a retry mid-message is no requeue.
+        (
+            widget(1, "Source artifact not found, retrying in 30s", "a", "r1")
+                + &widget(31, "server-side apply completed", "a", "r2")
+                + &widget(31, "Reconciliation finished in 168.982584ms, next run in 10m0s", "a", "r2"),
+            vec![("r1", "requeue"), ("r2", "success")],
+        ),
+        (
+            widget(1, "conflict, retrying in 5s: object was modified", "a", "r1") + &widget(2, "synced", "b", "r2") + &widget(3, "synced", "b", "r2"),
+            vec![("r1", "success"), ("r2", "unfinished")],
+        ),
         // An unrecovered panic, which controller-runtime logs at INFO.
         (
             widget(1, "starting sync", "a", "r1")

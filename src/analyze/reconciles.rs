@@ -170,14 +170,14 @@ pub type DeletionStep = (usize, Timestamp, Deletion);
 
 impl Vocab<'_> {
     /// The id of a normalised message, added if new.
-    fn add(&mut self, norm: String, requeue: bool) -> u32 {
+    fn add(&mut self, norm: String, requeue: bool, done: bool) -> u32 {
         let next = self.words.len() as u32;
         let w = *self.ids.entry(norm.clone()).or_insert(next);
         if w == next {
             self.runtime.push(is_runtime_message(&norm));
             self.requeue.push(requeue);
             self.deletion.push(Deletion::of(&norm));
-            self.done.push(norm.starts_with("Reconcile successful"));
+            self.done.push(done);
             self.words.push(norm);
         }
         w
@@ -187,9 +187,28 @@ impl Vocab<'_> {
     /// object's `name`.
     fn word(&mut self, message: &str, name: Option<&str>) -> u32 {
         let norm = normalise(message, name);
-        let requeue = norm.contains("requeue") || norm.contains("enqueuing back");
-        self.add(norm, requeue)
+        let requeue = norm.contains("requeue") || norm.contains("enqueuing back") || retries_after(message);
+        self.add(norm, requeue, says_done(message))
     }
+}
+
+/// A message logged as the reconcile returns: controller-runtime's
+/// `Reconcile successful` (V(5)), Flux's `Reconciliation finished in
+/// 168.98ms, next run in 10m0s` (its reconcilers' last line, also
+/// written in lower case by operators built like them).
+fn says_done(message: &str) -> bool {
+    ["Reconcile successful", "Reconciliation finished in ", "reconciliation finished in "].iter().any(|p| message.starts_with(p))
+}
+
+/// A message that ends saying when the object is tried again, as a
+/// reconcile returns a `RequeueAfter`: Flux's `Source artifact not found,
+/// retrying in 30s`, `dependency … is not ready, retrying in 30s`.
+fn retries_after(message: &str) -> bool {
+    let Some((_, after)) = message.trim_end().rsplit_once(", retrying in ") else { return false };
+    // A Go duration: `30s`, `1m0s`, `500ms`, `1.5s`.
+    !after.is_empty()
+        && after.as_bytes()[0].is_ascii_digit()
+        && after.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'h' | b'm' | b's' | b'u' | b'n' | b'\xc2' | b'\xb5'))
 }
 
 pub fn time_of(r: &Record) -> Option<Timestamp> {
