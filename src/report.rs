@@ -814,11 +814,11 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
         if let Some(e) = &r.error {
             let entry = errors.entry(e.as_str()).or_default();
             entry.0 += 1;
-            if let Some(o) = &r.object {
-                let o = o.to_string();
-                if !entry.1.contains(&o) {
-                    entry.1.push(o);
-                }
+            // (A reconcile of no object, as a singleton reconciler's, is
+            // `–` here as in the other tables.)
+            let o = r.object.as_ref().map_or_else(|| "–".to_owned(), |o| o.to_string());
+            if !entry.1.contains(&o) {
+                entry.1.push(o);
             }
         }
     }

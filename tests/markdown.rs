@@ -346,3 +346,23 @@ fn the_incident_for_a_comment_fits_one() {
     assert!(!md2.contains("instead"), "no finding is left without its evidence");
     check(&a, &comment);
 }
+
+/// A failing reconcile of no object (Karpenter's `provisioner`, a
+/// singleton reconciler whose request names none: the corpus file's one
+/// failed reconcile, `de0771eb`, with five ERROR lines `could not
+/// schedule pod`) is `–` in the errors table's objects cell, as in the
+/// other tables, not an empty cell.
+#[test]
+fn an_error_of_no_object_shows_a_dash() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/controller-runtime/json_karpenter_v1.4_singleton_and_phase_reconcilers_lp4k.log");
+    let mut files = vec![parse_file(&path.display().to_string(), std::fs::read(&path).unwrap(), &ParseOptions::default())];
+    resolve_years(&mut files);
+    let a = analyze(&files, &AnalyzeOptions::default()).0;
+    let md = markdown(&a, &ReportOptions::default());
+    let table = md.split("### Most frequent reconcile errors").nth(1).unwrap().split("\n### ").next().unwrap();
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| count")).collect();
+    assert_eq!(rows.len(), 1, "{table}");
+    assert!(rows[0].starts_with("| 1 | `could not schedule pod: incompatible with nodepool"), "{}", rows[0]);
+    assert!(rows[0].ends_with(" | – |"), "{}", rows[0]);
+    check(&a, &ReportOptions::default());
+}
