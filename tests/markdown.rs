@@ -355,7 +355,7 @@ fn the_incident_for_a_comment_fits_one() {
 #[test]
 fn an_error_of_no_object_shows_a_dash() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/controller-runtime/json_karpenter_v1.4_singleton_and_phase_reconcilers_lp4k.log");
-    let mut files = vec![parse_file(&path.display().to_string(), std::fs::read(&path).unwrap(), &ParseOptions::default())];
+    let mut files = vec![parse_file(path.display().to_string(), std::fs::read(&path).unwrap(), &ParseOptions::default())];
     resolve_years(&mut files);
     let a = analyze(&files, &AnalyzeOptions::default()).0;
     let md = markdown(&a, &ReportOptions::default());
