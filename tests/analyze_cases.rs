@@ -169,6 +169,15 @@ fn a_reconcile_the_log_stops_in_is_unfinished() {
             widget(5, "Reconciling", "a", "r1") + &widget(5, "Reconciling", "a", "r2") + &widget(5, "synced", "a", "r1"),
             vec![("r1", "unfinished"), ("r2", "unfinished")],
         ),
+        // Nor reconciles of a controller no line names (they may be two
+        // controllers').
+        (
+            ts(5)
+                + "\tINFO\tReconciling\t{\"namespace\": \"ns\", \"name\": \"a\", \"reconcileID\": \"r1\"}\n"
+                + &ts(5)
+                + "\tINFO\tReconciling\t{\"namespace\": \"ns\", \"name\": \"a\", \"reconcileID\": \"r2\"}\n",
+            vec![("r1", "unfinished"), ("r2", "unfinished")],
+        ),
         // The last line is an error, or asks for a requeue: how it ended is said.
         (widget(1, "starting sync", "a", "r1") + &line(&ts(2), "ERROR", "Reconciler error", "widget", "a", "r1"), vec![("r1", "error")]),
         (widget(1, "starting sync", "a", "r1") + &widget(2, "Reconcile done, requeueing after 5s", "a", "r1"), vec![("r1", "requeue")]),
@@ -187,6 +196,19 @@ fn a_reconcile_the_log_stops_in_is_unfinished() {
         (
             widget(1, "conflict, retrying in 5s: object was modified", "a", "r1") + &widget(2, "synced", "b", "r2") + &widget(3, "synced", "b", "r2"),
             vec![("r1", "success"), ("r2", "unfinished")],
+        ),
+        // Only the last line says so: a retry inside the reconcile is none.
+        (
+            widget(1, "status conflict, retrying in 1s", "a", "r1") + &widget(2, "synced", "a", "r1") + &widget(3, "synced", "b", "r2"),
+            vec![("r1", "success"), ("r2", "unfinished")],
+        ),
+        // Read from the whole message: these two share their first 80
+        // characters, where a word of the vocabulary is cut.
+        (
+            widget(1, &format!("{}, done", "waiting for the dependency to report ready ".repeat(2)), "a", "r1")
+                + &widget(2, &format!("{}, retrying in 30s", "waiting for the dependency to report ready ".repeat(2)), "a", "r2")
+                + &widget(3, "synced", "b", "r3"),
+            vec![("r1", "success"), ("r2", "requeue"), ("r3", "unfinished")],
         ),
         // An unrecovered panic, which controller-runtime logs at INFO.
         (

@@ -38,6 +38,9 @@ struct Draft {
     /// A line of it is controller-runtime's `Reconcile successful`, which
     /// it logs once the reconcile has returned: it ended.
     said_done: bool,
+    /// Its last line so far ends saying when it is tried again (see
+    /// [`retries_after`]).
+    last_retries: bool,
 }
 
 /// The normalised messages ("words"): each distinct raw message is
@@ -46,8 +49,10 @@ struct Draft {
 #[derive(Default)]
 struct Vocab<'a> {
     /// By raw message: the same text is the same word, whichever object's
-    /// name it was normalised with first.
-    raw: HashMap<Key<'a>, u32>,
+    /// name it was normalised with first; and whether the text ends
+    /// saying when the object is tried again ([`retries_after`], read
+    /// from the whole text, which the word may cut).
+    raw: HashMap<Key<'a>, (u32, bool)>,
     ids: HashMap<String, u32>,
     words: Vec<String>,
     /// controller-runtime's own message.
@@ -187,7 +192,7 @@ impl Vocab<'_> {
     /// object's `name`.
     fn word(&mut self, message: &str, name: Option<&str>) -> u32 {
         let norm = normalise(message, name);
-        let requeue = norm.contains("requeue") || norm.contains("enqueuing back") || retries_after(message);
+        let requeue = norm.contains("requeue") || norm.contains("enqueuing back");
         self.add(norm, requeue, says_done(message))
     }
 }
@@ -202,7 +207,8 @@ fn says_done(message: &str) -> bool {
 
 /// A message that ends saying when the object is tried again, as a
 /// reconcile returns a `RequeueAfter`: Flux's `Source artifact not found,
-/// retrying in 30s`, `dependency … is not ready, retrying in 30s`.
+/// retrying in 30s`, `dependency … is not ready, retrying in 30s`. (Only
+/// a reconcile's last line says so: a retry inside it is no requeue.)
 fn retries_after(message: &str) -> bool {
     let Some((_, after)) = message.trim_end().rsplit_once(", retrying in ") else { return false };
     // A Go duration: `30s`, `1m0s`, `500ms`, `1.5s`.
@@ -656,6 +662,7 @@ impl<'a> Part<'a> {
             opens_with_error: r.level >= Level::Error,
             ends_log: false,
             said_done: false,
+            last_retries: false,
         });
         self.reconciles.push(Reconcile {
             reconcile_id,
@@ -808,7 +815,8 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
                     let rr = m.first_record;
                     let f = &files[rr.file as usize];
                     let object = g.reconciles[to_global[m.first_reconcile as usize] as usize].object.as_ref();
-                    let w = g.vocab.word(&f.message(&f.records[rr.record as usize]), object.map(|o| o.name.as_str()));
+                    let message = f.message(&f.records[rr.record as usize]);
+                    let w = (g.vocab.word(&message, object.map(|o| o.name.as_str())), retries_after(&message));
                     g.vocab.raw.insert(m.text.clone(), w);
                     w
                 }
@@ -817,8 +825,10 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
         }
         let mut lines = p.lines;
         for (li, rref, m) in lines.iter_mut() {
-            let (gi, w) = (to_global[*li as usize], words[*m as usize]);
+            let (gi, (w, retries)) = (to_global[*li as usize], words[*m as usize]);
             (*li, *m) = (gi, w);
+            // (Lines come in file order, a later part's after an earlier's.)
+            g.drafts[gi as usize].last_retries = retries;
             let rec = &mut g.reconciles[gi as usize];
             // controller-runtime and operators say so in the message:
             // `Reconcile done, requeueing after`, `enqueuing back`. (An
@@ -996,6 +1006,11 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
         r.records = lines.range(i);
         r.lines = r.records.len() as u32;
         let refs = lines.refs(i);
+        // Its last line says when it is tried again (Flux: `…, retrying in
+        // 30s`, then `return ctrl.Result{RequeueAfter: …}`).
+        if drafts[i].last_retries && r.outcome == Outcome::Success {
+            r.outcome = Outcome::Requeue;
+        }
         // The log stops after it: its last line is its file's last timed
         // line, or no later than its own (writers that share a file do not
         // write in time order to the microsecond, as kueue's envtest log
@@ -1006,7 +1021,7 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
         }
         runs[r.controller].push(Run { first: r.first, first_record: refs.first().copied(), i, last: r.last, last_record: refs.last().copied() });
     }
-    let ended = followed_by_the_next(&reconciles, &lines, &at_the_end);
+    let ended = followed_by_the_next(&controllers, &reconciles, &lines, &at_the_end);
     for (&i, ended) in at_the_end.iter().zip(ended) {
         if !ended {
             reconciles[i].outcome = Outcome::Unfinished;
@@ -1027,8 +1042,9 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
 /// whole seconds), whether a reconcile of the same object by the same
 /// controller instance begins after its last line in the same file.
 /// controller-runtime's queue hands an object to one worker at a time,
-/// so the next reconcile of it shows that this one had returned.
-fn followed_by_the_next(reconciles: &[Reconcile], lines: &Lines, candidates: &[usize]) -> Vec<bool> {
+/// so the next reconcile of it shows that this one had returned. (Not for
+/// an instance no line names: it may be more than one controller.)
+fn followed_by_the_next(controllers: &[ControllerInstance], reconciles: &[Reconcile], lines: &Lines, candidates: &[usize]) -> Vec<bool> {
     if candidates.is_empty() {
         return Vec::new();
     }
@@ -1036,7 +1052,11 @@ fn followed_by_the_next(reconciles: &[Reconcile], lines: &Lines, candidates: &[u
     // Each candidate's object: the last record in its file where a
     // reconcile of it begins.
     let mut next: HashMap<Same<'_>, u32> = HashMap::default();
-    let key = |i: usize, rr: Option<&RecordRef>| Some((reconciles[i].controller, rr?.file, &**reconciles[i].object.as_ref()?));
+    let key = |i: usize, rr: Option<&RecordRef>| {
+        let c = reconciles[i].controller;
+        controllers[c].is_named().then_some(())?;
+        Some((c, rr?.file, &**reconciles[i].object.as_ref()?))
+    };
     for &i in candidates {
         if let Some(k) = key(i, lines.refs(i).last()) {
             next.insert(k, 0);

@@ -222,8 +222,8 @@ fn indented(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
         }
         *out = before;
     }
-    // A CRI line indented (CRI files pasted in a Markdown list, as in
-    // kueue #2463): its inner line is read as under the wrapper, and the
+    // A CRI line indented (a CRI file pasted in a Markdown list, as the
+    // mirror of kueue #2463 in the corpus nests it): its inner line is read as under the wrapper, and the
     // lines after it carry the wrapper too, so nothing is indented inside
     // it. (A time and text indented stays unread: it may be a message's
     // line.)
