@@ -38,9 +38,6 @@ struct Draft {
     /// A line of it is controller-runtime's `Reconcile successful`, which
     /// it logs once the reconcile has returned: it ended.
     said_done: bool,
-    /// Its last line so far ends saying when it is tried again (see
-    /// [`retries_after`]).
-    last_retries: bool,
 }
 
 /// The normalised messages ("words"): each distinct raw message is
@@ -662,7 +659,6 @@ impl<'a> Part<'a> {
             opens_with_error: r.level >= Level::Error,
             ends_log: false,
             said_done: false,
-            last_retries: false,
         });
         self.reconciles.push(Reconcile {
             reconcile_id,
@@ -709,6 +705,10 @@ struct Gathered<'a> {
     deletions: Vec<DeletionStep>,
     /// Every reconcile line in file order: reconcile index, record, word.
     lines: Vec<(u32, RecordRef, u32)>,
+    /// The lines (reconcile index, record) whose message ends saying when
+    /// the object is tried again ([`retries_after`]): few, so the pass
+    /// over every line only tests a flag.
+    retry_lines: Vec<(u32, RecordRef)>,
     signals: Vec<RecordRef>,
 }
 
@@ -757,6 +757,7 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
         starting: Vec::new(),
         deletions: Vec::new(),
         lines: Vec::new(),
+        retry_lines: Vec::new(),
         signals: Vec::new(),
     };
     let mut lines_left: usize = parts.iter().map(|p| p.lines.len()).sum();
@@ -827,8 +828,9 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
         for (li, rref, m) in lines.iter_mut() {
             let (gi, (w, retries)) = (to_global[*li as usize], words[*m as usize]);
             (*li, *m) = (gi, w);
-            // (Lines come in file order, a later part's after an earlier's.)
-            g.drafts[gi as usize].last_retries = retries;
+            if retries {
+                g.retry_lines.push((gi, *rref));
+            }
             let rec = &mut g.reconciles[gi as usize];
             // controller-runtime and operators say so in the message:
             // `Reconcile done, requeueing after`, `enqueuing back`. (An
@@ -981,7 +983,7 @@ pub fn build_beside<S: Send>(files: &[ParsedFile], opts: &AnalyzeOptions, side: 
 /// workers' lanes laid out.
 /// `cover`: each file's first and last record with a time (see [`coverage`]).
 fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a>>, cover: &[(u32, u32)]) -> Built {
-    let Gathered { mut reconciles, drafts, names, vocab, starting: start_lines, deletions, lines, signals } = merge(files, parts);
+    let Gathered { mut reconciles, drafts, names, vocab, starting: start_lines, deletions, lines, retry_lines, signals } = merge(files, parts);
     // The list may have grown by doubling: the analysis is kept as long as
     // its inputs are, so the room it will not use is given back.
     reconciles.shrink_to_fit();
@@ -992,6 +994,14 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
     }
     let started_once = started_once(&drafts, &reconciles, names, &starting);
     let lines = Lines::group(drafts.len(), lines);
+    // A reconcile whose last line says when it is tried again (Flux: `…,
+    // retrying in 30s`, then `return ctrl.Result{RequeueAfter: …}`).
+    for (i, rr) in retry_lines {
+        let r = &mut reconciles[i as usize];
+        if lines.refs(i as usize).last() == Some(&rr) && r.outcome == Outcome::Success {
+            r.outcome = Outcome::Requeue;
+        }
+    }
     let instance_of = split_instances(&drafts, names, &lines, &vocab, &started_once);
     let mut controllers = name_instances(&drafts, &reconciles, &instance_of, &lines, &vocab);
     // One pass over the reconciles for the rest: each is big, and there
@@ -1006,11 +1016,6 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
         r.records = lines.range(i);
         r.lines = r.records.len() as u32;
         let refs = lines.refs(i);
-        // Its last line says when it is tried again (Flux: `…, retrying in
-        // 30s`, then `return ctrl.Result{RequeueAfter: …}`).
-        if drafts[i].last_retries && r.outcome == Outcome::Success {
-            r.outcome = Outcome::Requeue;
-        }
         // The log stops after it: its last line is its file's last timed
         // line, or no later than its own (writers that share a file do not
         // write in time order to the microsecond, as kueue's envtest log
