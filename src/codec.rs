@@ -702,6 +702,7 @@ mod tests {
             bands: vec![Band { election: 0, start_nanos: 1, end_nanos: 2, leaderless_start_nanos: Some(2), label: "etcd".into() }],
             markers: vec![Marker { row: 1, at_nanos: 3, kind: MarkerKind::Deleted, label: "gone".into() }],
             highlights: vec![Highlight { finding: 0, kind: crate::analyze::FindingKind::StalledWorker, start_nanos: 0, end_nanos: 10, rows: vec![1, 2] }],
+            precision_nanos: 1_000_000,
             ..Timeline::default()
         }
     }

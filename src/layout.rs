@@ -162,6 +162,13 @@ pub struct Timeline {
     /// How many log sources the analysis saw in all.
     #[serde(default)]
     pub sources_total: u32,
+    /// How finely the times were written: the [`crate::time::tick_nanos`]
+    /// of the most fractional digits any reconcile, election, client
+    /// warning or dump time had (a second when every line was written to
+    /// the second). No axis tick steps below it: a whole-second log gets
+    /// no `15:53:29.100`. 0 when nothing was timed.
+    #[serde(default)]
+    pub precision_nanos: i64,
 }
 
 /// At most this many log sources get a lane (the others are counted).
@@ -711,7 +718,24 @@ pub fn layout(a: &Analysis, opts: &LayoutOptions) -> Timeline {
         })
         .collect();
     let (sources, sources_total) = source_lanes(a);
-    Timeline { start_nanos, end_nanos, rows, bars, max_end_prefix, bands, markers, highlights, dumps, in_flight, sources, sources_total }
+    let precision_nanos = precision_nanos(a);
+    Timeline { start_nanos, end_nanos, rows, bars, max_end_prefix, bands, markers, highlights, dumps, in_flight, sources, sources_total, precision_nanos }
+}
+
+/// [`Timeline::precision_nanos`]: the analysis' times, whatever the view
+/// selects (the precision is the logs', not the selection's).
+fn precision_nanos(a: &Analysis) -> i64 {
+    let reconciles = a.reconciles.iter().flat_map(|r| [r.first, r.last]);
+    let elections = a.elections.iter().flat_map(|e| std::iter::once(e.start).chain(e.end));
+    let others = a.client_warnings.iter().map(|w| w.time).chain(a.dumps.iter().filter_map(|d| d.time));
+    let mut digits = None;
+    for t in reconciles.chain(elections).chain(others) {
+        digits = digits.max(Some(t.digits));
+        if t.digits >= 9 {
+            break;
+        }
+    }
+    digits.map_or(0, crate::time::tick_nanos)
 }
 
 /// A lane per log source, at most [`SOURCE_LANES`]: those with something

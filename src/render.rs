@@ -730,8 +730,9 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
         }
     }
 
-    // Time axis: grid lines and labels that never collide.
-    let step = scale.tick_step(90.0);
+    // Time axis: grid lines and labels that never collide, no finer
+    // than the times were written.
+    let step = scale.tick_step(90.0).max(t.precision_nanos);
     let mut last_right = f64::NEG_INFINITY;
     for tick in scale.ticks(step, off) {
         let x = x_of(tick);

@@ -312,3 +312,46 @@ I0831 12:45:05.200000       1 controller.go:2] \"Reconcile successful\" controll
         assert!(d.titles[0].starts_with(&format!("{title} · 2026-08-31 07:15:03 – 07:15:06 UTC, {caveats}")), "{}", d.titles[0]);
     }
 }
+
+/// The axis' tick labels of a drawing: the texts that read as a time of day.
+fn tick_labels(svg: &str) -> Vec<String> {
+    let time = regex::Regex::new(r"^\d\d:\d\d(:\d\d(\.\d+)?)?$").unwrap();
+    parse(svg).texts.into_iter().map(|t| t.3).filter(|s| time.is_match(s)).collect()
+}
+
+#[test]
+fn axis_ticks_are_no_finer_than_the_times_were_written() {
+    // Four reconciles over 3 s, written to the second, then the same
+    // lines written to the millisecond.
+    let log = |frac: &str| {
+        (0..4)
+            .map(|i| {
+                format!("2026-05-26T10:00:0{i}{frac}Z\tINFO\tReconciling\t{{\"controller\": \"widget\", \"namespace\": \"ns\", \"name\": \"w{i}\", \"reconcileID\": \"r{i}\"}}\n")
+            })
+            .collect::<String>()
+    };
+    let drawn = |text: String| {
+        let files = vec![parse_file("manager.log", text.into_bytes(), &ParseOptions::default())];
+        let a = analyze(&files, &AnalyzeOptions::default()).0;
+        assert_eq!(a.reconciles.len(), 4);
+        let t = layout(&a, &LayoutOptions::default());
+        (t.precision_nanos, tick_labels(&render::svg(&a, &t, &View::default())))
+    };
+    let (precision, seconds) = drawn(log(""));
+    assert_eq!(precision, 1_000_000_000);
+    // (The last second's label, at the picture's right edge, does not fit.)
+    assert_eq!(seconds, ["10:00:00", "10:00:01", "10:00:02"]);
+    // Written to the millisecond, the same span has ticks between the seconds.
+    let (precision, millis) = drawn(log(".000"));
+    assert_eq!(precision, 1_000_000);
+    assert!(millis.len() > 4 && millis.iter().any(|s| s.ends_with(".500")), "{millis:?}");
+
+    // A real log written to the second, all at one instant (kueue issue
+    // #2096's JobSet log): its one second, not `15:53:29.100`.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/controller-runtime/console_jobset_v0.5_seconds_midstack_start_kueue_issue2096.log");
+    let files = vec![parse_file(path.display().to_string(), std::fs::read(&path).unwrap(), &ParseOptions::default())];
+    let a = analyze(&files, &AnalyzeOptions::default()).0;
+    let t = layout(&a, &LayoutOptions::default());
+    let labels = tick_labels(&render::svg(&a, &t, &View::default()));
+    assert!(!labels.is_empty() && labels.iter().all(|s| !s.contains('.')), "{labels:?}");
+}

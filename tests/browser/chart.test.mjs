@@ -258,4 +258,40 @@ describe('chart', { timeout: 180_000 }, () => {
       await context.close();
     }
   });
+
+  test('the axis steps no finer than the times were written', async () => {
+    // Four reconciles over 3 s: written to the second, then the same lines
+    // to the millisecond. The first gets whole seconds, never `10:00:00.500`.
+    const log = (frac) =>
+      [0, 1, 2, 3]
+        .map((i) => `2026-05-26T10:00:0${i}${frac}Z\tINFO\tReconciling\t{"controller": "widget", "namespace": "ns", "name": "w${i}", "reconcileID": "r${i}"}\n`)
+        .join('');
+    const steps = {};
+    for (const [name, frac] of [['seconds', ''], ['millis', '.000']]) {
+      const { context, page, seen } = await watchedPage(browser, { viewport: { width: 1280, height: 800 } });
+      try {
+        await page.goto(BASE_URL, { waitUntil: 'load' });
+        await page.waitForSelector('[data-testid=app-ready]', { state: 'attached', timeout: 30_000 });
+        await page.locator('input[type=file]').setInputFiles([{ name: 'manager.log', mimeType: 'text/plain', buffer: Buffer.from(log(frac)) }]);
+        await page.waitForFunction((c) => document.querySelector(c)?.dataset.tickStep, CANVAS, { timeout: 60_000 });
+        steps[name] = Number(await page.locator(CANVAS).getAttribute('data-tick-step'));
+        await page.locator(CANVAS).scrollIntoViewIfNeeded();
+        await page.locator('[data-testid=timeline]').screenshot({ path: join(SCREENSHOTS, `axis-${name}-all.png`) });
+        // Zoomed in far, still no step under the second.
+        const canvas = page.locator(CANVAS);
+        await canvas.focus();
+        for (let i = 0; i < 6; i++) await page.keyboard.press('+');
+        await page.waitForTimeout(300);
+        steps[`${name} zoomed`] = Number(await canvas.getAttribute('data-tick-step'));
+        await canvas.scrollIntoViewIfNeeded();
+        await page.locator('[data-testid=timeline]').screenshot({ path: join(SCREENSHOTS, `axis-${name}-zoomed.png`) });
+        assert.deepEqual(seen.pageErrors, []);
+      } finally {
+        await context.close();
+      }
+    }
+    assert.equal(steps.seconds, 1e9, JSON.stringify(steps));
+    assert.equal(steps['seconds zoomed'], 1e9, JSON.stringify(steps));
+    assert.ok(steps.millis < 1e9 && steps['millis zoomed'] < steps.millis, JSON.stringify(steps));
+  });
 });

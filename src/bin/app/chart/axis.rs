@@ -8,17 +8,20 @@ use super::{fit, Frame, AXIS_H, FONT, MIN_BAND_W};
 use crate::timefmt;
 
 pub(super) struct Ticks {
-    step: i64,
+    pub(super) step: i64,
     offset_secs: i32,
     at: Vec<i64>,
 }
 
-/// The ticks of the view: the smallest step whose labels fit.
+/// The ticks of the view: the smallest step whose labels fit, and no
+/// finer than the times were written ([`Timeline::precision_nanos`]).
+///
+/// [`Timeline::precision_nanos`]: reconscope::layout::Timeline::precision_nanos
 pub(super) fn ticks(f: &Frame) -> Ticks {
     f.ctx.set_font(FONT);
     let offset_secs = f.zone.offset_secs(f.s.start()).clamp(-86_399, 86_399) as i32;
     let sample = f.s.start();
-    let step = f.s.tick_step_by(|step| f.width(&tick_label(sample, step, offset_secs, f.zone.yearless)) + 18.0);
+    let step = f.s.tick_step_by(|step| f.width(&tick_label(sample, step, offset_secs, f.zone.yearless)) + 18.0).max(f.tl.precision_nanos);
     Ticks { step, offset_secs, at: f.s.ticks(step, offset_secs) }
 }
 
@@ -71,4 +74,11 @@ pub(super) fn paint(f: &Frame, t: &Ticks) {
         last_right = r;
     }
     ctx.set_text_align("start");
+    // Zoomed in past the times' precision (a whole-second log shown over
+    // less than a second), no tick is in view: the plot's left edge says
+    // which second (or millisecond) the view lies in.
+    if last_right == f64::NEG_INFINITY {
+        ctx.set_fill_style_str(&p.text);
+        let _ = ctx.fill_text(&tick_label(vt0, t.step, t.offset_secs, f.zone.yearless), px0 + 6.0, AXIS_H / 2.0 - 2.0);
+    }
 }

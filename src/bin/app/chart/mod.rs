@@ -1159,7 +1159,7 @@ impl State {
         rows::scroll_hint(&f);
 
         // What was drawn, for tests and tools: bar count, the view (absolute
-        // ns), the selected bar's box (CSS px), the focused finding, where
+        // ns), the axis' tick step (ns), the selected bar's box (CSS px), the focused finding, where
         // the plot area is.
         let (vt0, vt1) = (self.scale.start(), self.scale.end());
         let c = &self.canvas;
@@ -1167,6 +1167,7 @@ impl State {
         let _ = c.set_attribute("data-view", &format!("{vt0},{vt1}"));
         let _ = c.set_attribute("data-view-start", &vt0.to_string());
         let _ = c.set_attribute("data-view-end", &vt1.to_string());
+        let _ = c.set_attribute("data-tick-step", &ticks.step.to_string());
         let _ = c.set_attribute("data-plot-left", &format!("{:.1}", g.label_w));
         let _ = c.set_attribute("data-plot-width", &format!("{:.1}", self.plot_w()));
         let _ = c.set_attribute("data-rows-top", &format!("{:.1}", g.rows_top));
