@@ -228,11 +228,12 @@ fn indented(s: &[u8], o: Origin, cx: &mut Ctx<'_>, out: &mut LineOut) -> bool {
     // it. (A time and text indented stays unread: it may be a message's
     // line.)
     if t.first().is_some_and(u8::is_ascii_digit) {
-        let saved = cx.last_format;
+        let (saved, scratch_mark) = (cx.last_format, cx.scratch.len());
         if timestamp_wrapper(t, o, cx, out) && out.wrapper == Wrapper::Cri {
             return true;
         }
         cx.fields.truncate(mark);
+        cx.scratch.truncate(scratch_mark);
         cx.last_format = saved;
         *out = before;
     }
@@ -416,6 +417,16 @@ pub struct CriHeader {
     pub payload: usize,
     /// Tag `P`: the line continues in the next piece.
     pub partial: bool,
+}
+
+/// [`cri_header`] of a line as it is or indented as a whole (a CRI file
+/// pasted in a Markdown list, see [`indented`]): `payload` counts the
+/// indent.
+pub fn cri_header_indented(s: &[u8]) -> Option<CriHeader> {
+    let i = if s.first().is_some_and(|&b| is_ws(b)) { skip_ws(s, 0) } else { 0 };
+    let mut h = cri_header(&s[i..])?;
+    h.payload += i;
+    Some(h)
 }
 
 pub fn cri_header(s: &[u8]) -> Option<CriHeader> {

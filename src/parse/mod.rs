@@ -206,7 +206,7 @@ fn find_record_start(bytes: &[u8], begins: Begins, target: usize, opts: &ParseOp
             let prev_start = memchr::memrchr(b'\n', &bytes[..pos - 1]).map(|i| i + 1);
             let prev = &bytes[prev_start.unwrap_or(0)..pos - 1];
             let prev = prev.strip_suffix(b"\r").unwrap_or(prev);
-            let partial = |l: &[u8]| line::cri_header(l).is_some_and(|h| h.partial);
+            let partial = |l: &[u8]| line::cri_header_indented(l).is_some_and(|h| h.partial);
             (prev_start.is_none() && begins == Begins::Anywhere) || partial(prev) || repair::unframe(prev).is_some_and(|(a, b, _)| partial(&prev[a..b]))
         };
         // A line is parsed trying the format of the line before it first:
@@ -222,7 +222,9 @@ fn find_record_start(bytes: &[u8], begins: Begins, target: usize, opts: &ParseOp
         let (ok, lo) = (fresh.0, fresh.1);
         // Nor may it look like a stack frame, which joins an ERROR line
         // before it whatever it parses as.
-        let frame_like = !line.is_empty() && !line[0].is_ascii_digit() && line[0] != b'{' && line::is_stack_line(line);
+        // (An indented line that starts with a date is not one: the
+        // parser reads it as a log line, `dated`.)
+        let frame_like = !line.is_empty() && !line[0].is_ascii_digit() && line[0] != b'{' && line::is_stack_line(line) && !dated(line.trim_ascii_start());
         if !after_partial && !frame_like && ok && !matches!(lo.format, None | Some(Format::Unparsed | Format::Text | Format::GoTraceback)) {
             let (fields, bytes_out) = (std::mem::take(&mut scratch_fields), std::mem::take(&mut scratch));
             let same = Format::ALL.iter().all(|&f| {
@@ -914,14 +916,15 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
                 line::parse_line(s, Origin { start: at, scratch: false }, &mut cx, &mut out)
             }
         } else {
-            match line::cri_header(s).filter(|h| h.partial) {
+            match line::cri_header_indented(s).filter(|h| h.partial) {
                 // CRI cuts long lines into `P` pieces ended by an `F` piece: the
-                // pieces are one line, parsed from scratch.
+                // pieces are one line, parsed from scratch (indented as a
+                // whole too, as a paste in a Markdown list is).
                 Some(h) => {
                     let mut joined = s[h.payload..].to_vec();
                     while pos < to {
                         let (e2, nl2) = line_at(bytes, pos, to);
-                        let Some(next) = line::cri_header(&bytes[pos..e2]) else { break };
+                        let Some(next) = line::cri_header_indented(&bytes[pos..e2]) else { break };
                         joined.extend_from_slice(&bytes[pos + next.payload..e2]);
                         (pos, end) = (nl2 + 1, e2);
                         line_no += 1;

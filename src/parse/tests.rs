@@ -276,6 +276,27 @@ not a log line \u{ff}\n\n";
     assert_same(&one, &many);
 }
 
+#[test]
+fn files_indented_as_a_whole_are_cut_for_threads() {
+    // Indented lines with a caller column (`core/workload_controller.go:157`)
+    // look like stack frames, yet start with a date: places to cut. Ginkgo's
+    // capture (kueue #6304) and CRI lines in a Markdown list (kueue #2463),
+    // each repeated over the parallel threshold.
+    for name in ["console_kueue_envtest_ginkgo_indented_pr6304.log", "cri_kueue_v0.7_two_workload_controllers_indented_pr2463.log"] {
+        let path = format!("{}/tests/corpus/controller-runtime/{name}", env!("CARGO_MANIFEST_DIR"));
+        let block = std::fs::read(&path).unwrap();
+        let mut input = Vec::new();
+        while input.len() < MIN_PARALLEL_BYTES * 3 {
+            input.extend_from_slice(&block);
+        }
+        let three = ParseOptions { threads: 3, ..ParseOptions::default() };
+        assert_eq!(split_points(&input, &three).len(), 4, "{name}: three pieces");
+        let one = parse_file(name, input.clone(), &ParseOptions::default());
+        let many = parse_file(name, input, &three);
+        assert_same(&one, &many);
+    }
+}
+
 /// Two parses give the same records, fields, counts and diagnostics.
 fn assert_same(one: &ParsedFile, many: &ParsedFile) {
     assert_eq!(one.counts, many.counts);
@@ -390,6 +411,25 @@ fn cri_partial_pieces_are_one_record() {
 2022-11-21T02:50:53.3Z stderr F \"msg\":\"became leader at term 5\"}\n\
 2022-11-21T02:50:54.4Z stdout P plain text \n\
 2022-11-21T02:50:54.5Z stdout F continued\n",
+        r#"L1+2 zap-json/cri info 2022-11-21T02:50:53.905Z collected 2022-11-21T02:50:53.1Z [raft] "became leader at term 5"
+           L4+1 text/cri unknown - collected 2022-11-21T02:50:54.4Z "plain text continued""#,
+    );
+}
+
+#[test]
+fn cri_partial_pieces_indented_as_a_whole_are_one_record() {
+    // The pieces of `cri_partial_pieces_are_one_record`, pasted in a
+    // Markdown list (as the mirror of kueue #2463 in the corpus is): the
+    // same records.
+    let lines = [
+        "  2022-11-21T02:50:53.1Z stderr P {\"level\":\"info\",\"ts\":\"2022-11-21T02:50:53.905Z\",",
+        "  2022-11-21T02:50:53.2Z stderr P \"logger\":\"raft\",",
+        "  2022-11-21T02:50:53.3Z stderr F \"msg\":\"became leader at term 5\"}",
+        "  2022-11-21T02:50:54.4Z stdout P plain text ",
+        "  2022-11-21T02:50:54.5Z stdout F continued",
+    ];
+    check(
+        &(lines.join("\n") + "\n"),
         r#"L1+2 zap-json/cri info 2022-11-21T02:50:53.905Z collected 2022-11-21T02:50:53.1Z [raft] "became leader at term 5"
            L4+1 text/cri unknown - collected 2022-11-21T02:50:54.4Z "plain text continued""#,
     );
