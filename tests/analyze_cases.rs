@@ -102,6 +102,45 @@ fn late_first_lines_get_a_latent_start() {
 }
 
 #[test]
+fn a_line_that_states_how_long_its_reconcile_ran_gives_its_start() {
+    // Flux's reconcilers say how long they ran on their last line
+    // (`time.Since(reconcileStart)`, taken at the top of `Reconcile`).
+    let ms = |secs: u32, millis: u32| format!("2026-05-26T10:{:02}:{:02}.{millis:03}Z", secs / 60, secs % 60);
+    let mut log = String::new();
+    // One line, 2.5s after it began: no earlier line, yet a start.
+    log += &line(&ms(10, 500), "INFO", "Reconciliation finished in 2.5s, next run in 10m0s", "kustomization", "a", "r1");
+    // Its first line came 300ms after it began.
+    log += &line(&ms(20, 300), "INFO", "server-side apply completed", "kustomization", "b", "r2");
+    log += &line(&ms(20, 400), "ERROR", "Reconciliation failed after 400.5ms, next try in 1m0s", "kustomization", "b", "r2");
+    // Lower case, with the error after a colon (Kluctl's wording).
+    log += &line(&ms(30, 0), "INFO", "reconciliation failed after 1m2.25s, next try in 30s: boom", "kustomization", "c", "r3");
+    // A duration no longer than its own lines: nothing earlier to state.
+    log += &line(&ms(40, 0), "INFO", "applying", "kustomization", "d", "r4");
+    log += &line(&ms(40, 100), "INFO", "Reconciliation finished in 50ms, next run in 1m0s", "kustomization", "d", "r4");
+    // Not a duration, or said in the middle of the message: no start.
+    log += &line(&ms(50, 0), "INFO", "Reconciliation finished in a while", "kustomization", "e", "r5");
+    log += &line(&ms(51, 0), "INFO", "Source artifact not found, retrying in 30s", "kustomization", "f", "r6");
+    log += &line(&ms(59, 0), "INFO", "the last line", "kustomization", "g", "r7");
+    let a = run(&[("flux.log", log)], &AnalyzeOptions::default());
+    let got: Vec<(&str, Option<String>, String)> =
+        a.reconciles.iter().map(|r| (r.reconcile_id.as_str(), r.latent_start.map(|t| t.to_string()), r.duration_text())).collect();
+    assert_eq!(
+        got,
+        [
+            // 10.500 less 2.5s; 2.5s shown in whole seconds, as every duration over one.
+            ("r1", Some("2026-05-26T10:00:08.000Z".to_string()), "3s".to_string()),
+            // 20.400 less 400.5ms is 19.9995, to the millisecond 19.999.
+            ("r2", Some("2026-05-26T10:00:19.999Z".to_string()), "401ms".to_string()),
+            ("r3", Some("2026-05-26T09:59:27.750Z".to_string()), "1m02s".to_string()),
+            ("r4", None, "100ms".to_string()),
+            ("r5", None, "one line".to_string()),
+            ("r6", None, "one line".to_string()),
+            ("r7", None, "one line".to_string()),
+        ]
+    );
+}
+
+#[test]
 fn a_log_cut_by_tail_marks_the_cut_reconciles() {
     // The first reconcile lost its start to --tail; the last lost its end.
     let mut log = String::new();

@@ -18,6 +18,11 @@
 //!   lines, `outcome=<success|requeue|error|unfinished>` (`error`: a line
 //!   of it is an error, or says it panicked; `unfinished`: the file's last
 //!   timed line is its last, and none of its lines says how it ended);
+//!   and where a line of it states how long it had run (Flux's
+//!   `Reconciliation finished in 613.16027ms`), `latent_start=<RFC3339>`:
+//!   that line's time less the duration, with the line's fractional
+//!   digits, cut (not rounded), or `null` when that is no earlier than its
+//!   first line;
 //! - `instances: <controller>=<n> ...`: how many controller instances
 //!   reconciles of that `controller` value are, where a person can tell
 //!   (the log shows each instance's `Starting workers`);
@@ -60,6 +65,8 @@ struct Reconcile {
     object: Option<String>,
     /// The outcome, when the `.expect` states it (the tool's always).
     outcome: Option<String>,
+    /// The latent start, when the `.expect` states it (`Some(None)`: `null`).
+    latent_start: Option<Option<String>>,
 }
 
 /// One election: `term=`, `leader=` (`None` is `null`); `start=` and
@@ -124,19 +131,20 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
             "reconcile" => {
                 let mut parts = value.split_whitespace();
                 let id = parts.next().ok_or_else(|| at("reconcile without an id"))?.to_string();
-                let (mut controller, mut object, mut outcome) = (None, None, None);
+                let (mut controller, mut object, mut outcome, mut latent_start) = (None, None, None, None);
                 for p in parts {
                     match p.split_once('=') {
                         Some(("controller", v)) => controller = Some(null_or(v)),
                         Some(("object", v)) => object = Some(null_or(v)),
                         Some(("outcome", v @ ("success" | "requeue" | "error" | "unfinished"))) => outcome = Some(v.to_string()),
-                        _ => return Err(at("reconcile takes controller=, object= and outcome=<success|requeue|error|unfinished>")),
+                        Some(("latent_start", v)) => latent_start = Some(null_or(v)),
+                        _ => return Err(at("reconcile takes controller=, object=, outcome=<success|requeue|error|unfinished> and latent_start=")),
                     }
                 }
                 let (Some(controller), Some(object)) = (controller, object) else {
                     return Err(at("reconcile needs both controller= and object="));
                 };
-                e.reconciles.push(Reconcile { id, controller, object, outcome });
+                e.reconciles.push(Reconcile { id, controller, object, outcome, latent_start });
             }
             "election" => {
                 let (mut term, mut leader, mut start, mut leaderless_ms) = (None, None, None, None);
@@ -242,6 +250,7 @@ fn check(rel: &str, bytes: Vec<u8>, expect: &Expect) -> Vec<String> {
             controller: controller_of(&doc, r),
             object: r["object"].as_str().map(str::to_string),
             outcome: r["outcome"].as_str().map(str::to_string),
+            latent_start: Some(r["latent_start"].as_str().map(str::to_string)),
         };
         got.entry(id).or_insert(rec);
     }
@@ -258,6 +267,9 @@ fn check(rel: &str, bytes: Vec<u8>, expect: &Expect) -> Vec<String> {
                 differ(&mut out, &format!("reconcile {} object", e.id), show(&e.object), show(&g.object));
                 if e.outcome.is_some() {
                     differ(&mut out, &format!("reconcile {} outcome", e.id), show(&e.outcome), show(&g.outcome));
+                }
+                if let Some(want) = &e.latent_start {
+                    differ(&mut out, &format!("reconcile {} latent_start", e.id), show(want), show(&g.latent_start.clone().flatten()));
                 }
             }
         }
@@ -385,8 +397,8 @@ fn expect_files_are_read_strictly() {
     assert_eq!(
         ok.reconciles,
         vec![
-            Reconcile { id: "abc".into(), controller: Some("tcp".into()), object: None, outcome: None },
-            Reconcile { id: "def".into(), controller: None, object: Some("a/b".into()), outcome: Some("unfinished".into()) },
+            Reconcile { id: "abc".into(), controller: Some("tcp".into()), object: None, outcome: None, latent_start: None },
+            Reconcile { id: "def".into(), controller: None, object: Some("a/b".into()), outcome: Some("unfinished".into()), latent_start: None },
         ]
     );
     let stated = |term, leader: Option<&str>, start: Option<&str>, leaderless_ms| Election {

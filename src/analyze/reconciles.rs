@@ -46,10 +46,10 @@ struct Draft {
 #[derive(Default)]
 struct Vocab<'a> {
     /// By raw message: the same text is the same word, whichever object's
-    /// name it was normalised with first; and whether the text ends
-    /// saying when the object is tried again ([`retries_after`], read
-    /// from the whole text, which the word may cut).
-    raw: HashMap<Key<'a>, (u32, bool)>,
+    /// name it was normalised with first; and what the text says of its
+    /// reconcile ([`Says`], read from the whole text, which the word may
+    /// cut).
+    raw: HashMap<Key<'a>, (u32, Says)>,
     ids: HashMap<String, u32>,
     words: Vec<String>,
     /// controller-runtime's own message.
@@ -212,6 +212,35 @@ fn retries_after(message: &str) -> bool {
     !after.is_empty()
         && after.as_bytes()[0].is_ascii_digit()
         && after.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'h' | b'm' | b's' | b'u' | b'n' | b'\xc2' | b'\xb5'))
+}
+
+/// What a message says of its reconcile beyond its word, read from its
+/// whole text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Says {
+    /// It ends saying when the object is tried again ([`retries_after`]).
+    retries: bool,
+    /// How long the reconcile had run when it was written ([`took`]).
+    took_nanos: Option<i64>,
+}
+
+impl Says {
+    fn of(message: &str) -> Says {
+        Says { retries: retries_after(message), took_nanos: took(message) }
+    }
+}
+
+/// How long the reconcile had run, as Flux's reconcilers say on their last
+/// line: `Reconciliation finished in 613.16027ms, next run in 1m0s`,
+/// `Reconciliation failed after 490.063841ms, next try in 1m0s` (both
+/// `time.Since(reconcileStart)`, taken at the top of `Reconcile`; also
+/// written in lower case by operators built like them).
+fn took(message: &str) -> Option<i64> {
+    let rest = ["Reconciliation finished in ", "reconciliation finished in ", "Reconciliation failed after ", "reconciliation failed after "]
+        .iter()
+        .find_map(|p| message.strip_prefix(p))?;
+    let d = rest.split([',', ':', ' ']).next()?;
+    super::signals::go_duration(d).filter(|&n| n >= 0)
 }
 
 pub fn time_of(r: &Record) -> Option<Timestamp> {
@@ -709,6 +738,9 @@ struct Gathered<'a> {
     /// the object is tried again ([`retries_after`]): few, so the pass
     /// over every line only tests a flag.
     retry_lines: Vec<(u32, RecordRef)>,
+    /// The lines (reconcile index, record, nanoseconds) that say how long
+    /// their reconcile had run ([`took`]).
+    took_lines: Vec<(u32, RecordRef, i64)>,
     signals: Vec<RecordRef>,
 }
 
@@ -758,6 +790,7 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
         deletions: Vec::new(),
         lines: Vec::new(),
         retry_lines: Vec::new(),
+        took_lines: Vec::new(),
         signals: Vec::new(),
     };
     let mut lines_left: usize = parts.iter().map(|p| p.lines.len()).sum();
@@ -817,7 +850,7 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
                     let f = &files[rr.file as usize];
                     let object = g.reconciles[to_global[m.first_reconcile as usize] as usize].object.as_ref();
                     let message = f.message(&f.records[rr.record as usize]);
-                    let w = (g.vocab.word(&message, object.map(|o| o.name.as_str())), retries_after(&message));
+                    let w = (g.vocab.word(&message, object.map(|o| o.name.as_str())), Says::of(&message));
                     g.vocab.raw.insert(m.text.clone(), w);
                     w
                 }
@@ -826,10 +859,15 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
         }
         let mut lines = p.lines;
         for (li, rref, m) in lines.iter_mut() {
-            let (gi, (w, retries)) = (to_global[*li as usize], words[*m as usize]);
+            let (gi, (w, says)) = (to_global[*li as usize], words[*m as usize]);
             (*li, *m) = (gi, w);
-            if retries {
-                g.retry_lines.push((gi, *rref));
+            if says != Says::default() {
+                if says.retries {
+                    g.retry_lines.push((gi, *rref));
+                }
+                if let Some(took) = says.took_nanos {
+                    g.took_lines.push((gi, *rref, took));
+                }
             }
             let rec = &mut g.reconciles[gi as usize];
             // controller-runtime and operators say so in the message:
@@ -983,7 +1021,7 @@ pub fn build_beside<S: Send>(files: &[ParsedFile], opts: &AnalyzeOptions, side: 
 /// workers' lanes laid out.
 /// `cover`: each file's first and last record with a time (see [`coverage`]).
 fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a>>, cover: &[(u32, u32)]) -> Built {
-    let Gathered { mut reconciles, drafts, names, vocab, starting: start_lines, deletions, lines, retry_lines, signals } = merge(files, parts);
+    let Gathered { mut reconciles, drafts, names, vocab, starting: start_lines, deletions, lines, retry_lines, took_lines, signals } = merge(files, parts);
     // The list may have grown by doubling: the analysis is kept as long as
     // its inputs are, so the room it will not use is given back.
     reconciles.shrink_to_fit();
@@ -1002,6 +1040,22 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
             r.outcome = Outcome::Requeue;
         }
     }
+    // A line that says how long its reconcile had run (Flux:
+    // `Reconciliation finished in 613.16027ms`): it began that long before
+    // the line, however late its first line came. The start the log states
+    // is drawn as a latent start, at the line's precision.
+    let mut stated_starts = Vec::new();
+    for (i, rr, took) in took_lines {
+        let Some(t) = files[rr.file as usize].records.get(rr.record as usize).and_then(time_of) else { continue };
+        let Some(start) = t.nanos.checked_sub(took).map(|n| t.at(n, t.digits)) else { continue };
+        let r = &mut reconciles[i as usize];
+        if start.nanos < r.first.nanos && r.latent_start.is_none_or(|ls| start.nanos < ls.nanos) {
+            r.latent_start = Some(start);
+            stated_starts.push(i);
+        }
+    }
+    stated_starts.sort_unstable();
+    stated_starts.dedup();
     let instance_of = split_instances(&drafts, names, &lines, &vocab, &started_once);
     let mut controllers = name_instances(&drafts, &reconciles, &instance_of, &lines, &vocab);
     // One pass over the reconciles for the rest: each is big, and there
@@ -1024,7 +1078,8 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
         if at_end && !drafts[i].said_done && r.outcome == Outcome::Success {
             at_the_end.push(i);
         }
-        runs[r.controller].push(Run { first: r.first, first_record: refs.first().copied(), i, last: r.last, last_record: refs.last().copied() });
+        // (From the start its line states, if any: it ran from then.)
+        runs[r.controller].push(Run { first: r.start(), first_record: refs.first().copied(), i, last: r.last, last_record: refs.last().copied() });
     }
     let ended = followed_by_the_next(&controllers, &reconciles, &lines, &at_the_end);
     for (&i, ended) in at_the_end.iter().zip(ended) {
@@ -1039,7 +1094,7 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
     }
     assign_workers(&mut controllers, &runs, &starting, opts);
     lay_out_lanes(&controllers, runs, &mut reconciles, &lines, &drafts);
-    Built { controllers, reconciles, record_refs: lines.refs, deletions, etcd_records: Vec::new(), signal_records: signals }
+    Built { controllers, reconciles, record_refs: lines.refs, deletions, etcd_records: Vec::new(), signal_records: signals, stated_starts }
 }
 
 /// For each of `candidates` (reconciles no later line shows ended: their
@@ -1096,6 +1151,10 @@ pub struct Built {
     /// file order: throttled requests, the manager's start-ups, leader
     /// lease and exits.
     pub signal_records: Vec<RecordRef>,
+    /// The reconciles (in order) whose latent start is the start a line of
+    /// theirs states ([`took`]), not one the lanes suggest: no gap in the
+    /// log cuts it ([`super::coverage::clip_latent_starts`]).
+    pub stated_starts: Vec<u32>,
 }
 
 /// Reconcile lines grouped by reconcile: each reconcile's records (in file
@@ -1466,7 +1525,7 @@ fn lay_out_lanes(controllers: &[ControllerInstance], runs: Vec<Vec<Run>>, reconc
             let prev_end = lanes[lane];
             let rec = &mut reconciles[r.i];
             rec.lane = lane as u32;
-            if late && !guessed_lanes {
+            if late && !guessed_lanes && rec.latent_start.is_none() {
                 if let Some(p) = prev_end {
                     if p < r.first {
                         rec.latent_start = Some(p);
