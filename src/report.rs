@@ -809,30 +809,45 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
     writeln!(s)?;
     writeln!(s, "### Most frequent reconcile errors")?;
     writeln!(s)?;
-    let mut errors: BTreeMap<&str, (usize, Vec<String>)> = BTreeMap::new();
+    // Per error: how many reconciles, the objects in order of first
+    // failure (each once), and whether reconciles of no object failed so.
+    #[derive(Default)]
+    struct Failed<'a> {
+        count: usize,
+        objects: Vec<&'a crate::analyze::ObjectRef>,
+        seen: std::collections::HashSet<&'a crate::analyze::ObjectRef>,
+        no_object: bool,
+    }
+    let mut errors: BTreeMap<&str, Failed<'_>> = BTreeMap::new();
     for r in &a.reconciles {
         if let Some(e) = &r.error {
             let entry = errors.entry(e.as_str()).or_default();
-            entry.0 += 1;
-            // (A reconcile of no object, as a singleton reconciler's, is
-            // `–` here as in the other tables.)
-            let o = r.object.as_ref().map_or_else(|| "–".to_owned(), |o| o.to_string());
-            if !entry.1.contains(&o) {
-                entry.1.push(o);
+            entry.count += 1;
+            match r.object.as_deref() {
+                Some(o) if entry.seen.insert(o) => entry.objects.push(o),
+                Some(_) => {}
+                None => entry.no_object = true,
             }
         }
     }
     let mut errors: Vec<_> = errors.into_iter().collect();
-    errors.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+    errors.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
     if errors.is_empty() {
         writeln!(s, "None.")?;
     } else {
         writeln!(s, "| count | error | objects |")?;
         writeln!(s, "|---|---|---|")?;
-        for (msg, (n, objs)) in errors.iter().take(10) {
-            let shown: Vec<String> = objs.iter().take(5).map(|o| escape(o, 80)).collect();
-            let more = if objs.len() > 5 { format!(" and {} more", objs.len() - 5) } else { String::new() };
-            writeln!(s, "| {n} | {} | {}{more} |", code(msg, 300, true), shown.join(", "))?;
+        for (msg, f) in errors.iter().take(10) {
+            // Named objects first, five at most; a reconcile of no object
+            // (a singleton reconciler's) is `–`, as in the other tables,
+            // after them when there is room, else counted with the rest.
+            let mut shown: Vec<String> = f.objects.iter().take(5).map(|o| escape(&o.to_string(), 80)).collect();
+            if f.no_object && shown.len() < 5 {
+                shown.push("–".to_owned());
+            }
+            let all = f.objects.len() + usize::from(f.no_object);
+            let more = if all > shown.len() { format!(" and {} more", all - shown.len()) } else { String::new() };
+            writeln!(s, "| {} | {} | {}{more} |", f.count, code(msg, 300, true), shown.join(", "))?;
         }
     }
 

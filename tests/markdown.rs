@@ -366,3 +366,27 @@ fn an_error_of_no_object_shows_a_dash() {
     assert!(rows[0].ends_with(" | – |"), "{}", rows[0]);
     check(&a, &ReportOptions::default());
 }
+
+/// The objects cell names objects first: a reconcile of no object that
+/// failed first takes none of the five places, and is counted with the rest.
+#[test]
+fn the_errors_table_names_objects_before_a_dash() {
+    let line = |i: u32, object: &str| {
+        format!(
+            "2026-05-26T10:00:{i:02}Z\tERROR\tReconciler error\t{{\"controller\": \"w\", \"namespace\": \"{}\", \"name\": \"{object}\", \"reconcileID\": \"r{i}\", \"error\": \"boom\"}}\n",
+            if object.is_empty() { "" } else { "ns" }
+        )
+    };
+    let row = |objects: &[&str]| {
+        let log: String = objects.iter().enumerate().map(|(i, o)| line(i as u32, o)).collect();
+        let a = analyze(&[parse_file("w.log", log.into_bytes(), &ParseOptions::default())], &AnalyzeOptions::default()).0;
+        let md = markdown(&a, &ReportOptions::default());
+        let table = md.split("### Most frequent reconcile errors").nth(1).unwrap().split("\n### ").next().unwrap().to_string();
+        table.lines().find(|l| l.starts_with("| ") && !l.starts_with("| count")).unwrap().to_string()
+    };
+    // No object first, then two objects, one of them twice.
+    assert_eq!(row(&["", "a", "b", "a"]), "| 4 | `Reconciler error: boom` | ns/a, ns/b, – |");
+    // Five objects besides: the five, then the dash counted.
+    assert_eq!(row(&["", "a", "b", "c", "d", "e"]), "| 6 | `Reconciler error: boom` | ns/a, ns/b, ns/c, ns/d, ns/e and 1 more |");
+    assert_eq!(row(&["a", "b", "c", "d", "e", "f", "g"]), "| 7 | `Reconciler error: boom` | ns/a, ns/b, ns/c, ns/d, ns/e and 2 more |");
+}
