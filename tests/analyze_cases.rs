@@ -117,6 +117,8 @@ fn a_line_that_states_how_long_its_reconcile_ran_gives_its_start() {
     // A duration no longer than its own lines: nothing earlier to state.
     log += &line(&ms(40, 0), "INFO", "applying", "kustomization", "d", "r4");
     log += &line(&ms(40, 100), "INFO", "Reconciliation finished in 50ms, next run in 1m0s", "kustomization", "d", "r4");
+    // Written to the second: 613ms before second 45 is, to the second, 45.
+    log += &line("2026-05-26T10:00:45Z", "INFO", "Reconciliation finished in 613ms, next run in 1m0s", "kustomization", "h", "r8");
     // Not a duration, or said in the middle of the message: no start.
     log += &line(&ms(50, 0), "INFO", "Reconciliation finished in a while", "kustomization", "e", "r5");
     log += &line(&ms(51, 0), "INFO", "Source artifact not found, retrying in 30s", "kustomization", "f", "r6");
@@ -129,13 +131,49 @@ fn a_line_that_states_how_long_its_reconcile_ran_gives_its_start() {
         [
             // 10.500 less 2.5s; 2.5s shown in whole seconds, as every duration over one.
             ("r1", Some("2026-05-26T10:00:08.000Z".to_string()), "3s".to_string()),
-            // 20.400 less 400.5ms is 19.9995, to the millisecond 19.999.
-            ("r2", Some("2026-05-26T10:00:19.999Z".to_string()), "401ms".to_string()),
+            // 20.400 less 400.5ms is 19.9995: at the first millisecond
+            // boundary after it, 20.000.
+            ("r2", Some("2026-05-26T10:00:20.000Z".to_string()), "400ms".to_string()),
             ("r3", Some("2026-05-26T09:59:27.750Z".to_string()), "1m02s".to_string()),
             ("r4", None, "100ms".to_string()),
+            ("r8", None, "one line".to_string()),
             ("r5", None, "one line".to_string()),
             ("r6", None, "one line".to_string()),
             ("r7", None, "one line".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn stated_starts_of_back_to_back_reconciles_keep_one_worker() {
+    // One worker runs reconciles back to back, each 700.4ms from the end
+    // of the one before; the log writes its times to the millisecond (cut).
+    // Each start the last line states lies in the millisecond after the
+    // one before ended: none overlaps it, and one worker is enough.
+    let at = |micros: u64| format!("2026-05-26T10:00:{:02}.{:03}Z", micros / 1_000_000, micros / 1000 % 1000);
+    let mut log = String::new();
+    for k in 0..6u64 {
+        let (start, end) = (k * 700_400, (k + 1) * 700_400);
+        let rid = format!("r{k}");
+        log += &line(&at(start + 300_000), "INFO", "server-side apply completed", "kustomization", "a", &rid);
+        log += &line(&at(end), "INFO", "Reconciliation finished in 700.4ms, next run in 1m0s", "kustomization", "a", &rid);
+    }
+    let a = run(&[("flux.log", log)], &AnalyzeOptions::default());
+    let c = &a.controllers[0];
+    assert_eq!((c.workers, c.workers_source.as_str()), (1, "inferred"));
+    assert!(a.in_flight.is_empty());
+    let starts: Vec<String> = a.reconciles.iter().map(|r| r.start().to_string()).collect();
+    assert_eq!(
+        starts,
+        [
+            // 0.700 less 0.7004 is -0.0004: at the first millisecond after, 0.000.
+            "2026-05-26T10:00:00.000Z",
+            // 1.400 less 0.7004 is 0.6996: 0.700, where r0 ended.
+            "2026-05-26T10:00:00.700Z",
+            "2026-05-26T10:00:01.401Z",
+            "2026-05-26T10:00:02.101Z",
+            "2026-05-26T10:00:02.802Z",
+            "2026-05-26T10:00:03.502Z",
         ]
     );
 }

@@ -18,11 +18,12 @@
 //!   lines, `outcome=<success|requeue|error|unfinished>` (`error`: a line
 //!   of it is an error, or says it panicked; `unfinished`: the file's last
 //!   timed line is its last, and none of its lines says how it ended);
-//!   and where a line of it states how long it had run (Flux's
-//!   `Reconciliation finished in 613.16027ms`), `latent_start=<RFC3339>`:
-//!   that line's time less the duration, with the line's fractional
-//!   digits, cut (not rounded), or `null` when that is no earlier than its
-//!   first line;
+//!   and where a person can tell, `latent_start=<RFC3339|null>`: the
+//!   tool's latent start; where a line of it states how long it had run
+//!   (Flux's `Reconciliation finished in 613.16027ms`), that line's time
+//!   less the duration, rounded up to the line's fractional digits (the
+//!   first tick boundary it may be at), or `null` when that is no earlier
+//!   than its first line;
 //! - `instances: <controller>=<n> ...`: how many controller instances
 //!   reconciles of that `controller` value are, where a person can tell
 //!   (the log shows each instance's `Starting workers`);

@@ -1043,11 +1043,16 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
     // A line that says how long its reconcile had run (Flux:
     // `Reconciliation finished in 613.16027ms`): it began that long before
     // the line, however late its first line came. The start the log states
-    // is drawn as a latent start, at the line's precision.
+    // is drawn as a latent start, at the line's precision: the line was
+    // written in the tick from its time, so the start lies in the tick from
+    // its time less the duration, and is taken at the first tick boundary
+    // in it (never before a line of the same clock it may have followed).
     let mut stated_starts = Vec::new();
     for (i, rr, took) in took_lines {
         let Some(t) = files[rr.file as usize].records.get(rr.record as usize).and_then(time_of) else { continue };
-        let Some(start) = t.nanos.checked_sub(took).map(|n| t.at(n, t.digits)) else { continue };
+        let tick = crate::time::tick_nanos(t.digits);
+        let up = |n: i64| n.checked_add((tick - n.rem_euclid(tick)) % tick);
+        let Some(start) = t.nanos.checked_sub(took).and_then(up).map(|n| t.at(n, t.digits)) else { continue };
         let r = &mut reconciles[i as usize];
         if start.nanos < r.first.nanos && r.latent_start.is_none_or(|ls| start.nanos < ls.nanos) {
             r.latent_start = Some(start);

@@ -77,7 +77,7 @@ pub(super) fn paint(f: &Frame, t: &Ticks) {
     // Zoomed in past the times' precision (a whole-second log shown over
     // less than a second), no tick is in view: the plot's left edge says
     // which second (or millisecond) the view lies in.
-    if last_right == f64::NEG_INFINITY {
+    if !t.at.iter().any(|&at| (px0..=px1).contains(&f.s.x(at))) {
         ctx.set_fill_style_str(&p.text);
         let _ = ctx.fill_text(&tick_label(vt0, t.step, t.offset_secs, f.zone.yearless), px0 + 6.0, AXIS_H / 2.0 - 2.0);
     }
