@@ -222,10 +222,7 @@ fn find_record_start(bytes: &[u8], begins: Begins, target: usize, opts: &ParseOp
         let (ok, lo) = (fresh.0, fresh.1);
         // Nor may it look like a stack frame, which joins an ERROR line
         // before it whatever it parses as.
-        // (An indented line that starts with a date is not one: the
-        // parser reads it as a log line, `dated`.)
-        let frame_like = !line.is_empty() && !line[0].is_ascii_digit() && line[0] != b'{' && line::is_stack_line(line) && !dated(line.trim_ascii_start());
-        if !after_partial && !frame_like && ok && !matches!(lo.format, None | Some(Format::Unparsed | Format::Text | Format::GoTraceback)) {
+        if !after_partial && !frame_like(line) && ok && !matches!(lo.format, None | Some(Format::Unparsed | Format::Text | Format::GoTraceback)) {
             let (fields, bytes_out) = (std::mem::take(&mut scratch_fields), std::mem::take(&mut scratch));
             let same = Format::ALL.iter().all(|&f| {
                 let (mut fs, mut sc) = (Vec::new(), Vec::new());
@@ -867,8 +864,7 @@ fn parse_into(bytes: &[u8], from: usize, to: usize, opts: &ParseOptions, c: &mut
         // no date after more indent (a wrapper's line indented as a whole:
         // see `line::indented`).
         let t = past_indent(s, indent);
-        if tail == Tail::Stack && cx.name_prefix.is_empty() && !t[0].is_ascii_digit() && t[0] != b'{' && line::is_stack_line(t) && !dated(t.trim_ascii_start())
-        {
+        if tail == Tail::Stack && cx.name_prefix.is_empty() && frame_like(t) {
             if let Some(prev) = sink.records.last_mut() {
                 prev.line_count = line_no - prev.line + 1;
                 prev.byte_len = (end - prev.offset as usize) as u32;
@@ -1060,6 +1056,15 @@ fn continues(tail: Tail, bytes: &[u8], out: &LineOut, start: usize, end: usize, 
         Tail::Indented => inner.first().is_some_and(|&b| b == b' ' || b == b'\t') || line::is_stack_line(inner),
         _ => line::is_stack_line(inner),
     }
+}
+
+/// `s` is read as a stack frame after an ERROR line (the line loop's fast
+/// path), so no place to cut for threads: a frame, and neither a line that
+/// starts with a time or a JSON object nor one indented as a whole that
+/// starts with a date (`line::indented` reads that as a log line).
+#[inline]
+fn frame_like(s: &[u8]) -> bool {
+    s.first().is_some_and(|&b| !b.is_ascii_digit() && b != b'{') && line::is_stack_line(s) && !dated(s.trim_ascii_start())
 }
 
 /// `s` starts with a date, `2024-06-17`.

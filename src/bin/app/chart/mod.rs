@@ -1159,8 +1159,8 @@ impl State {
         rows::scroll_hint(&f);
 
         // What was drawn, for tests and tools: bar count, the view (absolute
-        // ns), the axis' tick step (ns), the selected bar's box (CSS px), the focused finding, where
-        // the plot area is.
+        // ns), the axis' tick step (ns), the selected bar's box (CSS px),
+        // the focused finding, where the plot area is.
         let (vt0, vt1) = (self.scale.start(), self.scale.end());
         let c = &self.canvas;
         let _ = c.set_attribute("data-drawn-bars", &drawn.count.to_string());
