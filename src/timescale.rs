@@ -294,8 +294,9 @@ pub fn zone(offset_secs: i32) -> FixedOffset {
 /// `offset_secs` east of UTC: `2026` on steps of a year or more, the
 /// date on steps of a month or more (`2026-05-26`; `May 26` when the logs
 /// gave no year), `05-26` on day steps and at midnight on minute steps,
-/// `16:05` on minute steps, `16:05:07` on second steps, `16:05:07.250` on
-/// millisecond steps, `16:05:07.250125` below.
+/// `16:05` on minute steps, `16:05:07` on second steps, and below as many
+/// decimals as the step has: `16:05:07.2` on 200 ms steps, `16:05:07.25`
+/// on 50 ms steps, `16:05:07.250125` on 5 µs steps.
 pub fn tick_label(t: i64, step: i64, offset_secs: i32, yearless: bool) -> String {
     let c = crate::time::utc(t).with_timezone(&zone(offset_secs));
     let (y, mo, d) = (c.year(), c.month(), c.day());
@@ -317,10 +318,12 @@ pub fn tick_label(t: i64, step: i64, offset_secs: i32, yearless: bool) -> String
         format!("{:02}:{:02}", sod / 3600, sod % 3600 / 60)
     } else if step % NANOS_PER_SEC == 0 {
         hms
-    } else if step % 1_000_000 == 0 {
-        format!("{hms}.{:03}", frac / 1_000_000)
     } else {
-        format!("{hms}.{:06}", frac / 1_000)
+        // As many decimals as the step has, no more: `.5` on 500 ms steps,
+        // `.25` on 250 ms steps, `.0005` on 500 µs steps.
+        let digits = (1..9).find(|&d| step % 10i64.pow(9 - d) == 0).unwrap_or(9);
+        let frac = frac / 10i64.pow(9 - digits);
+        format!("{hms}.{frac:0width$}", width = digits as usize)
     }
 }
 
@@ -355,8 +358,8 @@ mod tests {
 
     #[test]
     fn ticks_at_many_spans() {
-        check(T, T + MIN_SPAN, 90.0, 10_000, "16:00:00.000000");
-        check(T + 5 * S, T + 7 * S, 90.0, 200_000_000, "16:00:05.000");
+        check(T, T + MIN_SPAN, 90.0, 10_000, "16:00:00.00000");
+        check(T + 5 * S, T + 7 * S, 90.0, 200_000_000, "16:00:05.0");
         check(T, T + 20 * 60 * S, 90.0, 120 * S, "16:00");
         check(T + 60 * S, T + 21 * 60 * S, 90.0, 120 * S, "16:02");
         check(T + 7 * 3600 * S, T + 7 * 3600 * S + 3 * DAY, 90.0, 43_200 * S, "05-27");
@@ -369,6 +372,21 @@ mod tests {
         assert!(s.ticks(step, 0).len() <= MAX_TICKS);
         let s = TimeScale::new(i64::MIN, i64::MAX, 0.0, 1.0);
         assert!(s.ticks(s.tick_step(90.0), 50_400).len() <= 5, "no step fits: the widest, a few ticks");
+    }
+
+    #[test]
+    fn tick_labels_have_as_many_decimals_as_the_step() {
+        // 16:00:01.5 and a quarter of a millisecond.
+        let t = T + S + 500_250_000;
+        let label = |step| tick_label(t, step, 0, false);
+        assert_eq!(label(S), "16:00:01");
+        assert_eq!(label(500_000_000), "16:00:01.5");
+        assert_eq!(label(100_000_000), "16:00:01.5");
+        assert_eq!(label(50_000_000), "16:00:01.50");
+        assert_eq!(label(1_000_000), "16:00:01.500");
+        assert_eq!(label(250_000), "16:00:01.50025");
+        assert_eq!(label(1_000), "16:00:01.500250");
+        assert_eq!(label(7), "16:00:01.500250000");
     }
 
     #[test]

@@ -344,7 +344,13 @@ fn axis_ticks_are_no_finer_than_the_times_were_written() {
     // Written to the millisecond, the same span has ticks between the seconds.
     let (precision, millis) = drawn(log(".000"));
     assert_eq!(precision, 1_000_000);
-    assert!(millis.len() > 4 && millis.iter().any(|s| s.ends_with(".500")), "{millis:?}");
+    assert!(millis.len() > 4 && millis.iter().any(|s| s.ends_with(".5")), "{millis:?}");
+    // Written to tenths of a second: ticks between the seconds, labelled
+    // to the tenth, not `10:00:00.500`.
+    let (precision, tenths) = drawn(log(".0"));
+    assert_eq!(precision, 100_000_000);
+    let decimals = |s: &String| s.split_once('.').map_or(0, |(_, f)| f.len());
+    assert!(tenths.len() > 4 && tenths.iter().all(|s| decimals(s) <= 1), "{tenths:?}");
 
     // A real log written to the second, all at one instant (kueue issue
     // #2096's JobSet log): its one second, not `15:53:29.100`.
