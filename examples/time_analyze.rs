@@ -58,10 +58,10 @@ fn main() -> std::io::Result<()> {
         let t0 = Instant::now();
         let built = reconciles::build(files, &opts);
         let t1 = Instant::now();
-        let reconciles::Built { controllers, mut reconciles, record_refs, deletions, etcd_records, stated_starts, .. } = built;
+        let reconciles::Built { controllers, mut reconciles, record_refs, deletions, etcd_records, .. } = built;
         let (elections, client_warnings) = etcd::analyze(files, &etcd_records);
         let (coverage, cover) = coverage::measure(files, &elections);
-        coverage::clip_latent_starts(&mut reconciles, &record_refs, &coverage, &cover, &stated_starts);
+        coverage::clip_latent_starts(&mut reconciles, &record_refs, &coverage, &cover);
         let t2 = Instant::now();
         let objects = objects::build(files, &reconciles, &deletions, &mut diags);
         let t3 = Instant::now();

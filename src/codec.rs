@@ -32,7 +32,7 @@ use crate::analyze::{ObjectRef, Outcome, Reconcile};
 use crate::layout::{Bar, Timeline};
 use crate::model::Timestamp;
 
-const MAGIC: u32 = 0x5243_0001; // "RC", version 1
+const MAGIC: u32 = 0x5243_0002; // "RC", version 2 (stated starts)
 const NONE: u32 = u32::MAX;
 
 /// Why bytes could not be read back (they were cut or are not this form).
@@ -89,7 +89,7 @@ pub fn encode_reconciles(reconciles: &[Reconcile]) -> Vec<u8> {
         put_ts(&mut out, r.last);
         match r.latent_start {
             Some(t) => {
-                out.push(1);
+                out.push(if r.stated_start { 2 } else { 1 });
                 put_ts(&mut out, t);
             }
             None => out.push(0),
@@ -245,14 +245,19 @@ impl<'a> ReconcileDecoder<'a> {
         };
         let first = r.ts()?;
         let last = r.ts()?;
-        let latent_start = if r.u8()? == 1 { Some(r.ts()?) } else { None };
+        let (latent_start, stated_start) = match r.u8()? {
+            0 => (None, false),
+            1 => (Some(r.ts()?), false),
+            2 => (Some(r.ts()?), true),
+            _ => return Err(CodecError("bad latent start")),
+        };
         let lines = r.u32()?;
         let outcome = outcome_of(r.u8()?)?;
         let error = string(strings, r.u32()?)?.map(str::to_string);
         let truncated = r.u8()? == 1;
         let lane = r.u32()?;
         let records = r.u32()?..r.u32()?;
-        Ok(Reconcile { reconcile_id, controller, object, kind, first, last, latent_start, lines, outcome, error, truncated, lane, records })
+        Ok(Reconcile { reconcile_id, controller, object, kind, first, last, latent_start, stated_start, lines, outcome, error, truncated, lane, records })
     }
 }
 
@@ -585,6 +590,7 @@ mod tests {
             first: Timestamp::new(1_000 + i as i64, 6),
             last: Timestamp::new(-5_000_000_000_000 + i as i64, 9),
             latent_start: i.is_multiple_of(2).then(|| Timestamp::new(900, 0)),
+            stated_start: i % 4 == 2,
             lines: i as u32 * 7,
             outcome: Outcome::ALL[i % 4],
             error: (i % 3 == 2).then(|| format!("boom {} ünïcode", i % 4)),

@@ -763,9 +763,13 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
     } else {
         writeln!(s, "| duration | controller | object | from | outcome | reconcileID |")?;
         writeln!(s, "|---|---|---|---|---|---|")?;
+        let mut bounded = false;
         for &i in slow.iter().take(10) {
             let r = &a.reconciles[i];
-            let latent = if r.latent_start.is_some() { " (from its latent start)" } else { "" };
+            // A start a line states is known; one from the worker is the
+            // earliest it can have begun (`at most`, said once below).
+            let latent = if r.latent_start.is_some() && r.stated_start { " (as its log states)" } else { "" };
+            bounded |= r.latent_start.is_some() && !r.stated_start;
             writeln!(
                 s,
                 "| {}{} | {} | {} | {} | {} | {} |",
@@ -777,6 +781,10 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
                 r.outcome.as_str(),
                 escape(&r.reconcile_id, 64)
             )?;
+        }
+        if bounded {
+            writeln!(s)?;
+            writeln!(s, "*At most*: its first line came late, so it is timed from when its worker was last free, the earliest it can have begun.")?;
         }
     }
 

@@ -87,12 +87,18 @@ fn late_first_lines_get_a_latent_start() {
     assert_eq!(r3.latent_start.map(|t| t.to_string()).as_deref(), Some("2026-05-26T10:00:04Z"));
     let r2 = a.reconciles.iter().find(|r| r.reconcile_id == "r2").unwrap();
     assert_eq!(r2.latent_start, None, "its first line is an opening line");
+    // The worker was free from 10:00:04: r3 began then or later, so it ran
+    // at most 46s, and no more than that is said. Its 46s is longer than
+    // the 30s timeout, yet not known to be: no slow-reconcile.
+    assert_eq!((r3.stated_start, r3.duration_text().as_str()), (false, "at most 46s"));
+    assert!(a.findings.iter().all(|f| f.kind != FindingKind::SlowReconcile), "{:#?}", a.findings);
     // In the JSON, r3's one line has no duration (its latent start is a
     // field of its own), and r2's two lines have theirs.
     let doc = reconscope::analyze::json::to_json(&[], &a);
     let json = |id: &str| doc["reconciles"].as_array().unwrap().iter().find(|r| r["reconcile_id"] == id).unwrap().clone();
     let r3 = json("r3");
-    assert_eq!((&r3["lines"], &r3["latent_start"]), (&1.into(), &"2026-05-26T10:00:04Z".into()));
+    assert_eq!((&r3["lines"], &r3["latent_start"], &r3["latent_start_from"]), (&1.into(), &"2026-05-26T10:00:04Z".into(), &"worker".into()));
+    assert!(json("r2")["latent_start_from"].is_null());
     assert!(r3["duration_nanos"].is_null() && r3["duration_nanos_at_least"].is_null() && r3["duration_nanos_at_most"].is_null(), "{r3}");
     let r2 = json("r2");
     assert_eq!(
@@ -141,6 +147,52 @@ fn a_line_that_states_how_long_its_reconcile_ran_gives_its_start() {
             ("r6", None, "one line".to_string()),
             ("r7", None, "one line".to_string()),
         ]
+    );
+    // Each of those starts is the log's word, not a bound.
+    let stated: Vec<&str> = a.reconciles.iter().filter(|r| r.stated_start).map(|r| r.reconcile_id.as_str()).collect();
+    assert_eq!(stated, ["r1", "r2", "r3"]);
+    let doc = reconscope::analyze::json::to_json(&[], &a);
+    let from: Vec<&serde_json::Value> = doc["reconciles"].as_array().unwrap().iter().map(|r| &r["latent_start_from"]).collect();
+    assert_eq!(
+        from,
+        [
+            &"stated".into(),
+            &"stated".into(),
+            &"stated".into(),
+            &serde_json::Value::Null,
+            &serde_json::Value::Null,
+            &serde_json::Value::Null,
+            &serde_json::Value::Null,
+            &serde_json::Value::Null
+        ]
+    );
+}
+
+#[test]
+fn a_stated_duration_past_the_timeout_is_a_slow_reconcile() {
+    // Flux's one line after 1m30s of work: the reconcile ran 1m30s, as the
+    // line states, though the log holds no earlier line of it.
+    let mut log = String::new();
+    log += &line("2026-05-26T10:02:00.250Z", "ERROR", "Reconciliation failed after 1m30.000125s, next try in 1m0s", "kustomization", "a", "r1");
+    // Under the timeout: 29s.
+    log += &line("2026-05-26T10:03:00.000Z", "INFO", "Reconciliation finished in 29s, next run in 10m0s", "kustomization", "b", "r2");
+    let a = run(&[("flux.log", log)], &AnalyzeOptions::default());
+    let slow: Vec<(&str, String, String)> = a
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::SlowReconcile)
+        .map(|f| (a.reconciles[f.reconciles[0]].reconcile_id.as_str(), f.start.to_string(), f.message.clone()))
+        .collect();
+    assert_eq!(
+        slow,
+        [(
+            "r1",
+            // 02:00.250 less 1m30.000125s is 00:30.249875: up to the
+            // millisecond, 00:30.250.
+            "2026-05-26T10:00:30.250Z".to_string(),
+            "Reconcile r1 of ns/a ran 1m30s (10:00:30–10:02:00, as a line of it states), longer than a 30s reconcile timeout (assumed, `--reconcile-timeout`)."
+                .to_string()
+        )]
     );
 }
 

@@ -46,6 +46,7 @@ fn rec(c: usize, object: &str, first: i64, last: i64, lane: u32) -> Reconcile {
         first: t(first),
         last: t(last),
         latent_start: None,
+        stated_start: false,
         lines: 2,
         outcome: Outcome::Success,
         error: None,

@@ -390,3 +390,29 @@ fn the_errors_table_names_objects_before_a_dash() {
     assert_eq!(row(&["", "a", "b", "c", "d", "e"]), "| 6 | `Reconciler error: boom` | ns/a, ns/b, ns/c, ns/d, ns/e and 1 more |");
     assert_eq!(row(&["a", "b", "c", "d", "e", "f", "g"]), "| 7 | `Reconciler error: boom` | ns/a, ns/b, ns/c, ns/d, ns/e and 2 more |");
 }
+
+#[test]
+fn the_slowest_reconciles_say_where_a_duration_comes_from() {
+    let line = |at: &str, level: &str, msg: &str, object: &str, rid: &str| {
+        format!(
+            "2026-05-26T10:00:{at}Z\t{level}\t{msg}\t{{\"controller\": \"w\", \"namespace\": \"ns\", \"name\": \"{object}\", \"reconcileID\": \"{rid}\"}}\n"
+        )
+    };
+    let table = |log: String| {
+        let a = analyze(&[parse_file("w.log", log.into_bytes(), &ParseOptions::default())], &AnalyzeOptions::default()).0;
+        let md = markdown(&a, &ReportOptions::default());
+        md.split("### Slowest reconciles\n\n").nth(1).unwrap().split("\n### ").next().unwrap().to_string()
+    };
+    // A start the log states: its duration, and where it comes from.
+    let stated = table(line("02.000", "INFO", "Reconciliation finished in 1.5s, next run in 1m0s", "a", "r1"));
+    assert_eq!(stated.lines().nth(2), Some("| 2s (as its log states) | w | ns/a | 10:00:00 | success | r1 |"), "{stated}");
+    assert!(!stated.contains("At most"), "{stated}");
+    // A first line that came late (an error), after the worker's last
+    // reconcile ended: at most the time since, and a note once.
+    let mut log = line("01.000", "INFO", "Reconciling", "a", "r1");
+    log += &line("02.000", "INFO", "Reconciled", "a", "r1");
+    log += &line("09.000", "ERROR", "Reconciler error", "b", "r2");
+    let late = table(log);
+    assert_eq!(late.lines().nth(2), Some("| at most 7s | w | ns/b | 10:00:02 | error | r2 |"), "{late}");
+    assert_eq!(late.matches("*At most*: its first line came late").count(), 1, "{late}");
+}

@@ -416,16 +416,11 @@ pub fn gap_over(c: &SourceCoverage, start: i64, end: i64) -> Option<&LogGap> {
 /// lane was last free; across a gap of its log that reach is made up (the
 /// log is missing there, not the worker busy). Clipped to the gap's end
 /// (the first line after the hole), or dropped when that is the
-/// reconcile's own first line. Not the `stated` ones (see
-/// [`super::reconciles::Built::stated_starts`]).
-pub fn clip_latent_starts(reconciles: &mut [Reconcile], record_refs: &[RecordRef], cov: &Coverage, index: &Index, stated: &[u32]) {
-    for (i, r) in reconciles.iter_mut().enumerate() {
-        let Some(ls) = r.latent_start else { continue };
-        // (A start a line of the reconcile states is the log's word, gap
-        // or not: `stated`, in order.)
-        if stated.binary_search(&(i as u32)).is_ok() {
-            continue;
-        }
+/// reconcile's own first line. Not a stated one
+/// ([`Reconcile::stated_start`]): that is the log's word, gap or not.
+pub fn clip_latent_starts(reconciles: &mut [Reconcile], record_refs: &[RecordRef], cov: &Coverage, index: &Index) {
+    for r in reconciles.iter_mut() {
+        let Some(ls) = r.latent_start.filter(|_| !r.stated_start) else { continue };
         let Some(first) = record_refs.get(r.records.start as usize) else { continue };
         let Some(s) = index.source_of_file.get(first.file as usize).copied().flatten() else { continue };
         let last_gap = cov.sources[s].gaps.iter().filter(|g| g.start.nanos >= ls.nanos && g.end.nanos <= r.first.nanos).max_by_key(|g| g.end.nanos);

@@ -745,18 +745,23 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
 
 fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
     for (i, r) in a.reconciles.iter().enumerate() {
-        let d = r.last.nanos.saturating_sub(r.first.nanos);
+        // From the start a line of it states (Flux's `Reconciliation failed
+        // after 1m30s`), else from its first line: never from the earliest
+        // its worker allows, which is only a bound.
+        let start = r.known_start();
+        let d = r.last.nanos.saturating_sub(start.nanos);
         if d <= opts.reconcile_timeout_nanos {
             continue;
         }
         let obj = r.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string());
+        let stated = if r.stated_start { ", as a line of it states" } else { "" };
         // The timeout is not in the logs: the one assumed.
         let sentence = words(format!(
-            "Reconcile {} of {} ran {} ({}–{}), longer than a {} reconcile timeout (assumed, ",
+            "Reconcile {} of {} ran {} ({}–{}{stated}), longer than a {} reconcile timeout (assumed, ",
             r.reconcile_id,
             obj,
-            honest_duration(r.first, r.last),
-            clock(r.first),
+            honest_duration(start, r.last),
+            clock(start),
             clock(r.last),
             human_duration(opts.reconcile_timeout_nanos)
         ))
@@ -770,10 +775,10 @@ fn slow_reconciles(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
             severity: Severity::Warning,
             controller: Some(r.controller),
             object: r.object.as_deref().cloned(),
-            start: r.first,
+            start,
             end: r.last,
             reconciles: vec![i],
-            elections: overlapping(a, r.first, r.last),
+            elections: overlapping(a, start, r.last),
             message: sentence.plain(),
             pieces: sentence.0,
         });

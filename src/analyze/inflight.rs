@@ -90,6 +90,7 @@ mod tests {
                 first: at(s),
                 last: at(e),
                 latent_start: None,
+                stated_start: false,
                 lines: if s == e { 1 } else { 2 },
                 outcome: Outcome::Success,
                 error: None,

@@ -384,6 +384,7 @@ struct ReconcileDoc<'a> {
     lane: u32,
     last: Ts,
     latent_start: Option<Ts>,
+    latent_start_from: Option<&'static str>,
     lines: u32,
     object: Option<String>,
     outcome: crate::analyze::model::Outcome,
@@ -400,6 +401,12 @@ fn durations(r: &Reconcile) -> [Option<i64>; 3] {
     [g.map(|g| g.nanos), lo, hi]
 }
 
+/// Where a latent start comes from: `stated` by a line of the reconcile,
+/// or the earliest its `worker` was free.
+fn latent_start_from(r: &Reconcile) -> Option<&'static str> {
+    r.latent_start.map(|_| if r.stated_start { "stated" } else { "worker" })
+}
+
 fn reconcile_doc<'a>(a: &'a Analysis, r: &'a Reconcile) -> ReconcileDoc<'a> {
     let [duration_nanos, lo, hi] = durations(r);
     let c = &a.controllers[r.controller];
@@ -414,6 +421,7 @@ fn reconcile_doc<'a>(a: &'a Analysis, r: &'a Reconcile) -> ReconcileDoc<'a> {
         lane: r.lane,
         last: Ts(r.last),
         latent_start: r.latent_start.map(Ts),
+        latent_start_from: latent_start_from(r),
         lines: r.lines,
         object: r.object.as_ref().map(|o| o.to_string()),
         outcome: r.outcome,
@@ -474,6 +482,11 @@ fn write_reconcile(buf: &mut Vec<u8>, a: &Analysis, r: &Reconcile) {
     ts(buf, Some(r.last));
     buf.extend_from_slice(b",\n      \"latent_start\": ");
     ts(buf, r.latent_start);
+    buf.extend_from_slice(b",\n      \"latent_start_from\": ");
+    match latent_start_from(r) {
+        Some(from) => json_str(buf, from),
+        None => buf.extend_from_slice(b"null"),
+    }
     buf.extend_from_slice(b",\n      \"lines\": ");
     int(buf, Some(i64::from(r.lines)));
     buf.extend_from_slice(b",\n      \"object\": ");
@@ -736,6 +749,7 @@ mod tests {
                     "controller": ctrl_id(&a, Some(r.controller)), "controller_instance": a.controllers[r.controller].id,
                     "object": r.object.as_ref().map(|o| o.to_string()),
                     "first": t(Some(r.first)), "last": t(Some(r.last)), "latent_start": t(r.latent_start),
+                    "latent_start_from": r.latent_start.map(|_| if r.stated_start { "stated" } else { "worker" }),
                     "lines": r.lines, "outcome": r.outcome, "error": r.error, "truncated": r.truncated, "lane": r.lane,
                     "duration_nanos": g.map(|g| g.nanos), "duration_nanos_at_least": lo, "duration_nanos_at_most": hi,
                 })
@@ -786,6 +800,7 @@ mod tests {
                 first,
                 last: first.at(first.nanos.saturating_add((i as i64 % 5) * 123_456_789), (i % 8) as u8),
                 latent_start: (i % 5 == 1).then(|| first.at(first.nanos - 3_000_000_000, 0)),
+                stated_start: i % 10 == 1,
                 lines: (i % 4) as u32,
                 outcome: Outcome::ALL[i % 4],
                 error: (i % 2 == 1).then(|| format!("{h}: {h}")),

@@ -82,9 +82,9 @@ pub fn analyze_beside<S: Send>(files: &[ParsedFile], opts: &AnalyzeOptions, side
         unread_line_notes(files, &mut unread);
         ((etcd::analyze(files, etcd_records), coverage::read_sources(files)), unread, side())
     });
-    let reconciles::Built { controllers, mut reconciles, record_refs, deletions, etcd_records: _, signal_records, stated_starts } = built;
+    let reconciles::Built { controllers, mut reconciles, record_refs, deletions, etcd_records: _, signal_records } = built;
     let (coverage, cover) = coverage::complete(files, sources, &elections);
-    coverage::clip_latent_starts(&mut reconciles, &record_refs, &coverage, &cover, &stated_starts);
+    coverage::clip_latent_starts(&mut reconciles, &record_refs, &coverage, &cover);
     let objects = objects::build(files, &reconciles, &deletions, &mut diags);
     let mut a = Analysis {
         controllers,

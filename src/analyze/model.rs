@@ -83,6 +83,11 @@ pub struct Reconcile {
     pub last: Timestamp,
     /// The earliest time it can have begun, when its first line came late.
     pub latent_start: Option<Timestamp>,
+    /// Its latent start is the start one of its lines states (a duration
+    /// it reports: Flux's `Reconciliation finished in 613ms`), so it did
+    /// begin then. Otherwise a latent start is only the earliest its
+    /// worker allows, and its duration from there an upper bound.
+    pub stated_start: bool,
     pub lines: u32,
     pub outcome: Outcome,
     pub error: Option<String>,
@@ -107,12 +112,27 @@ impl Reconcile {
     }
 
     /// Its duration as the logs support it: `one line`, `under 1s`, `3s`
-    /// (from [`Reconcile::start`], no finer than its timestamps).
+    /// (no finer than its timestamps), from its stated start, else from its
+    /// first line, with `at most 486ms` when its worker was free earlier
+    /// (from the earliest it can have begun).
     pub fn duration_text(&self) -> String {
         if self.is_one_line() {
             "one line".to_string()
+        } else if self.latent_start.is_some() && !self.stated_start {
+            format!("at most {}", crate::time::honest_duration(self.start(), self.last))
         } else {
             crate::time::honest_duration(self.start(), self.last)
+        }
+    }
+
+    /// Its start as the logs state it: the stated start, else its first
+    /// line (a latent start from its worker is only the earliest it can
+    /// have begun).
+    pub fn known_start(&self) -> Timestamp {
+        if self.stated_start {
+            self.start()
+        } else {
+            self.first
         }
     }
 }

@@ -697,6 +697,7 @@ impl<'a> Part<'a> {
             first: t,
             last: t,
             latent_start: None,
+            stated_start: false,
             lines: 0,
             outcome: Outcome::Success,
             error: None,
@@ -1047,7 +1048,6 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
     // written in the tick from its time, so the start lies in the tick from
     // its time less the duration, and is taken at the first tick boundary
     // in it (never before a line of the same clock it may have followed).
-    let mut stated_starts = Vec::new();
     for (i, rr, took) in took_lines {
         let Some(t) = files[rr.file as usize].records.get(rr.record as usize).and_then(time_of) else { continue };
         let tick = crate::time::tick_nanos(t.digits);
@@ -1056,11 +1056,9 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
         let r = &mut reconciles[i as usize];
         if start.nanos < r.first.nanos && r.latent_start.is_none_or(|ls| start.nanos < ls.nanos) {
             r.latent_start = Some(start);
-            stated_starts.push(i);
+            r.stated_start = true;
         }
     }
-    stated_starts.sort_unstable();
-    stated_starts.dedup();
     let instance_of = split_instances(&drafts, names, &lines, &vocab, &started_once);
     let mut controllers = name_instances(&drafts, &reconciles, &instance_of, &lines, &vocab);
     // One pass over the reconciles for the rest: each is big, and there
@@ -1099,7 +1097,7 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
     }
     assign_workers(&mut controllers, &runs, &starting, opts);
     lay_out_lanes(&controllers, runs, &mut reconciles, &lines, &drafts);
-    Built { controllers, reconciles, record_refs: lines.refs, deletions, etcd_records: Vec::new(), signal_records: signals, stated_starts }
+    Built { controllers, reconciles, record_refs: lines.refs, deletions, etcd_records: Vec::new(), signal_records: signals }
 }
 
 /// For each of `candidates` (reconciles no later line shows ended: their
@@ -1156,10 +1154,6 @@ pub struct Built {
     /// file order: throttled requests, the manager's start-ups, leader
     /// lease and exits.
     pub signal_records: Vec<RecordRef>,
-    /// The reconciles (in order) whose latent start is the start a line of
-    /// theirs states ([`took`]), not one the lanes suggest: no gap in the
-    /// log cuts it ([`super::coverage::clip_latent_starts`]).
-    pub stated_starts: Vec<u32>,
 }
 
 /// Reconcile lines grouped by reconcile: each reconcile's records (in file

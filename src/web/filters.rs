@@ -186,7 +186,10 @@ impl TextMatcher {
 /// whose lines read `16:55:13Z` and `16:55:15Z` lasted at least 1 s, and
 /// one whose lines all read the same second at least 0 s. A one-line
 /// reconcile has no duration: only a `min_nanos` of 0 or less lets it
-/// through (as it lets every reconcile through).
+/// through (as it lets every reconcile through). A latent start from the
+/// worker is only the earliest it can have begun (`at most 20m37s`): such a
+/// reconcile passes when it may have lasted that long, so a stall whose
+/// first line came late is not filtered out of its own picture.
 ///
 /// [`Gap::at_least`]: crate::time::Gap
 pub fn reconciles_longer_than(reconciles: &[Reconcile], min_nanos: i64) -> Vec<u32> {

@@ -915,7 +915,8 @@ impl State {
             let object = r.object.as_ref().map_or_else(|| "unknown object".into(), |o| inert(&o.to_string()));
             let mut t = format!("reconcile {}\n{} · {}\n", inert(&r.reconcile_id), controller, object);
             if let Some(l) = r.latent_start {
-                t.push_str(&format!("latent start {}\n", timefmt::full(l.nanos, z)));
+                let what = if r.stated_start { "began (as a line of it states)" } else { "began at the earliest" };
+                t.push_str(&format!("{what} {}\n", timefmt::full(l.nanos, z)));
             }
             let lines = if r.is_one_line() { String::new() } else { format!(" · {}", reconscope::words::plural(r.lines, "line", "lines")) };
             // No finer than its timestamps; one line has no duration.
