@@ -784,7 +784,10 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
         }
         if bounded {
             writeln!(s)?;
-            writeln!(s, "*At most*: its first line came late, so it is timed from when its worker was last free, the earliest it can have begun.")?;
+            writeln!(
+                s,
+                "\"At most\" means the reconcile's first line came late: it is timed from when its worker was last free, the earliest it can have begun."
+            )?;
         }
     }
 
