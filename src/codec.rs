@@ -87,6 +87,8 @@ pub fn encode_reconciles(reconciles: &[Reconcile]) -> Vec<u8> {
         put_u32(&mut out, r.kind.as_deref().map_or(NONE, ix));
         put_ts(&mut out, r.first);
         put_ts(&mut out, r.last);
+        // (A stated start is a kind of latent start: none, none stated.)
+        debug_assert!(r.latent_start.is_some() || !r.stated_start, "a stated start with no start");
         match r.latent_start {
             Some(t) => {
                 out.push(if r.stated_start { 2 } else { 1 });

@@ -753,7 +753,10 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
     writeln!(s, "### Slowest reconciles")?;
     writeln!(s)?;
     let mut slow: Vec<usize> = (0..a.reconciles.len()).collect();
-    // One-line reconciles have no duration: after every other.
+    // One-line reconciles have no duration: after every other. The rest by
+    // how long they may have run (from a latent start from the worker, an
+    // upper bound, said `at most`): a stall whose first line came late
+    // leads the table.
     slow.sort_by_key(|&i| {
         let r = &a.reconciles[i];
         (r.is_one_line(), std::cmp::Reverse(r.last.nanos.saturating_sub(r.start().nanos)), i)
@@ -768,7 +771,7 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
             let r = &a.reconciles[i];
             // A start a line states is known; one from the worker is the
             // earliest it can have begun (`at most`, said once below).
-            let latent = if r.latent_start.is_some() && r.stated_start { " (as its log states)" } else { "" };
+            let latent = if r.latent_start.is_some() && r.stated_start { " (from the start its log states)" } else { "" };
             bounded |= r.latent_start.is_some() && !r.stated_start;
             writeln!(
                 s,
@@ -786,7 +789,7 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
             writeln!(s)?;
             writeln!(
                 s,
-                "\"At most\" means the reconcile's first line came late: it is timed from when its worker was last free, the earliest it can have begun."
+                "\"At most\" means a reconcile's first line came late: it is timed from when its worker was last free, the earliest it can have begun."
             )?;
         }
     }

@@ -586,6 +586,31 @@ pub fn human_duration(nanos: i64) -> String {
     format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
 }
 
+/// [`human_duration`] rounded up in its unit, never down: what a duration
+/// is at most (`2s` for 1.2 s, `20m38s` for 20m37.999s).
+pub fn human_duration_up(nanos: i64) -> String {
+    let n = nanos.max(0);
+    let up = |unit: i64| n / unit + i64::from(n % unit != 0);
+    if n < 1_000 {
+        return format!("{n}ns");
+    }
+    if n <= 999_000 {
+        return format!("{}µs", up(1_000));
+    }
+    if n <= 999_000_000 {
+        return format!("{}ms", up(1_000_000));
+    }
+    let s = up(NANOS_PER_SEC);
+    if s < 60 {
+        return format!("{s}s");
+    }
+    if s < 3600 {
+        return format!("{}m{:02}s", s / 60, s % 60);
+    }
+    let m = up(60 * NANOS_PER_SEC);
+    format!("{}h{:02}m", m / 60, m % 60)
+}
+
 /// How finely a timestamp with `digits` fractional digits was written:
 /// `10^(9-digits)` nanoseconds (a second for `16:55:13Z`).
 pub fn tick_nanos(digits: u8) -> i64 {
@@ -861,7 +886,26 @@ mod tests {
     }
 
     #[test]
-    fn durations() {}
+    fn human_durations_up_are_never_less() {
+        let s = NANOS_PER_SEC;
+        for (n, text) in [
+            (999, "999ns"),
+            (71_400, "72µs"),
+            (999_000, "999µs"),
+            (999_001, "1ms"),
+            (999_000_001, "1s"),
+            (1_200_000_000, "2s"),
+            (7 * s, "7s"),
+            (59 * s + 1, "1m00s"),
+            // 20m37s, written to the second: up to 20m37.999999999s.
+            (1_237 * s + s - 1, "20m38s"),
+            (3_599 * s + 1, "1h00m"),
+            (3_600 * s + 1, "1h01m"),
+            (i64::MAX, "2562047h48m"),
+        ] {
+            assert_eq!(human_duration_up(n), text, "{n} ns");
+        }
+    }
 
     /// `input` read by [`scan_rfc3339`] (a space allowed): `expect` is the
     /// UTC time, or `"impossible"`, or `"no"`.

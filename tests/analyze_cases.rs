@@ -88,9 +88,10 @@ fn late_first_lines_get_a_latent_start() {
     let r2 = a.reconciles.iter().find(|r| r.reconcile_id == "r2").unwrap();
     assert_eq!(r2.latent_start, None, "its first line is an opening line");
     // The worker was free from 10:00:04: r3 began then or later, so it ran
-    // at most 46s, and no more than that is said. Its 46s is longer than
-    // the 30s timeout, yet not known to be: no slow-reconcile.
-    assert_eq!((r3.stated_start, r3.duration_text().as_str()), (false, "at most 46s"));
+    // at most 46.999s (its line is written to the second), said rounded
+    // up. That is longer than the 30s timeout, yet not known to be: no
+    // slow-reconcile.
+    assert_eq!((r3.stated_start, r3.duration_text().as_str()), (false, "at most 47s"));
     assert!(a.findings.iter().all(|f| f.kind != FindingKind::SlowReconcile), "{:#?}", a.findings);
     // In the JSON, r3's one line has no duration (its latent start is a
     // field of its own), and r2's two lines have theirs.
@@ -166,6 +167,22 @@ fn a_line_that_states_how_long_its_reconcile_ran_gives_its_start() {
             &serde_json::Value::Null
         ]
     );
+}
+
+#[test]
+fn a_stated_duration_within_its_first_line_leaves_no_start_from_the_worker() {
+    // One worker: r1 ends at 10:00:01; r2's only line is an error that
+    // says it ran 300µs, within its own millisecond. It began then, not
+    // when the worker was free: no latent start, and no bound.
+    let mut log = String::new();
+    log += &line("2026-05-26T10:00:00.000Z", "INFO", "Reconciling", "kustomization", "a", "r1");
+    log += &line("2026-05-26T10:00:01.000Z", "INFO", "Reconciliation finished in 1s, next run in 1m0s", "kustomization", "a", "r1");
+    log += &line("2026-05-26T10:05:00.000Z", "ERROR", "Reconciliation failed after 300µs, next try in 1m0s", "kustomization", "b", "r2");
+    let a = run(&[("flux.log", log)], &AnalyzeOptions::default());
+    let got: Vec<(&str, Option<String>, bool, String)> =
+        a.reconciles.iter().map(|r| (r.reconcile_id.as_str(), r.latent_start.map(|t| t.to_string()), r.stated_start, r.duration_text())).collect();
+    assert_eq!(got, [("r1", None, false, "1s".to_string()), ("r2", None, false, "one line".to_string())]);
+    assert!(a.findings.iter().all(|f| f.kind != FindingKind::StalledWorker), "{:#?}", a.findings);
 }
 
 #[test]

@@ -81,7 +81,10 @@ fn the_stall_travels_in_a_link_with_its_bars_elections_and_raw_lines() {
     let held = &a.reconciles[stall.reconciles[0]];
     let carried = &r.analysis.reconciles[f.reconciles[0]];
     assert_eq!(carried.reconcile_id, held.reconcile_id);
-    assert_eq!((carried.first, carried.last, carried.latent_start, carried.lines), (held.first, held.last, held.latent_start, held.lines));
+    assert_eq!(
+        (carried.first, carried.last, carried.latent_start, carried.stated_start, carried.lines),
+        (held.first, held.last, held.latent_start, held.stated_start, held.lines)
+    );
     assert_eq!(meta.selected.as_deref(), Some(held.reconcile_id.as_str()));
     assert!(r.analysis.reconciles.len() > 20, "{} reconciles", r.analysis.reconciles.len());
     // Both elections of etcd tenant-root, with their terms.
@@ -108,6 +111,32 @@ fn the_stall_travels_in_a_link_with_its_bars_elections_and_raw_lines() {
     // Filters run over its lines: the stalled reconcile's error.
     let hits = opened.matching(&reconscope::web::MessageFilter { pattern: "DataStore user".into(), min_level: 0 }).unwrap();
     assert!(hits.contains(&(f.reconciles[0] as u32)));
+}
+
+#[test]
+fn a_link_made_before_stated_starts_were_kept_still_opens() {
+    // A link's JSON as a build before `stated_start` wrote it: the same
+    // slice with the key taken out of every reconcile.
+    let (s, whole) = incident_session();
+    let stall_i = whole.analysis.findings.iter().position(|f| f.kind == FindingKind::StalledWorker).unwrap();
+    let fragment = s.share(&request(stall_i)).unwrap().fragment.expect("a link");
+    let ev = evidence::from_payload(&fragment).unwrap();
+    let mut json = serde_json::to_value(&ev).unwrap();
+    let reconciles = json["analysis"]["reconciles"].as_array_mut().unwrap();
+    assert!(!reconciles.is_empty());
+    for r in reconciles {
+        assert!(r.as_object_mut().unwrap().remove("stated_start").is_some(), "{r}");
+    }
+    let mut bytes = evidence::to_bytes(&ev)[..5].to_vec();
+    let mut deflate = flate2::write::DeflateEncoder::new(&mut bytes, flate2::Compression::default());
+    std::io::Write::write_all(&mut deflate, &serde_json::to_vec(&json).unwrap()).unwrap();
+    deflate.finish().unwrap();
+    let old = evidence::from_bytes(&bytes).expect("an old link opens");
+    let held = &whole.analysis.reconciles[whole.analysis.findings[stall_i].reconciles[0]];
+    let stalled = old.analysis.reconciles.iter().find(|r| r.reconcile_id == held.reconcile_id).expect("the stalled reconcile");
+    // Read as what it is: the earliest its worker allows.
+    assert!(!stalled.stated_start);
+    assert_eq!(stalled.duration_text(), "at most 20m38s");
 }
 
 #[test]

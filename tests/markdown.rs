@@ -405,14 +405,15 @@ fn the_slowest_reconciles_say_where_a_duration_comes_from() {
     };
     // A start the log states: its duration, and where it comes from.
     let stated = table(line("02.000", "INFO", "Reconciliation finished in 1.5s, next run in 1m0s", "a", "r1"));
-    assert_eq!(stated.lines().nth(2), Some("| 2s (as its log states) | w | ns/a | 10:00:00 | success | r1 |"), "{stated}");
+    assert_eq!(stated.lines().nth(2), Some("| 2s (from the start its log states) | w | ns/a | 10:00:00 | success | r1 |"), "{stated}");
     assert!(!stated.contains("At most"), "{stated}");
     // A first line that came late (an error), after the worker's last
-    // reconcile ended: at most the time since, and a note once.
+    // reconcile ended: at most the time since (10:00:02 to 10:00:09.999,
+    // rounded up), and a note once.
     let mut log = line("01.000", "INFO", "Reconciling", "a", "r1");
     log += &line("02.000", "INFO", "Reconciled", "a", "r1");
     log += &line("09.000", "ERROR", "Reconciler error", "b", "r2");
     let late = table(log);
-    assert_eq!(late.lines().nth(2), Some("| at most 7s | w | ns/b | 10:00:02 | error | r2 |"), "{late}");
-    assert_eq!(late.matches("\"At most\" means the reconcile's first line came late").count(), 1, "{late}");
+    assert_eq!(late.lines().nth(2), Some("| at most 8s | w | ns/b | 10:00:02 | error | r2 |"), "{late}");
+    assert_eq!(late.matches("\"At most\" means a reconcile's first line came late").count(), 1, "{late}");
 }

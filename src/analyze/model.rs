@@ -86,7 +86,9 @@ pub struct Reconcile {
     /// Its latent start is the start one of its lines states (a duration
     /// it reports: Flux's `Reconciliation finished in 613ms`), so it did
     /// begin then. Otherwise a latent start is only the earliest its
-    /// worker allows, and its duration from there an upper bound.
+    /// worker allows, and its duration from there an upper bound. (False
+    /// in a link made before it was kept: read as a bound.)
+    #[serde(default)]
     pub stated_start: bool,
     pub lines: u32,
     pub outcome: Outcome,
@@ -119,7 +121,8 @@ impl Reconcile {
         if self.is_one_line() {
             "one line".to_string()
         } else if self.latent_start.is_some() && !self.stated_start {
-            format!("at most {}", crate::time::honest_duration(self.start(), self.last))
+            // The bound, rounded up: never less than it may have run.
+            format!("at most {}", crate::time::human_duration_up(crate::time::Gap::between(self.start(), self.last).at_most))
         } else {
             crate::time::honest_duration(self.start(), self.last)
         }

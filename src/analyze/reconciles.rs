@@ -38,6 +38,10 @@ struct Draft {
     /// A line of it is controller-runtime's `Reconcile successful`, which
     /// it logs once the reconcile has returned: it ended.
     said_done: bool,
+    /// A line of it states how long it had run ([`took`]): when it began
+    /// is the log's word (its first line's time when the stated start is
+    /// no earlier), so no worker's end stands in for it.
+    states_its_start: bool,
 }
 
 /// The normalised messages ("words"): each distinct raw message is
@@ -688,6 +692,7 @@ impl<'a> Part<'a> {
             opens_with_error: r.level >= Level::Error,
             ends_log: false,
             said_done: false,
+            states_its_start: false,
         });
         self.reconciles.push(Reconcile {
             reconcile_id,
@@ -1022,7 +1027,7 @@ pub fn build_beside<S: Send>(files: &[ParsedFile], opts: &AnalyzeOptions, side: 
 /// workers' lanes laid out.
 /// `cover`: each file's first and last record with a time (see [`coverage`]).
 fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a>>, cover: &[(u32, u32)]) -> Built {
-    let Gathered { mut reconciles, drafts, names, vocab, starting: start_lines, deletions, lines, retry_lines, took_lines, signals } = merge(files, parts);
+    let Gathered { mut reconciles, mut drafts, names, vocab, starting: start_lines, deletions, lines, retry_lines, took_lines, signals } = merge(files, parts);
     // The list may have grown by doubling: the analysis is kept as long as
     // its inputs are, so the room it will not use is given back.
     reconciles.shrink_to_fit();
@@ -1053,6 +1058,7 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
         let tick = crate::time::tick_nanos(t.digits);
         let up = |n: i64| n.checked_add((tick - n.rem_euclid(tick)) % tick);
         let Some(start) = t.nanos.checked_sub(took).and_then(up).map(|n| t.at(n, t.digits)) else { continue };
+        drafts[i as usize].states_its_start = true;
         let r = &mut reconciles[i as usize];
         if start.nanos < r.first.nanos && r.latent_start.is_none_or(|ls| start.nanos < ls.nanos) {
             r.latent_start = Some(start);
@@ -1524,7 +1530,7 @@ fn lay_out_lanes(controllers: &[ControllerInstance], runs: Vec<Vec<Run>>, reconc
             let prev_end = lanes[lane];
             let rec = &mut reconciles[r.i];
             rec.lane = lane as u32;
-            if late && !guessed_lanes && rec.latent_start.is_none() {
+            if late && !guessed_lanes && rec.latent_start.is_none() && !drafts[r.i].states_its_start {
                 if let Some(p) = prev_end {
                     if p < r.first {
                         rec.latent_start = Some(p);

@@ -187,13 +187,21 @@ impl TextMatcher {
 /// one whose lines all read the same second at least 0 s. A one-line
 /// reconcile has no duration: only a `min_nanos` of 0 or less lets it
 /// through (as it lets every reconcile through). A latent start from the
-/// worker is only the earliest it can have begun (`at most 20m37s`): such a
-/// reconcile passes when it may have lasted that long, so a stall whose
-/// first line came late is not filtered out of its own picture.
+/// worker is only the earliest it can have begun (`at most 20m38s`): such a
+/// reconcile passes when it may have lasted that long (the upper bound,
+/// [`Gap::at_most`]), so a stall whose first line came late is not
+/// filtered out of its own picture.
 ///
 /// [`Gap::at_least`]: crate::time::Gap
 pub fn reconciles_longer_than(reconciles: &[Reconcile], min_nanos: i64) -> Vec<u32> {
-    let lasted = |r: &Reconcile| if r.is_one_line() { 0 } else { crate::time::Gap::between(r.start(), r.last).at_least };
+    let lasted = |r: &Reconcile| {
+        let g = crate::time::Gap::between(r.start(), r.last);
+        match (r.is_one_line(), r.latent_start.is_some() && !r.stated_start) {
+            (true, _) => 0,
+            (false, true) => g.at_most,
+            (false, false) => g.at_least,
+        }
+    };
     reconciles.iter().enumerate().filter(|(_, r)| min_nanos <= 0 || lasted(r) >= min_nanos).map(|(i, _)| i as u32).collect()
 }
 
@@ -418,5 +426,13 @@ sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller[...]).reconc
             assert!(rc.last.nanos.saturating_sub(rc.start().nanos) >= min, "{rc:?}");
         }
         assert!(long.len() < a.reconciles.len());
+        // Its worker was free from 16:29:29; its lines, written to the
+        // second, read 16:50:06: it ran at most 20m37.999s, which the
+        // inspector says as `at most 20m38s`. "Longer than 20m37s" keeps
+        // it, "longer than 20m38s" does not.
+        let r = &a.reconciles[stalled as usize];
+        assert_eq!((r.stated_start, r.duration_text().as_str()), (false, "at most 20m38s"));
+        let at = |text: &str| reconciles_longer_than(&a.reconciles, crate::time::parse_duration(text).unwrap()).contains(&stalled);
+        assert_eq!((at("20m37s"), at("20m38s")), (true, false));
     }
 }

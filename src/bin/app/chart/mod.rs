@@ -915,8 +915,8 @@ impl State {
             let object = r.object.as_ref().map_or_else(|| "unknown object".into(), |o| inert(&o.to_string()));
             let mut t = format!("reconcile {}\n{} · {}\n", inert(&r.reconcile_id), controller, object);
             if let Some(l) = r.latent_start {
-                let what = if r.stated_start { "began (as a line of it states)" } else { "began at the earliest" };
-                t.push_str(&format!("{what} {}\n", timefmt::full(l.nanos, z)));
+                let at = timefmt::full(l.nanos, z);
+                t.push_str(&if r.stated_start { format!("began at {at} (as a line of it states)\n") } else { format!("began no earlier than {at}\n") });
             }
             let lines = if r.is_one_line() { String::new() } else { format!(" · {}", reconscope::words::plural(r.lines, "line", "lines")) };
             // No finer than its timestamps; one line has no duration.
