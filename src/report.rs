@@ -772,7 +772,7 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
             // A start a line states is known; one from the worker is the
             // earliest it can have begun (`at most`, said once below).
             let latent = if r.latent_start.is_some() && r.stated_start { " (from the start its log states)" } else { "" };
-            bounded |= r.latent_start.is_some() && !r.stated_start;
+            bounded |= r.start_is_bound();
             writeln!(
                 s,
                 "| {}{} | {} | {} | {} | {} | {} |",

@@ -120,12 +120,19 @@ impl Reconcile {
     pub fn duration_text(&self) -> String {
         if self.is_one_line() {
             "one line".to_string()
-        } else if self.latent_start.is_some() && !self.stated_start {
+        } else if self.start_is_bound() {
             // The bound, rounded up: never less than it may have run.
             format!("at most {}", crate::time::human_duration_up(crate::time::Gap::between(self.start(), self.last).at_most))
         } else {
             crate::time::honest_duration(self.start(), self.last)
         }
+    }
+
+    /// Its drawn start is a latent start from its worker, not one a line
+    /// states: only the earliest it can have begun, and its duration from
+    /// there an upper bound.
+    pub fn start_is_bound(&self) -> bool {
+        self.latent_start.is_some() && !self.stated_start
     }
 
     /// Its start as the logs state it: the stated start, else its first

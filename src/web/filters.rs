@@ -196,7 +196,7 @@ impl TextMatcher {
 pub fn reconciles_longer_than(reconciles: &[Reconcile], min_nanos: i64) -> Vec<u32> {
     let lasted = |r: &Reconcile| {
         let g = crate::time::Gap::between(r.start(), r.last);
-        match (r.is_one_line(), r.latent_start.is_some() && !r.stated_start) {
+        match (r.is_one_line(), r.start_is_bound()) {
             (true, _) => 0,
             (false, true) => g.at_most,
             (false, false) => g.at_least,
