@@ -1052,7 +1052,7 @@ fn legend_items(_p: &Palette) -> Vec<LegendItem> {
         LegendItem { text: "error", draw: |d, p, x, y| d.rect(x, y - 6.0, 16.0, 12.0, &format!(r#"fill="{}""#, p.error)) },
         LegendItem { text: "unfinished (the log ends)", draw: |d, p, x, y| d.rect(x, y - 6.0, 16.0, 12.0, &format!(r#"fill="{}""#, p.unfinished)) },
         LegendItem {
-            text: "latent start (running, nothing logged yet)",
+            text: "before its first line (begun there at the earliest)",
             draw: |d, p, x, y| d.rect(x + 0.5, y - 5.5, 15.0, 11.0, &format!(r#"fill="url(#latent-success)" stroke="{}" stroke-opacity="0.6""#, p.success)),
         },
         LegendItem { text: "single-line reconcile", draw: |d, p, x, y| d.rect(x + 7.0, y - 6.0, 2.0, 12.0, &format!(r#"fill="{}""#, p.success)) },

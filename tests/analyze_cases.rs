@@ -681,3 +681,53 @@ fn a_late_first_line_begins_no_later_than_the_worker_free_the_longest() {
     let r3 = a.reconciles.iter().find(|r| r.reconcile_id == "r3").unwrap();
     assert_eq!(r3.latent_start, None, "a worker was never used: {r3:?}");
 }
+
+/// A reconcile whose first line came late began no earlier than its worker
+/// was free: a deletion asked for meanwhile may have come before it began,
+/// and the stuck-deletion sentence says so, or says it was running when its
+/// first line came before the request.
+#[test]
+fn a_deletion_during_a_latent_start_says_what_the_log_knows() {
+    // One worker of `widget`: r1 of ns/a ends at 10:00:04. r2 of ns/c is
+    // first seen at `first` on a line that opens no reconcile (r1's and
+    // r3's second), and fails at 10:15:00. The soot controller asks to
+    // delete ns/c at 10:01:00 and the logs go on to 10:40:00 with ns/c
+    // never deleted.
+    let log = |first: u32| {
+        let mut log = String::new();
+        log += &line(&ts(1), "INFO", "starting sync", "widget", "a", "r1");
+        log += &line(&ts(2), "INFO", "calling the datastore", "widget", "a", "r1");
+        log += &line(&ts(4), "INFO", "synced", "widget", "a", "r1");
+        log += &line(&ts(first), "INFO", "calling the datastore", "widget", "c", "r2");
+        log += &line(&ts(900), "ERROR", "sync failed", "widget", "c", "r2");
+        log += &line(&ts(2400), "INFO", "starting sync", "widget", "a", "r3");
+        log += &line(&ts(2400), "INFO", "calling the datastore", "widget", "a", "r3");
+        log += &line(&ts(2401), "INFO", "synced", "widget", "a", "r3");
+        let soot = line(&ts(60), "INFO", "marked for deletion, performing clean-up", "soot", "c", "s1")
+            + &line(&ts(61), "INFO", "waiting for the finalizer", "soot", "c", "s1");
+        run(&[("widget.log", log), ("soot.log", soot)], &AnalyzeOptions::default())
+    };
+    let stuck = |a: &Analysis| a.findings.iter().find(|f| f.kind == FindingKind::StuckDeletion).map(|f| f.message.clone()).unwrap_or_default();
+    // First seen at 10:01:40, after the request: it may have begun after it.
+    let a = log(100);
+    let r2 = a.reconciles.iter().find(|r| r.reconcile_id == "r2").unwrap();
+    assert_eq!((r2.latent_start.map(|t| t.to_string()), r2.stated_start), (Some("2026-05-26T10:00:04Z".to_string()), false));
+    assert!(
+        stuck(&a).ends_with(
+            "; 1 deletion reconcile ran after the request, 0 failed; the reconcile that may have been running when it came \
+             (begun no earlier than 10:00:04, its first line at 10:01:40) failed at 10:15:00."
+        ),
+        "{}",
+        stuck(&a)
+    );
+    // First seen at 10:00:40, before the request: it was running, from
+    // 10:00:04 at the earliest.
+    let a = log(40);
+    assert!(
+        stuck(&a).ends_with(
+            "; 1 deletion reconcile ran after the request, 0 failed; the reconcile running when it came (begun no earlier than 10:00:04) failed at 10:15:00."
+        ),
+        "{}",
+        stuck(&a)
+    );
+}

@@ -75,14 +75,16 @@ fn finds_the_stall_the_expired_contexts_and_the_stuck_deletion() {
     assert_eq!(stuck[0].object.as_ref().unwrap().to_string(), "tenant-test/kubernetes-test-latest-version");
     assert!(stuck[0].message.contains("finalizer.kamaji.clastix.io"));
     assert!(stuck[0].message.contains("generation 5 but observedGeneration 3"));
-    // The stalled reconcile (on the worker from 16:29:29) was running when
-    // the deletion came at 16:36:59: it is not one of the deletion's. After
-    // the request: the soot manager's at 16:36:59, and the two that failed
-    // at 16:55:13 and 17:01:56.
+    // The stalled reconcile may have been running when the deletion came
+    // at 16:36:59: its lines all read 16:50:06, and its worker was last
+    // free at 16:29:29, so it began then at the earliest; it is not one of
+    // the deletion's. After the request: the soot manager's at 16:36:59,
+    // and the two that failed at 16:55:13 and 17:01:56.
     assert!(
-        stuck[0]
-            .message
-            .ends_with("; 3 deletion reconciles ran after the request, 2 failed; the reconcile running when it came (from 16:29:29) failed at 16:50:06."),
+        stuck[0].message.ends_with(
+            "; 3 deletion reconciles ran after the request, 2 failed; the reconcile that may have been running when it came \
+             (begun no earlier than 16:29:29, its first line at 16:50:06) failed at 16:50:06."
+        ),
         "{}",
         stuck[0].message
     );

@@ -176,3 +176,65 @@ fn the_timeline_shows_all_four_workers_busy_in_the_controller_s_row() {
     assert_eq!(busy.len(), 1);
     assert_eq!(busy[0].attribute("fill"), Some(reconscope::render::LIGHT.error));
 }
+
+/// The holders' first lines came late (a message their controller's
+/// reconciles log second): each began no earlier than its worker was last
+/// free, so how long all four were held is a bound, and the sentence says
+/// both. Objects w0..w3 are reconciled at once every 20 s from 10:00:00
+/// (one second each, their lanes all free from 10:04:41), db0..db3 are
+/// first seen at 10:05:00..:03 and fail at 10:15:00..:03, then w0..w3 run
+/// at 10:15:00 + k s.
+#[test]
+fn holders_first_seen_late_are_held_at_most_from_their_worker_s_last_end() {
+    let mut lines = vec![(0, "2026-05-26T10:00:00Z\tINFO\tStarting workers\t{\"controller\": \"widget\", \"controllerGroup\": \"example.io\", \"controllerKind\": \"Widget\", \"worker count\": 4}\n".to_string())];
+    let mut n = 0;
+    let mut id = || {
+        n += 1;
+        format!("55555555-0000-4000-8000-{n:012}")
+    };
+    for round in 0..15u32 {
+        for k in 0..4u32 {
+            let (t, rid, o) = (20 * round, id(), format!("w{k}"));
+            lines.push(line(t, "INFO", "Reconciling", &o, &rid, None));
+            lines.push(line(t, "INFO", "connecting to the datastore", &o, &rid, None));
+            lines.push(line(t + 1, "INFO", "Reconcile successful", &o, &rid, None));
+        }
+    }
+    let mut db = Vec::new();
+    for k in 0..4u32 {
+        let (rid, o) = (id(), format!("db{k}"));
+        lines.push(line(300 + k, "INFO", "connecting to the datastore", &o, &rid, None));
+        lines.push(line(900 + k, "ERROR", "Reconciler error", &o, &rid, Some("unable to check the datastore: context deadline exceeded")));
+        db.push(rid);
+    }
+    for k in 0..4u32 {
+        let (rid, o) = (id(), format!("w{k}"));
+        lines.push(line(900 + k, "INFO", "Reconciling", &o, &rid, None));
+        lines.push(line(901 + k, "INFO", "Reconcile successful", &o, &rid, None));
+    }
+    lines.sort_by_key(|(t, _)| *t);
+    let mut l = Loaded::default();
+    l.add("widget-manager.log", lines.into_iter().map(|(_, l)| l).collect::<String>().into_bytes(), &LoadOptions::default());
+    l.finish();
+    let a = analyze(&l.files, &AnalyzeOptions::default()).0;
+    for rid in &db {
+        let r = a.reconciles.iter().find(|r| &r.reconcile_id == rid).unwrap();
+        assert_eq!((r.latent_start.map(|t| t.to_string()), r.start_is_bound()), (Some("2026-05-26T10:04:41Z".to_string()), true), "{r:?}");
+    }
+    let sat: Vec<_> = a.findings.iter().filter(|f| f.kind == FindingKind::SaturatedWorkers).collect();
+    assert_eq!(sat.len(), 1, "{:#?}", a.findings);
+    // 10:04:41 to 10:15:00, both written to the second: at most
+    // 10m19.999s, said rounded up. w_k, last begun at 10:04:40, was due at
+    // 10:05:00 and began at 10:15:00 + k.
+    assert_eq!(
+        sat[0].message,
+        format!(
+            "All 4 workers of widget were held by the same reconciles for at most 10m20s (10:04:41 → 10:15:00; its reconciles usually take 1s): \
+             {} of ns/db0 (begun no earlier than 10:04:41), {} of ns/db1 (begun no earlier than 10:04:41), \
+             {} of ns/db2 (begun no earlier than 10:04:41), {} of ns/db3 (begun no earlier than 10:04:41); \
+             4 objects waited and were reconciled right after (ns/w0 ~10m00s, ns/w1 ~10m01s, ns/w2 ~10m02s, ns/w3 ~10m03s), \
+             the longest an estimated 10m03s.",
+            db[0], db[1], db[2], db[3]
+        )
+    );
+}

@@ -686,7 +686,8 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
             (0..a.reconciles.len()).filter(|&i| a.reconciles[i].object.as_deref() == Some(&o.object) && a.reconciles[i].last >= req).collect();
         // The reconciles that started after the request, and any already
         // running when it came (from its latent start), which began as
-        // something else.
+        // something else. A latent start from the worker is only the
+        // earliest it began: the sentence says so.
         let (after, running): (Vec<usize>, Vec<usize>) = reconciles.iter().partition(|&&i| a.reconciles[i].start() >= req);
         let failed = |is: &[usize]| is.iter().filter(|&&i| a.reconciles[i].outcome == Outcome::Error).count();
         let gens = match (o.generation, o.observed_generation) {
@@ -708,11 +709,26 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
                     Outcome::Unfinished => "was still running at its log's last line,",
                     _ => "ended at",
                 };
-                ran += &format!("; the reconcile running when it came (from {}) {how} {}", clock(r.start()), clock(r.last));
+                // Its first line came late: it began no earlier than its
+                // worker was free, and may have begun after the request.
+                ran += &if !r.start_is_bound() {
+                    format!("; the reconcile running when it came (from {}) {how} {}", clock(r.start()), clock(r.last))
+                } else if r.first < req {
+                    format!("; the reconcile running when it came (begun no earlier than {}) {how} {}", clock(r.start()), clock(r.last))
+                } else {
+                    format!(
+                        "; the reconcile that may have been running when it came (begun no earlier than {}, its first line at {}) {how} {}",
+                        clock(r.start()),
+                        clock(r.first),
+                        clock(r.last)
+                    )
+                };
             }
             _ => {
                 let last = running.iter().map(|&i| a.reconciles[i].last).max().unwrap_or(req);
-                ran += &format!("; the {} reconciles running when it came ended by {}, {} failed", running.len(), clock(last), failed(&running));
+                let maybe = running.iter().any(|&i| a.reconciles[i].start_is_bound() && a.reconciles[i].first >= req);
+                let which = if maybe { "that may have been running" } else { "running" };
+                ran += &format!("; the {} reconciles {which} when it came ended by {}, {} failed", running.len(), clock(last), failed(&running));
             }
         }
         let message = format!(

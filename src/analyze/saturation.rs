@@ -15,7 +15,7 @@ use crate::analyze::findings::{clock, usual_and_far_past, Sentence};
 use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, Saturation, Severity, Waited};
 use crate::analyze::AnalyzeOptions;
 use crate::model::Timestamp;
-use crate::time::{honest_duration, human_duration, NANOS_PER_SEC};
+use crate::time::{honest_duration, human_duration, human_duration_up, Gap, NANOS_PER_SEC};
 use crate::words::plural;
 
 pub fn find(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
@@ -132,13 +132,25 @@ fn finding(a: &Analysis, ci: usize, rs: &[usize], held: &[usize], start: Timesta
             waited.push(Waited { object: o, reconcile_id: a.reconciles[i].reconcile_id.clone(), estimated_wait_nanos: wait });
         }
     }
-    let holders: Vec<String> =
-        held.iter().map(|&h| format!("{} of {} (from {})", a.reconciles[h].reconcile_id, obj(a, h), clock(a.reconciles[h].start()))).collect();
+    // A holder whose first line came late began no earlier than its
+    // worker was free: when the last of them took its worker is a bound,
+    // and so is how long all were held.
+    let began = |h: usize| {
+        let r = &a.reconciles[h];
+        if r.start_is_bound() {
+            format!("begun no earlier than {}", clock(r.start()))
+        } else {
+            format!("from {}", clock(r.start()))
+        }
+    };
+    let holders: Vec<String> = held.iter().map(|&h| format!("{} of {} ({})", a.reconciles[h].reconcile_id, obj(a, h), began(h))).collect();
+    let bound = !held.iter().any(|&h| a.reconciles[h].start() == start && !a.reconciles[h].start_is_bound());
+    let for_how_long = if bound { format!("at most {}", human_duration_up(Gap::between(start, end).at_most)) } else { honest_duration(start, end) };
     let mut s = Sentence::default().text(format!(
         "All {} workers of {} were held by the same reconciles for {} ({} → {}; its reconciles usually take {}): {}",
         c.workers,
         c.name,
-        honest_duration(start, end),
+        for_how_long,
         clock(start),
         clock(end),
         human_duration(normal),

@@ -292,6 +292,11 @@ describe('the inspector', { timeout: 180_000 }, () => {
       // said rounded up.
       const meta = await inspector.locator('.meta').innerText();
       assert.match(meta, /16:29:29 → 16:50:06 \(at most 20m38s\) · 3 lines/, meta);
+      // The legend names the hatch for what it is: the time before a
+      // reconcile's first line, not time it is known to have run.
+      const legend = await page.locator('.chart-foot .legend').innerText();
+      assert.match(legend, /before its first line/, legend);
+      assert.doesNotMatch(legend, /latent|running/, legend);
       await assertClean(page, seen);
     } finally {
       await context.close();

@@ -51,7 +51,7 @@ pub fn view(s: &AppState, l: &Loaded, d: &Callback<Action>, refs: &Refs, zone: Z
                     <span class="swatch requeue"></span>{ "requeue" }
                     <span class="swatch error"></span>{ "error" }
                     <span class="swatch unfinished"></span>{ "unfinished (the log ends)" }
-                    <span class="swatch latent"></span>{ "latent start" }
+                    <span class="swatch latent"></span>{ "before its first line" }
                     <span class="swatch band"></span>{ "etcd election" }
                     <span class="swatch highlight"></span>{ "finding" }
                     <span class="glyph spec">{ "●" }</span>{ "spec update" }
