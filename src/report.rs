@@ -710,7 +710,10 @@ fn finding_item(a: &Analysis, f: &Finding, n: usize, clk: Clock, link: &str) -> 
     let window = if f.is_instant() { format!("at {}", clk.at(f.start)) } else { clk.window(f.start, f.end) };
     // An election overlap's window is its stall's: its length is not the
     // overlap's.
-    let when = if window.starts_with("at ") || f.kind == FindingKind::ElectionOverlap { window } else { format!("{}, {window}", duration(f.start, f.end)) };
+    let when = match f.duration_text() {
+        Some(d) if !window.starts_with("at ") && f.kind != FindingKind::ElectionOverlap => format!("{d}, {window}"),
+        _ => window,
+    };
     let mut out = format!("{marker}**{}{what} · {when}**{link}\n\n", f.kind.as_str());
     let _ = writeln!(out, "{indent}<details><summary>The finding in full</summary>");
     let _ = writeln!(out);
@@ -917,7 +920,7 @@ fn write_signals(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
                 "| {} | {} | {} | {} | {} | {} |",
                 f.controller.map_or("–".to_string(), |c| escape(&a.controllers[c].name, 80)),
                 x.workers,
-                duration(f.start, f.end),
+                f.duration_text().unwrap_or_else(|| duration(f.start, f.end)),
                 clk.window(f.start, f.end),
                 x.waited.len(),
                 x.waited.iter().map(|w| w.estimated_wait_nanos).max().map_or("–".to_string(), human_duration)

@@ -237,4 +237,29 @@ fn holders_first_seen_late_are_held_at_most_from_their_worker_s_last_end() {
             db[0], db[1], db[2], db[3]
         )
     );
+    // The same bound in the finding's duration (the app's list, the
+    // chart's and the SVG's labels), the Markdown's heading and table, and
+    // the JSON; the first test's holders, seen from their start, give none.
+    assert_eq!(sat[0].duration_text().as_deref(), Some("at most 10m20s"));
+    let Some(Detail::Saturation(d)) = sat[0].detail.as_deref() else { panic!() };
+    assert!(d.start_is_bound);
+    let md = reconscope::report::markdown(&a, &reconscope::report::ReportOptions::default());
+    assert!(md.contains("**saturated-workers · widget · at most 10m20s, 10:04:41–10:15:00**"), "{md}");
+    assert!(md.contains("| widget | 4 | at most 10m20s | 10:04:41–10:15:00 | 4 | 10m03s |"), "{md}");
+    let doc = reconscope::analyze::json::to_json(&[], &a);
+    let f = doc["findings"].as_array().unwrap().iter().find(|f| f["kind"] == "saturated-workers").unwrap();
+    assert_eq!(f["saturation"]["start_is_bound"], true);
+    let tl = reconscope::layout::layout(&a, &reconscope::layout::LayoutOptions::default());
+    let h = tl.highlights.iter().find(|h| h.kind == FindingKind::SaturatedWorkers).unwrap();
+    assert_eq!(reconscope::render::highlight_label(&a, h), "saturated-workers at most 10m20s");
+    // A finding from a link made before `start_is_bound` was kept reads
+    // as one held from a known start.
+    let mut v = serde_json::to_value(sat[0]).unwrap();
+    assert!(v["detail"].as_object_mut().unwrap().remove("start_is_bound").is_some(), "{v}");
+    let old: reconscope::analyze::Finding = serde_json::from_value(v).unwrap();
+    assert_eq!(old.duration_text().as_deref(), Some("10m19s"));
+    let first = run();
+    let f = first.findings.iter().find(|f| f.kind == FindingKind::SaturatedWorkers).unwrap();
+    assert_eq!(f.duration_text().as_deref(), Some("9m57s"));
+    assert!(matches!(f.detail.as_deref(), Some(Detail::Saturation(d)) if !d.start_is_bound));
 }

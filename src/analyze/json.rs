@@ -667,7 +667,7 @@ fn finding(a: &Analysis, f: &Finding) -> Value {
         }
         Some(Detail::Saturation(d)) => {
             v["saturation"] = json!({
-                "workers": d.workers, "normal_nanos": d.normal_nanos, "held": d.held,
+                "workers": d.workers, "normal_nanos": d.normal_nanos, "held": d.held, "start_is_bound": d.start_is_bound,
                 "waited": d.waited.iter().map(|w| json!({"object": w.object, "reconcile_id": w.reconcile_id, "estimated_wait_nanos": w.estimated_wait_nanos})).collect::<Vec<_>>(),
             })
         }

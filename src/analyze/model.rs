@@ -452,6 +452,12 @@ pub struct Saturation {
     pub held: Vec<String>,
     /// Objects reconciled right after, with the estimated wait of each.
     pub waited: Vec<Waited>,
+    /// The finding's start is the last holder's latent start from its
+    /// worker (its first line came late): only the earliest it began, so
+    /// the workers were all held at most from then. (False in a link made
+    /// before it was kept.)
+    #[serde(default)]
+    pub start_is_bound: bool,
 }
 
 /// An object that waited for a worker.
@@ -544,7 +550,17 @@ impl Finding {
 
     /// Its duration no finer than its timestamps, or `None` for an instant.
     pub fn duration_text(&self) -> Option<String> {
-        (!self.is_instant()).then(|| crate::time::honest_duration(self.start, self.end))
+        if self.is_instant() {
+            return None;
+        }
+        // Saturated workers held from a holder's latent start from its
+        // worker: an upper bound, said rounded up.
+        Some(match self.detail.as_deref() {
+            Some(Detail::Saturation(s)) if s.start_is_bound => {
+                format!("at most {}", crate::time::human_duration_up(crate::time::Gap::between(self.start, self.end).at_most))
+            }
+            _ => crate::time::honest_duration(self.start, self.end),
+        })
     }
 }
 

@@ -15,7 +15,7 @@ use crate::analyze::findings::{clock, usual_and_far_past, Sentence};
 use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, Saturation, Severity, Waited};
 use crate::analyze::AnalyzeOptions;
 use crate::model::Timestamp;
-use crate::time::{honest_duration, human_duration, human_duration_up, Gap, NANOS_PER_SEC};
+use crate::time::{human_duration, NANOS_PER_SEC};
 use crate::words::plural;
 
 pub fn find(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) {
@@ -145,12 +145,35 @@ fn finding(a: &Analysis, ci: usize, rs: &[usize], held: &[usize], start: Timesta
     };
     let holders: Vec<String> = held.iter().map(|&h| format!("{} of {} ({})", a.reconciles[h].reconcile_id, obj(a, h), began(h))).collect();
     let bound = !held.iter().any(|&h| a.reconciles[h].start() == start && !a.reconciles[h].start_is_bound());
-    let for_how_long = if bound { format!("at most {}", human_duration_up(Gap::between(start, end).at_most)) } else { honest_duration(start, end) };
+    let waited_idx: Vec<usize> = after.iter().copied().filter(|&i| waited.iter().any(|w| w.reconcile_id == a.reconciles[i].reconcile_id)).collect();
+    let els = a.elections.iter().enumerate().filter(|(_, e)| e.start <= end && e.end.is_none_or(|x| x >= start)).map(|(i, _)| i).collect();
+    let mut f = Finding {
+        kind: FindingKind::SaturatedWorkers,
+        severity: Severity::Error,
+        controller: Some(ci),
+        object: None,
+        start,
+        end,
+        reconciles: held.iter().copied().chain(waited_idx).collect(),
+        elections: els,
+        message: String::new(),
+        pieces: Vec::new(),
+        blocked: None,
+        silence: None,
+        detail: Some(Box::new(Detail::Saturation(Saturation {
+            workers: c.workers,
+            normal_nanos: normal,
+            held: held.iter().map(|&h| a.reconciles[h].reconcile_id.clone()).collect(),
+            waited: waited.clone(),
+            start_is_bound: bound,
+        }))),
+    };
+    // How long: the finding's own duration (`at most` from a bound).
     let mut s = Sentence::default().text(format!(
         "All {} workers of {} were held by the same reconciles for {} ({} → {}; its reconciles usually take {}): {}",
         c.workers,
         c.name,
-        for_how_long,
+        f.duration_text().unwrap_or_default(),
         clock(start),
         clock(end),
         human_duration(normal),
@@ -169,26 +192,7 @@ fn finding(a: &Analysis, ci: usize, rs: &[usize], held: &[usize], start: Timesta
             human_duration(longest)
         ));
     }
-    let waited_idx: Vec<usize> = after.iter().copied().filter(|&i| waited.iter().any(|w| w.reconcile_id == a.reconciles[i].reconcile_id)).collect();
-    let els = a.elections.iter().enumerate().filter(|(_, e)| e.start <= end && e.end.is_none_or(|x| x >= start)).map(|(i, _)| i).collect();
-    Some(Finding {
-        kind: FindingKind::SaturatedWorkers,
-        severity: Severity::Error,
-        controller: Some(ci),
-        object: None,
-        start,
-        end,
-        reconciles: held.iter().copied().chain(waited_idx).collect(),
-        elections: els,
-        message: s.plain(),
-        pieces: s.0,
-        blocked: None,
-        silence: None,
-        detail: Some(Box::new(Detail::Saturation(Saturation {
-            workers: c.workers,
-            normal_nanos: normal,
-            held: held.iter().map(|&h| a.reconciles[h].reconcile_id.clone()).collect(),
-            waited,
-        }))),
-    })
+    f.message = s.plain();
+    f.pieces = s.0;
+    Some(f)
 }
