@@ -318,7 +318,8 @@ fn without_an_etcd_log_elections_are_unknown_and_with_one_there_are_none() {
     assert_eq!(doc["coverage"]["etcd"], "absent");
     assert_eq!(doc["coverage"]["missing"][0]["kind"], "etcd");
     let md = markdown(&a, &ReportOptions::default());
-    assert!(md.contains("reconciles in 2 controller instances, elections unknown (the artifact holds no etcd log), 1 finding."), "{md}");
+    // (The held reconcile failed.)
+    assert!(md.contains("reconciles (1 failed) in 2 controller instances, elections unknown (the artifact holds no etcd log), 1 finding."), "{md}");
     assert!(md.contains("### etcd leader elections\n\nUnknown: the artifact holds no etcd log"), "{md}");
     assert!(!md.contains("0 etcd leader elections"), "{md}");
     // The picture says the same.
@@ -332,9 +333,9 @@ fn without_an_etcd_log_elections_are_unknown_and_with_one_there_are_none() {
     assert_eq!(doc["coverage"]["etcd_logs"], serde_json::json!(["var/log/pods/kube-system_etcd-node1_9f8e/etcd/0.log"]));
     assert_eq!(doc["coverage"]["missing"], serde_json::json!([]));
     let md = markdown(&a, &ReportOptions::default());
-    assert!(md.contains("reconciles in 2 controller instances, 0 etcd leader elections, 1 finding."), "{md}");
+    assert!(md.contains("reconciles (1 failed) in 2 controller instances, 0 etcd leader elections, 1 finding."), "{md}");
     let svg = reconscope::render::svg(&a, &reconscope::layout::layout(&a, &Default::default()), &Default::default());
-    assert!(svg.contains(" controller instances · 0 etcd elections · 1 finding</text>"), "{svg}");
+    assert!(svg.contains(" reconciles (1 failed) · 2 controller instances · 0 etcd elections · 1 finding</text>"), "{svg}");
     assert!(md.contains("### etcd leader elections\n\nNone in the etcd logs."), "{md}");
     assert!(!md.contains("What this artifact does not show"), "nothing missing: {md}");
 

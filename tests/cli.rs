@@ -369,7 +369,8 @@ fn the_text_summary_says_one_worker_in_the_singular() {
         [
             "7 files, 359 reconciles, 3 controller instances, 2 etcd elections",
             "  controller secret (1 worker, inferred): 23 reconciles",
-            "  controller tenantcontrolplane (1 worker, inferred): 334 reconciles",
+            // The stall and the two expired contexts.
+            "  controller tenantcontrolplane (1 worker, inferred): 334 reconciles, 3 failed",
             "  controller tenantcontrolplane (soot manager) (1 worker, inferred): 2 reconciles",
         ],
         "{text}"
@@ -905,4 +906,34 @@ fn a_zone_the_logs_did_not_write_is_said_where_the_times_are() {
     let text = String::from_utf8(reconscope(&["analyze", z, "--markdown", "-"]).stdout).unwrap();
     assert!(!text.contains("no zone"), "{text}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Failed reconciles that no finding names (kueue #4140's excerpt: 5 of
+/// v1_pod's 8 fail, fewer than an error burst) are still counted: beside
+/// their controller in the text, in the Markdown's first line.
+#[test]
+fn failures_no_finding_names_are_counted() {
+    let log = "tests/corpus/controller-runtime/cri_kueue_v1pod_webhook_refused_grep_issue4140.log";
+    let out = reconscope(&["analyze", log]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().take(6).collect();
+    assert_eq!(
+        lines,
+        [
+            "1 file, 19 reconciles, 4 controller instances, elections unknown (no etcd log)",
+            "  controller multikueue-workload (1 worker, inferred): 5 reconciles",
+            "  controller tas-topology-ungater (1 worker, inferred): 2 reconciles",
+            "  controller v1_pod (1 worker, inferred): 8 reconciles, 5 failed",
+            "  controller workload (1 worker, inferred): 4 reconciles",
+            "no findings",
+        ]
+    );
+    let out = reconscope(&["analyze", "--markdown", "-", log]);
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        md.lines().nth(2),
+        Some("19 reconciles (5 failed) in 4 controller instances, elections unknown (the artifact holds no etcd log), 0 findings."),
+        "{md}"
+    );
 }

@@ -97,6 +97,7 @@ const NOT_LOG_LINES: &[(&str, u32, &str)] = &[
     ("klog/kcm_leader_event_and_failed_update_lock.log", 11, "corpus annotation, not part of the original log"),
     ("terminal/flux_kustomize_controller_json_hardwrapped_107_issue725.log", 1, "the excerpt starts in the middle of a record"),
     ("controller-runtime/cri_kuberay_v1.2.2_rayjob_raycluster_kueue4508.log", 1, "a shell command the author ran, not a log line (noted by the parser)"),
+    ("controller-runtime/cri_kueue_v1pod_webhook_refused_grep_issue4140.log", 1, "the grep the author ran, not a log line (noted by the parser)"),
     ("etcd/journalctl_etcd_json_cluster_id_mismatch_offset0530.log", 1, "a shell command the author ran, not a log line (noted by the parser)"),
     ("etcd/journalctl_microshift_embedded_etcd_json_inner_time_lags.log", 1, "a shell command the author ran, not a log line (noted by the parser)"),
     ("etcd/journalctl_microshift_embedded_etcd_json_inner_time_lags.log", 2, "the author's mark of output left out, not part of the log"),
@@ -209,6 +210,7 @@ fn corpus_files_are_detected_as_their_format() {
         // Issue 13 additions: the format the entries are written in (the inner one under CRI/journald wrappers).
         ("controller-runtime/json_kuberay_v1.2.2_raycluster_cr0.17_issue4078.log", Format::ZapJson),
         ("controller-runtime/cri_kuberay_v1.2.2_rayjob_raycluster_kueue4508.log", Format::ZapJson),
+        ("controller-runtime/cri_kueue_v1pod_webhook_refused_grep_issue4140.log", Format::ZapConsole),
         ("controller-runtime/console_capi_kcp_offset_seconds_ts_pr12106.log", Format::ZapConsole),
         ("controller-runtime/json_pretty_printed_soperator_offset_ts_pr357.log", Format::ZapJson),
         ("controller-runtime/console_epoch_grafana_operator_reconcileID_pr1033.log", Format::ZapConsole),

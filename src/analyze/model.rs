@@ -799,4 +799,17 @@ impl Analysis {
     pub fn records_of(&self, r: &Reconcile) -> &[RecordRef] {
         &self.record_refs[r.records.start as usize..r.records.end as usize]
     }
+
+    /// How many reconciles of each controller instance failed (by index
+    /// into [`Analysis::controllers`]): said beside each, as a failure no
+    /// finding names (fewer than an error burst) is still a failure.
+    pub fn failed_per_controller(&self) -> Vec<u32> {
+        let mut failed = vec![0u32; self.controllers.len()];
+        for r in self.reconciles.iter().filter(|r| r.outcome == Outcome::Error) {
+            if let Some(n) = failed.get_mut(r.controller) {
+                *n += 1;
+            }
+        }
+        failed
+    }
 }

@@ -427,6 +427,12 @@ fn the_corpus_gets_these_repair_notes_and_no_others() {
             1,
             "line 1 is a shell command (`cat ray.log | grep e2e-tas-rayjob-lgmbj`), not a log line",
         ),
+        // Its author's grep, read for issue 15's follow-up.
+        (
+            "controller-runtime/cri_kueue_v1pod_webhook_refused_grep_issue4140.log",
+            1,
+            "line 1 is a shell command (`grep \"test-pod\" ./worker2-kueue-controller-manager.log`), not a log line",
+        ),
         (
             "controller-runtime/json_pretty_printed_soperator_offset_ts_pr357.log",
             1,

@@ -138,7 +138,10 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
       assert.equal(warmUps(), before, steps.join('\n'));
       await page.waitForSelector('[data-worker=warm]', { state: 'attached', timeout: 30_000 });
       assert.equal(warmUps(), before + 1, steps.join('\n'));
-      assert.match(await page.getByTestId('summary').innerText(), new RegExp(` ${incidentAnalysis().reconciles.length} reconciles `));
+      // With how many failed, as the CLI's JSON counts them.
+      const failed = incidentAnalysis().reconciles.filter((r) => r.outcome === 'error').length;
+      assert.ok(failed > 0);
+      assert.match(await page.getByTestId('summary').innerText(), new RegExp(` ${incidentAnalysis().reconciles.length} reconciles \\(${failed} failed\\) · `));
 
       // The chart, as a person sees it at 1280×800.
       await page.getByTestId('timeline').scrollIntoViewIfNeeded();

@@ -713,14 +713,15 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
             plural(analysis.reconciles.len(), "reconcile", "reconciles"),
             plural(analysis.controllers.len(), "controller instance", "controller instances")
         )?;
-        for c in &analysis.controllers {
+        for (c, failed) in analysis.controllers.iter().zip(analysis.failed_per_controller()) {
             writeln!(
                 out,
-                "  controller {} ({}, {}): {}",
+                "  controller {} ({}, {}): {}{}",
                 inert::terminal(&c.name),
                 plural(c.workers, "worker", "workers"),
                 c.workers_source,
-                plural(c.reconciles, "reconcile", "reconciles")
+                plural(c.reconciles, "reconcile", "reconciles"),
+                if failed > 0 { format!(", {failed} failed") } else { String::new() }
             )?;
         }
         if analysis.findings.is_empty() {
