@@ -544,12 +544,15 @@ fn lines_naming_a_reconcile_id_left_out_get_a_note() {
     let dump = "panic: boom\n\ngoroutine 7 [running]:\nmain.main()\n\t/src/main.go:12 +0x1d\n  [10:00:01] syncing {\"reconcileID\": \"r1\"}\n  [10:00:02] synced {\"reconcileID\": \"r1\"}\n";
     assert_eq!(
         notes(dump.to_string()),
-        ["manager.log:6: 2 lines that name a reconcileID (the first is this one) were read as part of the Go traceback or stack before them, not as log lines: the analysis does not use them"]
+        ["manager.log:6: 2 lines that name a reconcileID (the first is this one) were read as lines of a Go traceback or stack, not as log lines: the analysis does not use them"]
     );
     let stack = zap(0, "ERROR", "Reconciler error", "widget", "a", &rid('d', 4), "")
         + "sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).reconcileHandler\n"
         + "\t/src/sync.go:3 syncing reconcileID=r2\n";
-    assert_eq!(notes(stack), ["manager.log:3: this line names a reconcileID but was read as part of the Go traceback or stack before it, not as a log line: the analysis does not use it"]);
+    assert_eq!(
+        notes(stack),
+        ["manager.log:3: this line names a reconcileID but was read as a line of a Go traceback or stack, not as a log line: the analysis does not use it"]
+    );
     // A line naming it twice is one line; each line is counted by its own
     // number, past lines that name none.
     let twice = zap(0, "ERROR", "Reconciler error", "widget", "a", &rid('d', 4), "")
@@ -560,7 +563,16 @@ fn lines_naming_a_reconcile_id_left_out_get_a_note() {
         + "\t/src/sync.go:6 reconcileID=r4\n";
     assert_eq!(
         notes(twice),
-        ["manager.log:4: 2 lines that name a reconcileID (the first is this one) were read as part of the Go traceback or stack before them, not as log lines: the analysis does not use them"]
+        ["manager.log:4: 2 lines that name a reconcileID (the first is this one) were read as lines of a Go traceback or stack, not as log lines: the analysis does not use them"]
+    );
+    // kueue #1015's paste (lines 10-11 of its third block): GitHub put a
+    // link into a time, so the line's start is no time, and naming a `.go:`
+    // file it was taken for a traceback's line of its own.
+    let mangled = "  2023-07-24T09:48:03.516689125Z\tLEVEL(-2)\tcluster-queue-reconciler\tcore/clusterqueue_controller.go:262\tGot generic event\t{\"obj\": {\"name\":\"model-c\"}, \"kind\": \"/, Kind=\"}\n  \
+                   2023-07-24T09:48:03.5[200](https://prow.k8s.io/view/gs/kubernetes-jenkins/pr-logs/pull/kubernetes-sigs_kueue/1011/pull-kueue-test-integration-main/1683413143272820736#1:build-log.txt%3A200)75657Z\tLEVEL(-2)\tcore/resourceflavor_controller.go:78\tReconciling ResourceFlavor\t{\"controller\": \"resourceflavor\", \"controllerGroup\": \"kueue.x-k8s.io\", \"controllerKind\": \"ResourceFlavor\", \"ResourceFlavor\": {\"name\":\"model-c\"}, \"namespace\": \"\", \"name\": \"model-c\", \"reconcileID\": \"1365d11c-2ce8-4fc6-a3ab-8e0e5bbf6a27\"}\n";
+    assert_eq!(
+        notes(mangled.to_string()),
+        ["manager.log:2: this line names a reconcileID but was read as a line of a Go traceback or stack, not as a log line: the analysis does not use it"]
     );
     // A stack's own lines name none: no note.
     let plain = zap(0, "ERROR", "Reconciler error", "widget", "a", &rid('d', 4), "")

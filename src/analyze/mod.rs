@@ -235,7 +235,7 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
     let mut unread_files: Vec<(&str, usize, u32, String)> = Vec::new();
     for f in files {
         let (mut unread, mut untimed, mut first) = (0usize, 0usize, None::<u32>);
-        // Lines joined to the record before them that name a reconcileID.
+        // Lines read as a traceback's or a stack's that name a reconcileID.
         let (mut joined, mut first_joined) = (0usize, None::<u32>);
         let (mut other, mut first_other) = (0usize, None::<(u32, String)>);
         let check_other = f.counts.unparsed() > 0 && !objects::is_object_dump(f);
@@ -269,12 +269,15 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
                 any_read = true;
                 // (A line re-joined from its pieces or a terminal's rows is
                 // one line: its text is in the scratch buffer.)
-                if r.line_count > 1 && (r.format == crate::model::Format::GoTraceback || r.level >= crate::model::Level::Warn) && !r.message.in_scratch() {
-                    // (The lines after the first; each hit's line counted
-                    // by the newlines before it.)
+                let traceback = r.format == crate::model::Format::GoTraceback;
+                if (traceback || r.line_count > 1 && r.level >= crate::model::Level::Warn) && !r.message.in_scratch() {
+                    // (The lines after the first, and a traceback's first
+                    // line too: no log line, but one taken for a frame, as
+                    // it names a `.go:` file. Each hit's line counted by
+                    // the newlines before it.)
                     let raw = f.raw(r);
-                    let rest = memchr::memchr(b'\n', &raw).map_or(&[][..], |nl| &raw[nl + 1..]);
-                    let (mut at, mut k, mut last_line) = (0usize, 1u32, None::<u32>);
+                    let (rest, k) = if traceback { (&raw[..], 0u32) } else { (memchr::memchr(b'\n', &raw).map_or(&[][..], |nl| &raw[nl + 1..]), 1u32) };
+                    let (mut at, mut k, mut last_line) = (0usize, k, None::<u32>);
                     while let Some(hit) = reconcile_id_finder.find(&rest[at..]) {
                         k += memchr::memchr_iter(b'\n', &rest[at..at + hit]).count() as u32;
                         if last_line != Some(k) {
@@ -306,11 +309,10 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
         }
         if let Some(line) = first_joined {
             let message = if joined == 1 {
-                "this line names a reconcileID but was read as part of the Go traceback or stack before it, not as a log line: the analysis does not use it"
-                    .to_string()
+                "this line names a reconcileID but was read as a line of a Go traceback or stack, not as a log line: the analysis does not use it".to_string()
             } else {
                 format!(
-                    "{joined} lines that name a reconcileID (the first is this one) were read as part of the Go traceback or stack before them, not as log lines: the analysis does not use them"
+                    "{joined} lines that name a reconcileID (the first is this one) were read as lines of a Go traceback or stack, not as log lines: the analysis does not use them"
                 )
             };
             diags.push(Diagnostic { path: f.path.clone(), line: Some(line), message });
