@@ -17,17 +17,27 @@ fn line(secs: u32, level: &str, msg: &str, obj: &str, rid: &str, error: Option<&
     )
 }
 
+/// The `Starting workers` line of `widget`, 4 workers, at 10:00:00.
+fn starting_4_workers() -> (u32, String) {
+    (0, "2026-05-26T10:00:00Z\tINFO\tStarting workers\t{\"controller\": \"widget\", \"controllerGroup\": \"example.io\", \"controllerKind\": \"Widget\", \"worker count\": 4}\n".to_string())
+}
+
+/// reconcileIDs `<prefix>-0000-4000-8000-000000000001`, `…02`, … in turn.
+fn ids(prefix: &str) -> impl FnMut() -> String + '_ {
+    let mut n = 0;
+    move || {
+        n += 1;
+        format!("{prefix}-0000-4000-8000-{n:012}")
+    }
+}
+
 /// Objects w0..w7 reconciled every 20s from 10:00:00 (w_k at +2k s, one
 /// second each) until the round of 10:04:40; db0..db3 start at 10:05:00,
 /// :01, :02, :03 and hang on their datastore until 10:15:00..:03 (their
 /// deadline); then w0..w7 at 10:15:00 + k s.
 fn log() -> String {
-    let mut lines = vec![(0, "2026-05-26T10:00:00Z\tINFO\tStarting workers\t{\"controller\": \"widget\", \"controllerGroup\": \"example.io\", \"controllerKind\": \"Widget\", \"worker count\": 4}\n".to_string())];
-    let mut n = 0;
-    let mut id = || {
-        n += 1;
-        format!("44444444-0000-4000-8000-{n:012}")
-    };
+    let mut lines = vec![starting_4_workers()];
+    let mut id = ids("44444444");
     for round in 0..15u32 {
         for k in 0..8u32 {
             let (t, rid, o) = (20 * round + 2 * k, id(), format!("w{k}"));
@@ -186,12 +196,8 @@ fn the_timeline_shows_all_four_workers_busy_in_the_controller_s_row() {
 /// at 10:15:00 + k s.
 #[test]
 fn holders_first_seen_late_are_held_at_most_from_their_worker_s_last_end() {
-    let mut lines = vec![(0, "2026-05-26T10:00:00Z\tINFO\tStarting workers\t{\"controller\": \"widget\", \"controllerGroup\": \"example.io\", \"controllerKind\": \"Widget\", \"worker count\": 4}\n".to_string())];
-    let mut n = 0;
-    let mut id = || {
-        n += 1;
-        format!("55555555-0000-4000-8000-{n:012}")
-    };
+    let mut lines = vec![starting_4_workers()];
+    let mut id = ids("55555555");
     for round in 0..15u32 {
         for k in 0..4u32 {
             let (t, rid, o) = (20 * round, id(), format!("w{k}"));
