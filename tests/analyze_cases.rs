@@ -510,7 +510,32 @@ fn slow_reconciles_hot_loops_and_error_bursts() {
     assert!(hot[0].message.contains("40 times within a minute"), "{}", hot[0].message);
     let burst = kinds(FindingKind::ErrorBurst);
     assert_eq!(burst.len(), 1, "{:#?}", a.findings);
-    assert!(burst[0].message.starts_with("12 reconciles of widget failed"), "{}", burst[0].message);
+    // All of one object, with one error: both said, and the 12 are its
+    // reconciles (the app inspects them, a link carries them).
+    assert_eq!(burst[0].message, "12 reconciles of widget, all of ns/hot, failed within a minute from 10:01:00, each with `sync failed`.");
+    assert_eq!(burst[0].object.as_ref().map(|o| o.to_string()).as_deref(), Some("ns/hot"));
+    let ids: Vec<&str> = burst[0].reconciles.iter().map(|&r| a.reconciles[r].reconcile_id.as_str()).collect();
+    assert_eq!(ids, (0..12).map(|i| format!("h{i}")).collect::<Vec<_>>());
+}
+
+/// An error burst over several objects names none; the error most of its
+/// reconciles ended with is quoted, and none when no error is most.
+#[test]
+fn an_error_burst_names_the_error_most_of_it_ended_with() {
+    let burst = |boom: u32| {
+        let mut log = String::new();
+        for i in 0..10u32 {
+            let (id, o) = (format!("e{i}"), if i % 2 == 0 { "a" } else { "b" });
+            log += &line(&ts(2 * i), "INFO", "starting sync", "widget", o, &id);
+            log += &line(&ts(2 * i + 1), "ERROR", if i < boom { "boom" } else { "bang" }, "widget", o, &id);
+        }
+        let a = run(&[("w.log", log)], &AnalyzeOptions::default());
+        let f = a.findings.iter().find(|f| f.kind == FindingKind::ErrorBurst).expect("a burst").clone();
+        assert_eq!((f.object, f.reconciles.len()), (None, 10));
+        f.message
+    };
+    assert_eq!(burst(6), "10 reconciles of widget failed within a minute from 10:00:01, 6 of them with `boom`.");
+    assert_eq!(burst(5), "10 reconciles of widget failed within a minute from 10:00:01.");
 }
 
 /// What each reconcile of `log` is said to be: `id controller kind object`,

@@ -880,6 +880,29 @@ fn error_bursts(a: &Analysis, failed: &[usize], out: &mut Vec<Finding>) {
                     k += 1;
                 }
                 let (s, e) = (errs[j].0, errs[k].0);
+                let burst: Vec<usize> = errs[j..=k].iter().map(|&(_, r)| r).collect();
+                // One object failing again and again is named, and so is
+                // the error most of them ended with.
+                let first_object = a.reconciles[burst[0]].object.clone();
+                let object = first_object.filter(|o| burst.iter().all(|&r| a.reconciles[r].object.as_ref() == Some(o)));
+                let mut sentence = Sentence::default().text(format!("{} reconciles of {}", burst.len(), a.controllers[ci].name));
+                if let Some(o) = &object {
+                    sentence = sentence.text(format!(", all of {o},"));
+                }
+                sentence = sentence.text(format!(" failed within a minute from {}", clock(s)));
+                let mut by_error: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+                for &r in &burst {
+                    if let Some(e) = a.reconciles[r].error.as_deref() {
+                        *by_error.entry(e).or_default() += 1;
+                    }
+                }
+                // The most common, the first in text order among equals.
+                let common = by_error.iter().max_by_key(|(e, n)| (**n, std::cmp::Reverse(**e)));
+                sentence = match common {
+                    Some((e, &n)) if n == burst.len() => sentence.text(", each with ").code(cut_quote(e, 120)).text("."),
+                    Some((e, &n)) if n * 2 > burst.len() => sentence.text(format!(", {n} of them with ")).code(cut_quote(e, 120)).text("."),
+                    _ => sentence.text("."),
+                };
                 out.push(Finding {
                     blocked: None,
                     silence: None,
@@ -887,13 +910,13 @@ fn error_bursts(a: &Analysis, failed: &[usize], out: &mut Vec<Finding>) {
                     kind: FindingKind::ErrorBurst,
                     severity: Severity::Warning,
                     controller: Some(ci),
-                    object: None,
+                    object: object.map(|o| (*o).clone()),
                     start: s,
                     end: e,
-                    reconciles: Vec::new(),
+                    reconciles: burst,
                     elections: overlapping(a, s, e),
-                    pieces: Vec::new(),
-                    message: format!("{} reconciles of {} failed within a minute from {}.", k - j + 1, a.controllers[ci].name, clock(s)),
+                    message: sentence.plain(),
+                    pieces: sentence.0,
                 });
                 i = k + 1;
                 j = i;
