@@ -601,14 +601,8 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     } else {
         plural(a.elections.len(), "etcd election", "etcd elections")
     };
-    // Failures no finding names are failures still (as the Markdown says).
-    let failed: u32 = a.failed_per_controller().iter().sum();
     let counts = [
-        format!(
-            "reconscope: {}{}",
-            plural(a.reconciles.len(), "reconcile", "reconciles"),
-            if failed > 0 { format!(" ({failed} failed)") } else { String::new() }
-        ),
+        format!("reconscope: {}", a.reconciles_text()),
         plural(a.controllers.len(), "controller instance", "controller instances"),
         elections,
         plural(a.findings.len(), "finding", "findings"),

@@ -382,13 +382,10 @@ impl<'a> Blocks<'a> {
         } else {
             plural(a.elections.len(), "etcd leader election", "etcd leader elections")
         };
-        // Failures no finding names are failures still.
-        let failed: u32 = a.failed_per_controller().iter().sum();
         let _ = writeln!(
             head,
-            "{}{} in {}, {elections}, {}.",
-            plural(a.reconciles.len(), "reconcile", "reconciles"),
-            if failed > 0 { format!(" ({failed} failed)") } else { String::new() },
+            "{} in {}, {elections}, {}.",
+            a.reconciles_text(),
             plural(a.controllers.len(), "controller instance", "controller instances"),
             plural(a.findings.len(), "finding", "findings")
         );

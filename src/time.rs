@@ -682,6 +682,13 @@ pub fn honest_duration(start: Timestamp, end: Timestamp) -> String {
     Gap::between(start, end).honest()
 }
 
+/// The time between two log timestamps when `start` is only the earliest
+/// it can be: `at most 20m38s`, the upper bound rounded up (never less
+/// than it may have been).
+pub fn at_most_duration(start: Timestamp, end: Timestamp) -> String {
+    format!("at most {}", human_duration_up(Gap::between(start, end).at_most))
+}
+
 /// What a person types for a duration, in nanoseconds: numbers, each with
 /// its unit, spaces allowed anywhere: `30s`, `1m30s`, `2m`, `500ms`,
 /// `1.5s`, `20 min`, `1h 5m`. Units (any case): `ns`, `us`/`µs`, `ms`,

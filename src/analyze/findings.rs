@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use memchr::memmem;
 
 use crate::analyze::model::Uncovered;
-use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, Outcome, Piece, Severity, Silence};
+use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, Outcome, Piece, Reconcile, Severity, Silence};
 use crate::analyze::{coverage, AnalyzeOptions};
 use crate::model::{ParsedFile, Record, Timestamp, ValueKind};
 use crate::time::{honest_duration, Gap, NANOS_PER_SEC};
@@ -15,6 +15,17 @@ use crate::words::plural;
 pub use crate::time::human_duration;
 
 /// `16:29:30` (UTC clock of a timestamp).
+/// When a reconcile began, as the logs know it: `from 16:29:29`, or
+/// `begun no earlier than 16:29:29` when that is a latent start from its
+/// worker (see [`Reconcile::start_is_bound`]).
+pub fn began(r: &Reconcile) -> String {
+    if r.start_is_bound() {
+        format!("begun no earlier than {}", clock(r.start()))
+    } else {
+        format!("from {}", clock(r.start()))
+    }
+}
+
 pub fn clock(t: Timestamp) -> String {
     let s = crate::time::format_rfc3339(Timestamp::new(t.nanos, 0));
     s[11..19].to_string()
@@ -711,14 +722,12 @@ fn stuck_deletions(a: &Analysis, opts: &AnalyzeOptions, out: &mut Vec<Finding>) 
                 };
                 // Its first line came late: it began no earlier than its
                 // worker was free, and may have begun after the request.
-                ran += &if !r.start_is_bound() {
-                    format!("; the reconcile running when it came (from {}) {how} {}", clock(r.start()), clock(r.last))
-                } else if r.first < req {
-                    format!("; the reconcile running when it came (begun no earlier than {}) {how} {}", clock(r.start()), clock(r.last))
+                ran += &if !r.start_is_bound() || r.first < req {
+                    format!("; the reconcile running when it came ({}) {how} {}", began(r), clock(r.last))
                 } else {
                     format!(
-                        "; the reconcile that may have been running when it came (begun no earlier than {}, its first line at {}) {how} {}",
-                        clock(r.start()),
+                        "; the reconcile that may have been running when it came ({}, its first line at {}) {how} {}",
+                        began(r),
                         clock(r.first),
                         clock(r.last)
                     )

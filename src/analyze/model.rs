@@ -121,8 +121,7 @@ impl Reconcile {
         if self.is_one_line() {
             "one line".to_string()
         } else if self.start_is_bound() {
-            // The bound, rounded up: never less than it may have run.
-            format!("at most {}", crate::time::human_duration_up(crate::time::Gap::between(self.start(), self.last).at_most))
+            crate::time::at_most_duration(self.start(), self.last)
         } else {
             crate::time::honest_duration(self.start(), self.last)
         }
@@ -556,9 +555,7 @@ impl Finding {
         // Saturated workers held from a holder's latent start from its
         // worker: an upper bound, said rounded up.
         Some(match self.detail.as_deref() {
-            Some(Detail::Saturation(s)) if s.start_is_bound => {
-                format!("at most {}", crate::time::human_duration_up(crate::time::Gap::between(self.start, self.end).at_most))
-            }
+            Some(Detail::Saturation(s)) if s.start_is_bound => crate::time::at_most_duration(self.start, self.end),
             _ => crate::time::honest_duration(self.start, self.end),
         })
     }
@@ -798,6 +795,19 @@ impl Analysis {
     /// A reconcile's records, in file order.
     pub fn records_of(&self, r: &Reconcile) -> &[RecordRef] {
         &self.record_refs[r.records.start as usize..r.records.end as usize]
+    }
+
+    /// `359 reconciles (3 failed)`: the count, with how many failed when
+    /// any did (failures no finding names are failures still), as the
+    /// Markdown, the pictures and the app's summary say it.
+    pub fn reconciles_text(&self) -> String {
+        let failed: u32 = self.failed_per_controller().iter().sum();
+        let n = crate::words::plural(self.reconciles.len(), "reconcile", "reconciles");
+        if failed > 0 {
+            format!("{n} ({failed} failed)")
+        } else {
+            n
+        }
     }
 
     /// How many reconciles of each controller instance failed (by index

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::analyze::findings::{clock, usual_and_far_past, Sentence};
+use crate::analyze::findings::{began, clock, usual_and_far_past, Sentence};
 use crate::analyze::model::{Analysis, Detail, Finding, FindingKind, Saturation, Severity, Waited};
 use crate::analyze::AnalyzeOptions;
 use crate::model::Timestamp;
@@ -135,15 +135,7 @@ fn finding(a: &Analysis, ci: usize, rs: &[usize], held: &[usize], start: Timesta
     // A holder whose first line came late began no earlier than its
     // worker was free: when the last of them took its worker is a bound,
     // and so is how long all were held.
-    let began = |h: usize| {
-        let r = &a.reconciles[h];
-        if r.start_is_bound() {
-            format!("begun no earlier than {}", clock(r.start()))
-        } else {
-            format!("from {}", clock(r.start()))
-        }
-    };
-    let holders: Vec<String> = held.iter().map(|&h| format!("{} of {} ({})", a.reconciles[h].reconcile_id, obj(a, h), began(h))).collect();
+    let holders: Vec<String> = held.iter().map(|&h| format!("{} of {} ({})", a.reconciles[h].reconcile_id, obj(a, h), began(&a.reconciles[h]))).collect();
     let bound = !held.iter().any(|&h| a.reconciles[h].start() == start && !a.reconciles[h].start_is_bound());
     let waited_idx: Vec<usize> = after.iter().copied().filter(|&i| waited.iter().any(|w| w.reconcile_id == a.reconciles[i].reconcile_id)).collect();
     let els = a.elections.iter().enumerate().filter(|(_, e)| e.start <= end && e.end.is_none_or(|x| x >= start)).map(|(i, _)| i).collect();

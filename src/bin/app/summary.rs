@@ -12,14 +12,11 @@ use crate::timefmt::{self, Zone};
 
 pub fn summary(s: &AppState, l: &Loaded, d: &Callback<Action>, zone: Zone) -> Html {
     let a = &l.analysis;
-    // Failures no finding names are failures still.
-    let failed: u32 = a.failed_per_controller().iter().sum();
     let text = format!(
-        "{} ({}) · {}{} · {} · {} · read and analyzed in {:.1} s",
+        "{} ({}) · {} · {} · {} · read and analyzed in {:.1} s",
         plural(l.files.len(), "log file", "log files"),
         timefmt::bytes(l.input_bytes as f64),
-        plural(a.reconciles.len(), "reconcile", "reconciles"),
-        if failed > 0 { format!(" ({failed} failed)") } else { String::new() },
+        a.reconciles_text(),
         plural(a.controllers.len(), "controller instance", "controller instances"),
         plural(a.elections.len(), "etcd election", "etcd elections"),
         l.millis / 1000.0,
