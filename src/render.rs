@@ -15,7 +15,7 @@
 
 use std::fmt::Write as _;
 
-use crate::analyze::{Analysis, EtcdCoverage, Outcome};
+use crate::analyze::{Analysis, Outcome};
 use crate::layout::{MarkerKind, Timeline};
 use chrono::{Datelike, Timelike};
 
@@ -596,11 +596,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
     let shown_when = if caveat_lines.is_empty() { when.clone() } else { range };
     // What was found, on as many lines as the width needs.
     // No etcd log: no election found is not "0 elections" (as the Markdown says it).
-    let elections = if a.coverage.etcd == EtcdCoverage::Absent && a.elections.is_empty() {
-        "elections unknown (no etcd log)".to_string()
-    } else {
-        plural(a.elections.len(), "etcd election", "etcd elections")
-    };
+    let elections = a.elections_text();
     let counts = [
         format!("reconscope: {}", a.reconciles_text()),
         plural(a.controllers.len(), "controller instance", "controller instances"),

@@ -810,6 +810,23 @@ impl Analysis {
         }
     }
 
+    /// Whether the elections are unknown rather than none: no etcd log was
+    /// read, so no election found does not mean none happened.
+    pub fn elections_unknown(&self) -> bool {
+        self.coverage.etcd == EtcdCoverage::Absent && self.elections.is_empty()
+    }
+
+    /// `2 etcd elections`, or `elections unknown (no etcd log)` when
+    /// [`Analysis::elections_unknown`]: as the text output, the pictures
+    /// and the app's summary say it.
+    pub fn elections_text(&self) -> String {
+        if self.elections_unknown() {
+            "elections unknown (no etcd log)".to_string()
+        } else {
+            crate::words::plural(self.elections.len(), "etcd election", "etcd elections")
+        }
+    }
+
     /// How many reconciles of each controller instance failed (by index
     /// into [`Analysis::controllers`]): said beside each, as a failure no
     /// finding names (fewer than an error burst) is still a failure.

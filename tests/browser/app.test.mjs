@@ -130,18 +130,28 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
     try {
       await page.waitForSelector('[data-worker=warm]', { state: 'attached', timeout: 30_000 });
       const warmUps = () => steps.filter((s) => s.startsWith('reconscope worker: warm up ')).length;
-      const before = warmUps();
+      // A worker's console message may reach the test after the page shows
+      // what followed it: wait for the first warm-up's before counting.
+      const seenWarmUps = async (n) => {
+        for (let t = 0; t < 100 && warmUps() < n; t++) await page.waitForTimeout(100);
+        return warmUps();
+      };
+      const before = await seenWarmUps(1);
+      assert.equal(before, 1, steps.join('\n'));
       await page.locator('input[type=file]').setInputFiles(EXAMPLE_ZIP);
       await assertIncidentLoaded(page);
       // The load took the warm worker (no warm-up of its own); a second
       // later a new one is warm for the next load.
       assert.equal(warmUps(), before, steps.join('\n'));
       await page.waitForSelector('[data-worker=warm]', { state: 'attached', timeout: 30_000 });
-      assert.equal(warmUps(), before + 1, steps.join('\n'));
+      assert.equal(await seenWarmUps(before + 1), before + 1, steps.join('\n'));
       // With how many failed, as the CLI's JSON counts them.
       const failed = incidentAnalysis().reconciles.filter((r) => r.outcome === 'error').length;
       assert.ok(failed > 0);
       assert.match(await page.getByTestId('summary').innerText(), new RegExp(` ${incidentAnalysis().reconciles.length} reconciles \\(${failed} failed\\) · `));
+      // The example holds etcd logs: its elections are counted.
+      assert.ok(incidentAnalysis().elections.length > 0);
+      assert.match(await page.getByTestId('summary').innerText(), new RegExp(` · ${incidentAnalysis().elections.length} etcd elections · `));
 
       // The chart, as a person sees it at 1280×800.
       await page.getByTestId('timeline').scrollIntoViewIfNeeded();
@@ -323,6 +333,10 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
       const text = await page.locator('body').innerText();
       assert.match(text, /2024-04-29/);
       assert.doesNotMatch(text, /2000-04-29/);
+      // No etcd log was read: no election found is not "0 etcd elections".
+      const summary = await page.getByTestId('summary').innerText();
+      assert.match(summary, / · elections unknown \(no etcd log\) · /);
+      assert.doesNotMatch(summary, /0 etcd elections/);
       await assertAppClean(page, seen);
     } finally {
       await context.close();

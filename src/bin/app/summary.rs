@@ -18,7 +18,8 @@ pub fn summary(s: &AppState, l: &Loaded, d: &Callback<Action>, zone: Zone) -> Ht
         timefmt::bytes(l.input_bytes as f64),
         a.reconciles_text(),
         plural(a.controllers.len(), "controller instance", "controller instances"),
-        plural(a.elections.len(), "etcd election", "etcd elections"),
+        // No etcd log: no election found is not "0 etcd elections".
+        a.elections_text(),
         l.millis / 1000.0,
     );
     // The exports' offset: the zone's at the view's start.

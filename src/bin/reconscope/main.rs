@@ -695,11 +695,7 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
         writeln!(w)?;
         w.flush()?;
     } else if opts.markdown.as_deref() != Some("-") {
-        let elections = if analysis.coverage.etcd == analyze::EtcdCoverage::Absent && analysis.elections.is_empty() {
-            "elections unknown (no etcd log)".to_string()
-        } else {
-            plural(analysis.elections.len(), "etcd election", "etcd elections")
-        };
+        let elections = analysis.elections_text();
         // A year the logs did not write is said to be a guess here too.
         let year = if analysis.year_is_file_time() { "; the year of the times is taken from the files' modification times" } else { "" };
         // And a zone the logs did not write.
