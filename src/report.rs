@@ -377,7 +377,7 @@ impl<'a> Blocks<'a> {
         let _ = writeln!(head, "## reconscope");
         let _ = writeln!(head);
         // No etcd log: no election found is not "0 elections".
-        let elections = if a.coverage.etcd == EtcdCoverage::Absent && a.elections.is_empty() {
+        let elections = if a.elections_unknown() {
             "elections unknown (the artifact holds no etcd log)".to_string()
         } else {
             plural(a.elections.len(), "etcd leader election", "etcd leader elections")
@@ -769,13 +769,16 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
     } else {
         writeln!(s, "| duration | controller | object | from | outcome | reconcileID |")?;
         writeln!(s, "|---|---|---|---|---|---|")?;
-        let mut bounded = false;
+        let (mut bounded, mut spans) = (false, false);
         for &i in slow.iter().take(10) {
             let r = &a.reconciles[i];
             // A start a line states is known; one from the worker is the
-            // earliest it can have begun (`at most`, said once below).
+            // earliest it can have begun (`at most`, said once below); with
+            // neither, the span of its lines, the least it ran (said once
+            // below too).
             let latent = if r.latent_start.is_some() && r.stated_start { " (from the start its log states)" } else { "" };
             bounded |= r.start_is_bound();
+            spans |= r.latent_start.is_none() && !r.is_one_line();
             writeln!(
                 s,
                 "| {}{} | {} | {} | {} | {} | {} |",
@@ -793,6 +796,13 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
             writeln!(
                 s,
                 "\"At most\" means a reconcile's first line came late: it is timed from when its worker was last free, the earliest it can have begun."
+            )?;
+        }
+        if spans {
+            writeln!(s)?;
+            writeln!(
+                s,
+                "A duration with neither \"at most\" nor a start its log states runs from a reconcile's first line to its last: it may have run longer."
             )?;
         }
     }

@@ -407,6 +407,7 @@ fn the_slowest_reconciles_say_where_a_duration_comes_from() {
     let stated = table(line("02.000", "INFO", "Reconciliation finished in 1.5s, next run in 1m0s", "a", "r1"));
     assert_eq!(stated.lines().nth(2), Some("| 2s (from the start its log states) | w | ns/a | 10:00:00 | success | r1 |"), "{stated}");
     assert!(!stated.contains("At most"), "{stated}");
+    assert!(!stated.contains("first line to its last"), "{stated}");
     // A first line that came late (an error), after the worker's last
     // reconcile ended: at most the time since (10:00:02 to 10:00:09.999,
     // rounded up), and a note once.
@@ -416,4 +417,9 @@ fn the_slowest_reconciles_say_where_a_duration_comes_from() {
     let late = table(log);
     assert_eq!(late.lines().nth(2), Some("| at most 8s | w | ns/b | 10:00:02 | error | r2 |"), "{late}");
     assert_eq!(late.matches("\"At most\" means a reconcile's first line came late").count(), 1, "{late}");
+    // The first reconcile's two lines, a second apart: the least it ran,
+    // said once as such.
+    assert_eq!(late.lines().nth(3), Some("| 1s | w | ns/a | 10:00:01 | success | r1 |"), "{late}");
+    let spans = "A duration with neither \"at most\" nor a start its log states runs from a reconcile's first line to its last: it may have run longer.";
+    assert_eq!(late.matches(spans).count(), 1, "{late}");
 }
