@@ -215,6 +215,10 @@ pub struct SourceLane {
     pub last_nanos: i64,
     /// No line from `.0` to `.1`: the log may be missing there.
     pub gaps: Vec<(i64, i64)>,
+    /// Of `gaps`, those where an elision a person wrote (`...`) stands:
+    /// lines were left out there.
+    #[serde(default)]
+    pub elided: Vec<(i64, i64)>,
     /// It held its leader lease from `.0` to `.1` (acquired, lost).
     pub leader: Vec<(i64, i64)>,
     /// How the process ended, at its last line (`lease lost`, `restarted
@@ -792,6 +796,7 @@ fn source_lanes(a: &Analysis) -> (Vec<SourceLane>, u32) {
                 first_nanos: s.first.nanos,
                 last_nanos: s.last.nanos,
                 gaps: s.gaps.iter().map(|g| (g.start.nanos, g.end.nanos)).collect(),
+                elided: s.gaps.iter().filter(|g| g.elided).map(|g| (g.start.nanos, g.end.nanos)).collect(),
                 leader: leader[i].clone(),
                 ended: ended[i].clone().filter(|e| !e.is_empty()),
             }

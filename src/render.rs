@@ -762,10 +762,15 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
         let y = sources_top + i as f64 * SOURCE_H;
         let (bh, by) = (SOURCE_H - 5.0, y + 2.5);
         let mut title = format!("log {}", src.path);
-        match src.gaps.len() {
+        match src.gaps.len() - src.elided.len() {
             0 => {}
             1 => title.push_str(": 1 gap with no line (the log may be missing there)"),
             n => title.push_str(&format!(": {n} gaps with no line (the log may be missing there)")),
+        }
+        match src.elided.len() {
+            0 => {}
+            1 => title.push_str(": lines left out at 1 elision (`...`) of the excerpt"),
+            n => title.push_str(&format!(": lines left out at {n} elisions (`...`) of the excerpt")),
         }
         if !src.leader.is_empty() {
             title.push_str("; dark: it held its leader lease");

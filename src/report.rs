@@ -1008,10 +1008,19 @@ fn write_not_shown(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result
         writeln!(s, "- {}", escape(&u.message, 400))?;
     }
     for (src, g) in gaps.iter().take(MAX_GAPS) {
+        let name = code(&crate::analyze::coverage::source_name(src), 120, false);
+        if g.elided {
+            writeln!(
+                s,
+                "- Lines left out of {name} {} ({}): an elision (`...`) stands there in the excerpt, so what happened then is not shown.",
+                clk.window(g.start, g.end),
+                duration(g.start, g.end)
+            )?;
+            continue;
+        }
         writeln!(
             s,
-            "- No line in {} {} ({}; it usually logs {}): its log is missing there, or the process was silent.",
-            code(&crate::analyze::coverage::source_name(src), 120, false),
+            "- No line in {name} {} ({}; it usually logs {}): its log is missing there, or the process was silent.",
             clk.window(g.start, g.end),
             duration(g.start, g.end),
             how_often(src.normal_gap())

@@ -187,6 +187,51 @@ missing etcd
 }
 
 #[test]
+fn an_elision_is_a_hole_however_short_the_time_across_it() {
+    // The manager logs throughout, but whoever cut the excerpt wrote `...`
+    // right before the held reconcile's error at 10:25:00 (after gadget's
+    // 10:24:45 and 10:24:46): lines were left out there, maybe its own
+    // earlier ones. The 14s across it is a gap, and its latent start does
+    // not reach back across it to 10:04:51, so there is no stall.
+    let mut lines = manager(Held::LateFirstLine, None);
+    let at = lines.iter().position(|(t, _)| *t == 1500).unwrap();
+    lines.insert(at, (1500, "...\n".to_string()));
+    let a = check(
+        &[("manager.log", text(&lines))],
+        "source manager.log files=1 lines=229 10:00:00–10:26:46 gaps=[10:24:46–10:25:00]
+held latent_start=none
+missing etcd
+",
+    );
+    assert!(a.coverage.sources[0].gaps[0].elided);
+    // The source's usual wait is the same as without the elision: the 14s
+    // across it is no wait of the log's.
+    let plain = run(&[("manager.log", text(&manager(Held::LateFirstLine, None)))]);
+    assert_eq!(a.coverage.sources[0].normal_gap_nanos, plain.coverage.sources[0].normal_gap_nanos);
+    assert!(plain.findings.iter().any(|f| f.kind == FindingKind::StalledWorker), "{:#?}", plain.findings);
+    let md = markdown(&a, &ReportOptions::default());
+    let section = md.split("### What this artifact does not show\n\n").nth(1).expect("the section").split("\n\n").next().unwrap();
+    assert_eq!(
+        section,
+        "- Lines left out of `manager.log` 10:24:46–10:25:00 (14s): an elision (`...`) stands there in the excerpt, so what happened then is not shown.
+- Elections unknown: the artifact holds no etcd log, so no election found does not mean none happened."
+    );
+    // The line is said to be an elision, not a line in no format.
+    let mut l = Loaded::default();
+    l.add("manager.log", text(&lines).into_bytes(), &LoadOptions::default());
+    l.finish();
+    let diags = analyze(&l.files, &AnalyzeOptions::default()).1;
+    let notes: Vec<String> = diags.iter().map(|d| format!("{}:{} {}", d.path, d.line.unwrap_or(0), d.message)).collect();
+    assert_eq!(
+        notes,
+        [format!(
+            "manager.log:{} this line is an elision (`...`): lines of the log were left out of the excerpt here: what they said is not known, and the time across it is a gap of the log, not a silence",
+            at + 1
+        )]
+    );
+}
+
+#[test]
 fn a_latent_start_is_clipped_to_the_first_line_after_the_hole() {
     // The hole ends with gadget's 10:24:45 and 10:24:46 (j = 74): the held
     // reconcile's latent start can reach back to 10:24:45, not across.
@@ -681,7 +726,8 @@ fn lines_no_format_reads_get_a_note() {
         zap(9, "INFO", "Reconcile done", "widget", "a", &rid('c', 3), "")
     );
     let (a, notes) = analysed(&[("paste.log", text)]);
-    assert_eq!(unread(&notes), ["paste.log:3: this line is in no format reconscope reads (`...`): the analysis does not use it"]);
+    assert_eq!(unread(&notes), Vec::<String>::new());
+    assert!(notes.iter().any(|n| n.starts_with("paste.log:3: this line is an elision (`...`): lines of the log were left out")), "{notes:#?}");
     assert!(notes.iter().any(|n| n.starts_with("paste.log:1: line 1 is a shell command")), "{notes:#?}");
     assert!(notes.iter().any(|n| n.starts_with("paste.log:4: this line names a reconcileID")), "{notes:#?}");
     assert_eq!(a.reconciles.len(), 1);

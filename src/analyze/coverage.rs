@@ -116,21 +116,64 @@ fn is_etcd_log(f: &ParsedFile) -> bool {
 }
 
 /// The 95th percentile (nearest rank) of sorted `times`' waits, and the
-/// gaps (see the module's rule).
-fn gaps_of(times: &[i64]) -> (i64, Vec<(i64, i64)>) {
+/// gaps (see the module's rule), each with whether it is elided: the
+/// `elided` spans (sorted: the times of the lines either side of an
+/// elision a person wrote, see [`elided_spans`]) are gaps whatever their
+/// wait and however few the lines, and the waits within them are no
+/// source's usual wait.
+fn gaps_of(times: &[i64], elided: &[(i64, i64)]) -> (i64, Vec<(i64, i64, bool)>) {
+    // Whether the wait from `a` to `b` lies within an elided span: the
+    // latest end of the spans that start by `a` is `b` or later.
+    let ends: Vec<i64> = elided
+        .iter()
+        .scan(i64::MIN, |m, &(_, e)| {
+            *m = (*m).max(e);
+            Some(*m)
+        })
+        .collect();
+    let within = |a: i64, b: i64| {
+        let k = elided.partition_point(|&(s, _)| s <= a);
+        k > 0 && ends[k - 1] >= b
+    };
     // (Times more than 292 years apart saturate: no wrap.)
-    let mut waits: Vec<i64> = times.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
+    let mut waits: Vec<i64> = if elided.is_empty() {
+        times.windows(2).map(|w| w[1].saturating_sub(w[0])).collect()
+    } else {
+        times.windows(2).filter(|w| !within(w[0], w[1])).map(|w| w[1].saturating_sub(w[0])).collect()
+    };
+    let mut gaps: Vec<(i64, i64, bool)> = elided.iter().map(|&(s, e)| (s, e, true)).collect();
     if waits.is_empty() {
-        return (0, Vec::new());
+        return (0, gaps);
     }
     let rank = (waits.len() * 95).div_ceil(100).max(1);
     let normal = *waits.select_nth_unstable(rank - 1).1;
-    if times.len() < MIN_LINES {
-        return (normal, Vec::new());
+    if times.len() >= MIN_LINES {
+        let threshold = normal.saturating_mul(GAP_FACTOR).max(GAP_FLOOR_NANOS);
+        gaps.extend(times.windows(2).filter(|w| w[1].saturating_sub(w[0]) > threshold && !within(w[0], w[1])).map(|w| (w[0], w[1], false)));
+        gaps.sort_unstable();
     }
-    let threshold = normal.saturating_mul(GAP_FACTOR).max(GAP_FLOOR_NANOS);
-    let gaps = times.windows(2).filter(|w| w[1].saturating_sub(w[0]) > threshold).map(|w| (w[0], w[1])).collect();
     (normal, gaps)
+}
+
+/// The spans of file `f`'s lines that an elision a person wrote stands
+/// in (`...`: [`crate::parse::is_elision`]): the time of the last timed
+/// line before one and of the first after it, in file order. Only files
+/// with lines no format reads can have one.
+fn elided_spans(f: &ParsedFile, out: &mut Vec<(i64, i64)>) {
+    if f.counts.unparsed() == 0 {
+        return;
+    }
+    let (mut before, mut elided) = (None::<i64>, false);
+    for r in &f.records {
+        if r.format == Format::Unparsed {
+            elided |= crate::parse::is_elision(&f.raw(r));
+        } else if let Some(t) = time_of(r) {
+            if let (true, Some(b)) = (elided, before) {
+                out.push((b.min(t.nanos), b.max(t.nanos)));
+            }
+            (before, elided) = (Some(t.nanos), false);
+        }
+    }
 }
 
 /// Sorts `v`; fast when each element is a few places from its own, as a
@@ -188,6 +231,7 @@ pub fn read_sources(files: &[ParsedFile]) -> Sources {
     // few times the output names are read again whole below.
     let mut times: Vec<Vec<i64>> = Vec::new();
     let mut fewest_digits: Vec<u8> = Vec::new();
+    let mut elided: Vec<Vec<(i64, i64)>> = Vec::new();
     let mut source_of_file = vec![None; files.len()];
     for (i, f) in files.iter().enumerate() {
         if !f.records.iter().any(|r| time_of(r).is_some()) {
@@ -197,6 +241,7 @@ pub fn read_sources(files: &[ParsedFile]) -> Sources {
             members.push(Vec::new());
             times.push(Vec::new());
             fewest_digits.push(9);
+            elided.push(Vec::new());
             members.len() - 1
         });
         members[s].push(i);
@@ -210,13 +255,16 @@ pub fn read_sources(files: &[ParsedFile]) -> Sources {
             *digits = (*digits).min(t.digits);
             t.nanos
         }));
+        elided_spans(f, &mut elided[s]);
         source_of_file[i] = Some(s);
     }
     let mut sources = Vec::with_capacity(members.len());
     let mut index_times = Vec::with_capacity(members.len());
-    for ((ms, mut nanos), digits) in members.into_iter().zip(times).zip(fewest_digits) {
+    for (((ms, mut nanos), digits), mut elided) in members.into_iter().zip(times).zip(fewest_digits).zip(elided) {
         sort_nearly_sorted(&mut nanos);
-        let (normal, gaps) = gaps_of(&nanos);
+        elided.sort_unstable();
+        elided.dedup();
+        let (normal, gaps) = gaps_of(&nanos, &elided);
         // The lines at the times named (first, last, gaps' bounds), as
         // written: their precision and whether they have a year. The first
         // and last are found from either end; gaps (rare) in one pass.
@@ -224,7 +272,7 @@ pub fn read_sources(files: &[ParsedFile]) -> Sources {
         let (lo, hi) = (nanos[0], nanos[nanos.len() - 1]);
         let first = lines().find(|t| t.nanos == lo).unwrap_or(Timestamp::new(lo, 9));
         let last = ms.iter().rev().flat_map(|&i| files[i].records.iter().rev().filter_map(time_of)).find(|t| t.nanos == hi).unwrap_or(Timestamp::new(hi, 9));
-        let mut named: Vec<i64> = gaps.iter().flat_map(|&(s, e)| [s, e]).collect();
+        let mut named: Vec<i64> = gaps.iter().flat_map(|&(s, e, _)| [s, e]).collect();
         named.sort_unstable();
         named.dedup();
         let mut found: Vec<Option<Timestamp>> = vec![None; named.len()];
@@ -248,7 +296,7 @@ pub fn read_sources(files: &[ParsedFile]) -> Sources {
             lines: nanos.len() as u32,
             normal_gap_nanos: normal,
             tick_nanos: crate::time::tick_nanos(digits),
-            gaps: gaps.iter().map(|&(s, e)| LogGap { start: at(s), end: at(e) }).collect(),
+            gaps: gaps.iter().map(|&(s, e, elided)| LogGap { start: at(s), end: at(e), elided }).collect(),
         });
         index_times.push(nanos);
     }
@@ -529,15 +577,37 @@ mod tests {
         // Every 2s for 40 lines, then 20 minutes without a line.
         let mut t: Vec<i64> = (0..40).map(|i| i * 2 * s).collect();
         t.extend((0..40).map(|i| 1278 * s + i * 2 * s));
-        assert_eq!(gaps_of(&t), (2 * s, vec![(78 * s, 1278 * s)]));
+        assert_eq!(gaps_of(&t, &[]), (2 * s, vec![(78 * s, 1278 * s, false)]));
         // Every 10 minutes: 10 minutes is its normal wait.
         let t: Vec<i64> = (0..20).map(|i| i * 600 * s).collect();
-        assert_eq!(gaps_of(&t), (600 * s, vec![]));
+        assert_eq!(gaps_of(&t, &[]), (600 * s, vec![]));
         // Bursts every 4 minutes: no wait is past the floor.
         let t: Vec<i64> = (0..10).flat_map(|b| (0..30).map(move |i| b * 240 * s + i * s / 10)).collect();
-        assert_eq!(gaps_of(&t).1, vec![]);
+        assert_eq!(gaps_of(&t, &[]).1, vec![]);
         // Nine lines around an hour's hole: too few to tell.
         let t: Vec<i64> = (0..4).map(|i| i * s).chain((0..5).map(|i| 3600 * s + i * s)).collect();
-        assert_eq!(gaps_of(&t), (3597 * s, vec![]));
+        assert_eq!(gaps_of(&t, &[]), (3597 * s, vec![]));
+        // The same with an elision (`...`) where the hour is: a gap however
+        // few the lines, and no wait of the source's.
+        assert_eq!(gaps_of(&t, &[(3 * s, 3600 * s)]), (s, vec![(3 * s, 3600 * s, true)]));
+        // Lines every 2s with elisions between some: each elision a gap,
+        // however short its wait, and the waits across them left out of
+        // the usual one; a wait past the floor elsewhere a gap still.
+        let mut t: Vec<i64> = (0..40).map(|i| i * 2 * s).collect();
+        t.extend((0..40).map(|i| 1278 * s + i * 2 * s));
+        let elided = [(10 * s, 12 * s), (20 * s, 22 * s)];
+        assert_eq!(gaps_of(&t, &elided), (2 * s, vec![(10 * s, 12 * s, true), (20 * s, 22 * s, true), (78 * s, 1278 * s, false)]));
+    }
+
+    /// The spans an elision stands in, in file order, from a file's lines:
+    /// the times either side of each `...`, once however many there are.
+    #[test]
+    fn elisions_are_the_spans_between_the_lines_either_side() {
+        let log = "2023-09-10T11:43:00.405Z\tINFO\ta\n...\n2023-09-10T11:43:37.743Z\tINFO\tb\n\n...\n[snip]\n2023-09-10T11:43:46.403Z\tINFO\tc\nnot a log line\n2023-09-10T11:43:50.000Z\tINFO\td\n...\n";
+        let f = crate::parse::parse_file("x.log", log.as_bytes().to_vec(), &crate::parse::ParseOptions::default());
+        let mut spans = Vec::new();
+        elided_spans(&f, &mut spans);
+        let at = |s: &str| crate::time::parse_rfc3339(s.as_bytes(), false, 0).unwrap().ts.nanos;
+        assert_eq!(spans, [(at("2023-09-10T11:43:00.405Z"), at("2023-09-10T11:43:37.743Z")), (at("2023-09-10T11:43:37.743Z"), at("2023-09-10T11:43:46.403Z"))]);
     }
 }

@@ -582,7 +582,7 @@ fn coverage(a: &Analysis) -> Value {
             "normal_gap_nanos_at_least": bounds(s.normal_gap()).0, "normal_gap_nanos_at_most": bounds(s.normal_gap()).1,
             "gaps": s.gaps.iter().map(|g| {
                 let (lo, hi) = bounds(Gap::between(g.start, g.end));
-                json!({"start": t(Some(g.start)), "end": t(Some(g.end)), "nanos": g.end.nanos.saturating_sub(g.start.nanos), "nanos_at_least": lo, "nanos_at_most": hi})
+                json!({"start": t(Some(g.start)), "end": t(Some(g.end)), "nanos": g.end.nanos.saturating_sub(g.start.nanos), "nanos_at_least": lo, "nanos_at_most": hi, "elided": g.elided})
             }).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "uncovered": c.uncovered.iter().map(|u| json!({

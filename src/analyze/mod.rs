@@ -238,6 +238,8 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
         // Lines read as a traceback's or a stack's that name a reconcileID.
         let (mut joined, mut first_joined) = (0usize, None::<u32>);
         let (mut other, mut first_other) = (0usize, None::<(u32, String)>);
+        // Elisions a person wrote (`...`): lines left out there.
+        let (mut elided, mut first_elided) = (0usize, None::<(u32, String)>);
         let check_other = f.counts.unparsed() > 0 && !objects::is_object_dump(f);
         // Whether any line is read, and the first line when none is.
         let (mut any_read, mut first_line) = (false, None::<(u32, String)>);
@@ -255,7 +257,10 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
                         first_line = Some((r.line, excerpt(line)));
                     }
                     let chrome = line.len() < 4096 && crate::parse::is_terminal_chrome(line);
-                    if !hit && !chrome && !f.diagnostics.iter().any(|d| d.line == Some(r.line)) {
+                    if !hit && crate::parse::is_elision(line) {
+                        elided += 1;
+                        first_elided.get_or_insert_with(|| (r.line, excerpt(line)));
+                    } else if !hit && !chrome && !f.diagnostics.iter().any(|d| d.line == Some(r.line)) {
                         other += 1;
                         first_other.get_or_insert_with(|| (r.line, excerpt(line)));
                     }
@@ -306,6 +311,16 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
                 };
                 diags.push(Diagnostic { path: f.path.clone(), line: Some(line), message });
             }
+        }
+        if let Some((line, text)) = first_elided {
+            let message = if elided == 1 {
+                format!("this line is an elision (`{text}`): lines of the log were left out of the excerpt here: what they said is not known, and the time across it is a gap of the log, not a silence")
+            } else {
+                format!(
+                    "{elided} lines are elisions (the first is this one: `{text}`): lines of the log were left out of the excerpt at each: what they said is not known, and the time across each is a gap of the log, not a silence"
+                )
+            };
+            diags.push(Diagnostic { path: f.path.clone(), line: Some(line), message });
         }
         if let Some(line) = first_joined {
             let message = if joined == 1 {

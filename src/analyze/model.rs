@@ -402,6 +402,10 @@ impl SourceCoverage {
 pub struct LogGap {
     pub start: Timestamp,
     pub end: Timestamp,
+    /// An elision a person wrote (`...`) stands between the two lines:
+    /// lines were left out there, whatever the wait.
+    #[serde(default)]
+    pub elided: bool,
 }
 
 /// A log the artifact would hold but does not.

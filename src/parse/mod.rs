@@ -70,6 +70,13 @@ pub fn is_terminal_chrome(line: &[u8]) -> bool {
     repair::chrome(line).is_some()
 }
 
+/// Whether a line no format reads is an elision a person wrote where they
+/// left lines of a log out of an excerpt: `...`, `…`, `[...]`, `[snip]`,
+/// `... 200 lines omitted ...`, `--- 12 more lines ---`.
+pub fn is_elision(line: &[u8]) -> bool {
+    repair::elision(line)
+}
+
 /// Parses one file. `path` names it in records and diagnostics.
 ///
 /// With `opts.threads > 1` a big file is cut at record boundaries and the

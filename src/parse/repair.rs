@@ -305,6 +305,28 @@ const COMMANDS: &[&str] = &[
 /// Commands recognised without a prompt before them.
 const BARE_COMMANDS: &[&str] = &["kubectl", "oc", "journalctl", "crictl", "stern", "etcdctl"];
 
+/// See [`super::is_elision`]. (Dots alone, three or more, or an ellipsis;
+/// else words that say lines were left out, with numbers, around which
+/// brackets, dashes or dots.)
+pub(super) fn elision(s: &[u8]) -> bool {
+    let Ok(t) = std::str::from_utf8(s) else { return false };
+    let t = t.trim();
+    if t.is_empty() || t.len() > 100 {
+        return false;
+    }
+    let inner = t.trim_matches(|c: char| matches!(c, '[' | ']' | '(' | ')' | '<' | '>' | '{' | '}' | '-' | '=' | '*' | '#') || c.is_whitespace());
+    if !inner.is_empty() && inner.chars().all(|c| c == '.' || c == '…') {
+        return inner.contains('…') || inner.len() >= 3;
+    }
+    const LEFT_OUT: &[&str] = &["snip", "snipped", "omitted", "elided", "truncated", "skipped", "removed", "more"];
+    const BESIDE: &[&str] = &["lines", "line", "log", "logs", "of", "output", "entries", "similar", "repeated", "times"];
+    let words = inner.trim_matches(|c: char| c == '.' || c == '…' || c.is_whitespace()).to_ascii_lowercase();
+    let words: Vec<&str> = words.split_whitespace().collect();
+    words.iter().any(|w| LEFT_OUT.contains(w))
+        && words.iter().all(|w| LEFT_OUT.contains(w) || BESIDE.contains(w) || w.chars().all(|c| c.is_ascii_digit() || c == ','))
+        && (words.len() > 1 || *words[0] != *"more")
+}
+
 /// What `s` (an unparsed line) is, when it is the terminal's.
 pub(super) fn chrome(s: &[u8]) -> Option<Chrome> {
     let t = std::str::from_utf8(s).ok()?.trim();
@@ -454,8 +476,10 @@ impl Group {
 
     /// Whether the row `s` can continue the group: no wider than the
     /// record's line, after a row that was exactly as wide.
+    /// An elision a person wrote (`...`) is never a row: the line before
+    /// it was cut by them, at any width.
     pub fn takes(&self, s: &[u8]) -> bool {
-        self.pieces.len() == self.full && !s.is_empty() && columns(s) <= self.width
+        self.pieces.len() == self.full && !s.is_empty() && columns(s) <= self.width && !elision(s)
     }
 
     /// Adds the row `bytes[at..at + len]` (line `line`, ending at `end`);
@@ -583,6 +607,35 @@ mod tests {
         ];
         for (line, want) in cases {
             assert_eq!(chrome(line.as_bytes()), *want, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn elisions_are_told_from_other_lines() {
+        let elisions = [
+            "...",
+            "        ...",
+            "…",
+            "[...]",
+            "(...)",
+            "<...>",
+            "# [...]",
+            ".....",
+            "[snip]",
+            "<snip>",
+            "--- snip ---",
+            "... 200 lines omitted ...",
+            "[... 1,024 more lines ...]",
+            "--- 12 more lines ---",
+            "(output truncated)",
+            "... similar lines removed ...",
+        ];
+        for line in elisions {
+            assert!(elision(line.as_bytes()), "{line:?}");
+        }
+        let others = ["..", "more", "- more -", "Loading...", "done.", "{}", "[]", "---", "", "lines", "3 lines", "retrying...", "... error: snip failed"];
+        for line in others {
+            assert!(!elision(line.as_bytes()), "{line:?}");
         }
     }
 

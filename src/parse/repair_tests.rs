@@ -65,6 +65,24 @@ fn one_row_after_a_cut_json_line_is_rejoined() {
     );
 }
 
+/// An excerpt whose author cut a JSON line short and wrote `...` under it
+/// (Karpenter's Azure workshop, `docs/workshops/kubecon_azure_track.md`,
+/// lines 85-87, its fields shortened here to 80 columns): the `...` is
+/// no row of a wrap, and the cut line is said once.
+#[test]
+fn an_elision_under_a_cut_json_line_is_no_row_of_it() {
+    check(
+        r##"{"level":"info","ts":1731024135.0687907,"logger":"fallback","msg":"Selected i
+        ...
+{"level":"info","ts":1731024136.088467,"logger":"fallback","msg":"Selected"}
+"##,
+        r##"L1 zap-json info 2024-11-08T00:02:15.068790Z ""
+           L2 unparsed unknown - "        ..."
+           L3 zap-json info 2024-11-08T00:02:16.088467Z "Selected"
+           note L1: line is cut off inside its JSON object; the fields before the cut were kept"##,
+    );
+}
+
 #[test]
 fn one_row_that_breaks_a_word_of_a_long_line_is_rejoined() {
     check(

@@ -732,7 +732,8 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
             writeln!(out, "not covered: {}", inert::terminal(&u.message))?;
         }
         for (src, g) in cov.sources.iter().flat_map(|s| s.gaps.iter().map(move |g| (s, g))) {
-            writeln!(out, "log gap: {} has no line {} → {}", inert::terminal(&src.path), g.start, g.end)?;
+            let what = if g.elided { "lines left out (an elision, `...`)" } else { "no line" };
+            writeln!(out, "log gap: {} has {what} {} → {}", inert::terminal(&src.path), g.start, g.end)?;
         }
         for m in &cov.missing {
             writeln!(out, "missing: {}", inert::terminal(&m.message))?;

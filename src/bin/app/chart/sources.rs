@@ -78,8 +78,13 @@ pub(super) fn describe(c: &State, x: f64, y: f64) -> Option<String> {
     let mut t = format!("log {}\n{} → {}", src.path, timefmt::full(src.first_nanos, z), timefmt::full(src.last_nanos, z));
     let at = c.scale.t(x);
     if x >= g.label_w {
-        if let Some(&(s, e)) = src.gaps.iter().find(|gap| gap.0 <= at && at <= gap.1) {
-            t.push_str(&format!("\nno line {} → {}: the log may be missing there", timefmt::full(s, z), timefmt::full(e, z)));
+        if let Some(&gap) = src.gaps.iter().find(|gap| gap.0 <= at && at <= gap.1) {
+            let (s, e) = (timefmt::full(gap.0, z), timefmt::full(gap.1, z));
+            if src.elided.contains(&gap) {
+                t.push_str(&format!("\nlines left out {s} → {e}: an elision (`...`) stands there in the excerpt"));
+            } else {
+                t.push_str(&format!("\nno line {s} → {e}: the log may be missing there"));
+            }
         }
         if src.leader.iter().any(|l| l.0 <= at && at <= l.1) {
             t.push_str("\nit held its leader lease");
