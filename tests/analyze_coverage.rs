@@ -759,3 +759,45 @@ fn lines_no_format_reads_get_a_note() {
     let (a, _) = analysed(&[("legacy.log", read("kamaji/legacy_2022_epoch_format.log"))]);
     assert_eq!(reconscope::analyze::json::to_json(&[], &a)["year_known"], true);
 }
+
+/// A reconcile's lines that name no reconcileID: controller-runtime before
+/// v0.12 (its `Successfully Reconciled` and `Reconciler error` with a
+/// `request`, as a 2019 kubebuilder operator's `make run` logged them),
+/// a reconciler that logs on its own (Crossplane's `Reconciling` with a
+/// `controller` and a `request`), a `Reconciler error` line cut before its
+/// keys. No reconcile is made of them; one note per file says so, with
+/// each message's count, instead of nothing at all. `Reconciling` with no
+/// `controller` key is some other line, and a line with a reconcileID is
+/// in a reconcile.
+#[test]
+fn reconcile_lines_without_a_reconcile_id_get_a_note() {
+    let old = [
+        "2019-10-28T18:29:01.537+0200\tINFO\tcontroller-runtime.controller\tStarting workers\t{\"controller\": \"tfserv\", \"worker count\": 1}",
+        "2019-10-28T18:29:01.570+0200\tDEBUG\tcontroller-runtime.controller\tSuccessfully Reconciled\t{\"controller\": \"tfserv\", \"request\": \"default/tfserv-sample\"}",
+        "2019-10-28T18:29:01.592+0200\tERROR\tcontroller-runtime.controller\tReconciler error\t{\"controller\": \"tfserv\", \"request\": \"default/tfserv-sample\", \"error\": \"conflict\"}",
+        "2019-10-28T18:29:02.000+0200\tINFO\tsetup\tReconciling\t{\"phase\": \"startup\"}",
+        "2019-10-28T18:29:02.632+0200\tDEBUG\tcontroller-runtime.controller\tSuccessfully Reconciled\t{\"controller\": \"tfserv\", \"request\": \"default/tfserv-sample\"}",
+        "",
+    ]
+    .join("\n");
+    let crossplane = "2025-04-10T14:12:36+02:00\tDEBUG\tprovider\tReconciling\t{\"controller\": \"managed/x\", \"request\": {\"name\":\"repo\"}}\n";
+    let cut = "E0131 16:44:25.119065       1 controller.go:324] \"Reconciler error\" err=\"failed to reconcile VM: cannot reserve\n";
+    let modern = zap(0, "ERROR", "Reconciler error", "widget", "a", &rid('a', 1), ", \"error\": \"boom\"");
+    let mut l = Loaded::default();
+    for (name, text) in [("old.log", old), ("crossplane.log", crossplane.to_string()), ("cut.log", cut.to_string()), ("modern.log", modern)] {
+        l.add(name, text.into_bytes(), &LoadOptions::default());
+    }
+    l.finish();
+    let (a, diags) = analyze(&l.files, &AnalyzeOptions::default());
+    assert_eq!(a.reconciles.len(), 1);
+    let why = "reconscope groups a reconcile's lines by the reconcileID that controller-runtime writes from v0.12 on (older versions and reconcilers that log on their own write none, and a line cut short may have lost it)";
+    let notes: Vec<String> = diags.iter().filter(|d| d.message.contains("no reconcileID")).map(|d| d.to_string()).collect();
+    assert_eq!(
+        notes,
+        [
+            format!("old.log:2: 3 lines are reconciles' (1 `Reconciler error`, 2 `Successfully Reconciled`; the first is this one) but name no reconcileID: {why}, so they are in no reconcile"),
+            format!("crossplane.log:1: this line is a reconcile's (`Reconciling`) but names no reconcileID: {why}, so it is in no reconcile"),
+            format!("cut.log:1: this line is a reconcile's (`Reconciler error`) but names no reconcileID: {why}, so it is in no reconcile"),
+        ]
+    );
+}

@@ -240,6 +240,10 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
         let (mut other, mut first_other) = (0usize, None::<(u32, String)>);
         // Elisions a person wrote (`...`): lines left out there.
         let (mut elided, mut first_elided) = (0usize, None::<(u32, String)>);
+        // A reconcile's lines that name its controller but no reconcileID
+        // (controller-runtime before v0.12, a reconciler that logs on its
+        // own): each message of [`NO_ID_MESSAGES`] with its count.
+        let (mut no_id, mut first_no_id) = ([0usize; NO_ID_MESSAGES.len()], None::<u32>);
         let check_other = f.counts.unparsed() > 0 && !objects::is_object_dump(f);
         // Whether any line is read, and the first line when none is.
         let (mut any_read, mut first_line) = (false, None::<(u32, String)>);
@@ -272,6 +276,15 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
                 true
             } else {
                 any_read = true;
+                if r.reconcile_id.is_empty() {
+                    let msg = f.span_bytes(r.message);
+                    if let Some(k) = NO_ID_MESSAGES.iter().position(|m| *msg == *m.as_bytes()) {
+                        if k == 0 || f.find_field(&f.fields(r), "controller").is_some() {
+                            no_id[k] += 1;
+                            first_no_id.get_or_insert(r.line);
+                        }
+                    }
+                }
                 // (A line re-joined from its pieces or a terminal's rows is
                 // one line: its text is in the scratch buffer.)
                 let traceback = r.format == crate::model::Format::GoTraceback;
@@ -311,6 +324,20 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
                 };
                 diags.push(Diagnostic { path: f.path.clone(), line: Some(line), message });
             }
+        }
+        if let Some(line) = first_no_id {
+            let n: usize = no_id.iter().sum();
+            let which: Vec<String> = NO_ID_MESSAGES.iter().zip(no_id).filter(|(_, k)| *k > 0).map(|(m, k)| format!("{k} `{m}`")).collect();
+            let why = "reconscope groups a reconcile's lines by the reconcileID that controller-runtime writes from v0.12 on (older versions and reconcilers that log on their own write none, and a line cut short may have lost it)";
+            let message = if n == 1 {
+                format!(
+                    "this line is a reconcile's (`{}`) but names no reconcileID: {why}, so it is in no reconcile",
+                    NO_ID_MESSAGES[no_id.iter().position(|&k| k > 0).unwrap_or(0)]
+                )
+            } else {
+                format!("{n} lines are reconciles' ({}; the first is this one) but name no reconcileID: {why}, so they are in no reconcile", which.join(", "))
+            };
+            diags.push(Diagnostic { path: f.path.clone(), line: Some(line), message });
         }
         if let Some((line, text)) = first_elided {
             let message = if elided == 1 {
@@ -370,6 +397,14 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
     };
     diags.push(Diagnostic { path: path.to_owned(), line: Some(line), message });
 }
+
+/// The messages controller-runtime's own reconcile lines write (a failure,
+/// and the success it logs at V(1) before v0.12), and the one
+/// reconcilers of their own (Crossplane's) open with: with no reconcileID,
+/// a reconcile's line that no reconcile takes (the first, only ever
+/// controller-runtime's, whatever its keys; the others with a
+/// `controller` key).
+const NO_ID_MESSAGES: [&str; 3] = ["Reconciler error", "Successfully Reconciled", "Reconciling"];
 
 /// At most 60 characters of a line for a note, its control characters
 /// shown (`\x00`), never obeyed.
