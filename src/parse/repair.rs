@@ -309,6 +309,10 @@ const BARE_COMMANDS: &[&str] = &["kubectl", "oc", "journalctl", "crictl", "stern
 /// else words that say lines were left out, with numbers, around which
 /// brackets, dashes or dots.)
 pub(super) fn elision(s: &[u8]) -> bool {
+    // (A long line is no elision: not read through.)
+    if s.len() > 400 {
+        return false;
+    }
     let Ok(t) = std::str::from_utf8(s) else { return false };
     let t = t.trim();
     if t.is_empty() || t.len() > 100 {
