@@ -762,7 +762,7 @@ pub fn svg(a: &Analysis, t: &Timeline, view: &View) -> String {
         let y = sources_top + i as f64 * SOURCE_H;
         let (bh, by) = (SOURCE_H - 5.0, y + 2.5);
         let mut title = format!("log {}", src.path);
-        match src.gaps.len() - src.elided.len() {
+        match src.gaps.len().saturating_sub(src.elided.len()) {
             0 => {}
             1 => title.push_str(": 1 gap with no line (the log may be missing there)"),
             n => title.push_str(&format!(": {n} gaps with no line (the log may be missing there)")),

@@ -240,9 +240,9 @@ fn unread_line_notes(files: &[ParsedFile], diags: &mut Vec<Diagnostic>) {
         let (mut other, mut first_other) = (0usize, None::<(u32, String)>);
         // Elisions a person wrote (`...`): lines left out there.
         let (mut elided, mut first_elided) = (0usize, None::<(u32, String)>);
-        // A reconcile's lines that name its controller but no reconcileID
-        // (controller-runtime before v0.12, a reconciler that logs on its
-        // own): each message of [`NO_ID_MESSAGES`] with its count.
+        // A reconcile's lines that name no reconcileID (controller-runtime
+        // before v0.12, a reconciler that logs on its own, a line cut
+        // short): each message of [`NO_ID_MESSAGES`] with its count.
         let (mut no_id, mut first_no_id) = ([0usize; NO_ID_MESSAGES.len()], None::<u32>);
         let check_other = f.counts.unparsed() > 0 && !objects::is_object_dump(f);
         // Whether any line is read, and the first line when none is.
