@@ -233,7 +233,11 @@ impl Clock {
             return (Clock { dated }, Some(format!("Times are UTC, {days}; the logs give no year.{zone}")));
         }
         // A year the logs did not write is said to be a guess.
-        let year = if a.year_is_file_time() { " (the logs write no year: it is the year of the files' modification time)" } else { "" };
+        let year = if a.year_is_file_time() {
+            " (the logs write no year: each time has the latest year that puts it no later than its file's modification time)"
+        } else {
+            ""
+        };
         (Clock { dated }, Some(format!("Times are UTC, {days}{year}.{zone}")))
     }
 

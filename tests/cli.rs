@@ -839,7 +839,7 @@ fn a_year_from_the_file_time_is_said_where_the_times_are() {
     assert_eq!(
         text.lines().next(),
         Some(
-            "1 file, 0 reconciles, 0 controller instances, elections unknown (no etcd log); the year of the times is taken from the files' modification times; times written with no zone (1 file) are read as UTC"
+            "1 file, 0 reconciles, 0 controller instances, elections unknown (no etcd log); times with no year have the latest year that puts them no later than their files' modification times; times written with no zone (1 file) are read as UTC"
         ),
         "{text}"
     );

@@ -310,7 +310,7 @@ fn a_link_says_how_its_times_were_read() {
     assert_eq!((r.analysis.year_from_mtime, r.analysis.zone_assumed), (true, a.zone_assumed));
     let md = opened.markdown(APP, None, RedactOptions::default());
     assert!(
-        md.contains("Times are UTC, on 2023-12-03 (the logs write no year: it is the year of the files' modification time). Times written with no zone (1 file) are read as UTC."),
+        md.contains("Times are UTC, on 2023-12-03 (the logs write no year: each time has the latest year that puts it no later than its file's modification time). Times written with no zone (1 file) are read as UTC."),
         "{md}"
     );
 }

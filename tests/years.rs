@@ -78,12 +78,20 @@ fn a_file_time_gives_the_year_and_a_note_says_so() {
     assert_eq!(o.json["reconciles"][0]["first"], "2024-04-29T11:15:31.000000Z");
     assert_eq!(o.json["elections"][0]["start"], "2024-04-29T11:15:33Z");
     assert!(
-        o.notes.iter().any(|n| n.starts_with("manager.log: its times carry no year; the year was taken from the file's modification time (2024-05-02)")),
+        o.notes.iter().any(|n| n.starts_with(
+            "manager.log: its times carry no year; each was given the latest year that puts it no later than the file's modification time (2024-05-02)"
+        )),
         "{:?}",
         o.notes
     );
     // The year is not the logs' own: the Markdown and the picture say so.
-    assert!(o.markdown.contains("Times are UTC, on 2024-04-29 (the logs write no year: it is the year of the files' modification time)."), "{}", o.markdown);
+    assert!(
+        o.markdown.contains(
+            "Times are UTC, on 2024-04-29 (the logs write no year: each time has the latest year that puts it no later than its file's modification time)."
+        ),
+        "{}",
+        o.markdown
+    );
     assert!(o.svg.contains("2024-04-29 11:15:31 – 11:15:41 UTC, the year from file times"), "{}", &o.svg[..2000.min(o.svg.len())]);
 }
 

@@ -1869,17 +1869,20 @@ fn dated_nanos(r: &Record) -> Option<i64> {
 /// The note that says where a file's yearless times took their year.
 fn year_note(source: YearSource, mtime_secs: Option<i64>) -> String {
     let when = mtime_secs.map(|m| time::format_date(Timestamp::new(m.saturating_mul(time::NANOS_PER_SEC), 0))).unwrap_or_default();
-    let from = match source {
-        YearSource::SameFile => "from the dated timestamps near them in the same file".to_string(),
-        YearSource::OtherFiles => "from the dated timestamps of the other files in the input".to_string(),
-        YearSource::ArchiveMember => format!("from the archive member's modification time ({when})"),
-        YearSource::FileMtime => format!("from the file's modification time ({when})"),
+    // A modification time gives each time the latest year that puts it no
+    // later than that modification time: a log of Dec 31 in a file saved
+    // on Jan 2 is of the year before.
+    let how = match source {
+        YearSource::SameFile => "the year was taken from the dated timestamps near them in the same file".to_string(),
+        YearSource::OtherFiles => "the year was taken from the dated timestamps of the other files in the input".to_string(),
+        YearSource::ArchiveMember => format!("each was given the latest year that puts it no later than the archive member's modification time ({when})"),
+        YearSource::FileMtime => format!("each was given the latest year that puts it no later than the file's modification time ({when})"),
         YearSource::Unknown => {
             return "its times carry no year and nothing in the input gives one (no dated line, no modification time): they are shown without a year"
                 .to_string()
         }
     };
-    format!("its times carry no year; the year was taken {from}")
+    format!("its times carry no year; {how}")
 }
 
 #[cfg(test)]

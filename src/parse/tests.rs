@@ -874,18 +874,18 @@ fn years_come_from_other_files_then_member_then_file_mtime() {
     // An archive member's time (2024-06-01), before the archive file's (2030).
     check_years(
         &[("a.tgz!/klog.log", Some(1_717_200_000), Some(1_900_000_000), KLOG_APR)],
-        "a.tgz!/klog.log: 2024-04-23T08:04:00.000001Z 2023-12-31T23:59:59.5Z | its times carry no year; the year was taken from the archive member's modification time (2024-06-01)",
+        "a.tgz!/klog.log: 2024-04-23T08:04:00.000001Z 2023-12-31T23:59:59.5Z | its times carry no year; each was given the latest year that puts it no later than the archive member's modification time (2024-06-01)",
     );
     // The file's own time (2025-01-02): a Dec 31 line is of the year before.
     check_years(
         &[("klog.log", None, Some(1_735_776_000), KLOG_APR)],
-        "klog.log: 2024-04-23T08:04:00.000001Z 2024-12-31T23:59:59.5Z | its times carry no year; the year was taken from the file's modification time (2025-01-02)",
+        "klog.log: 2024-04-23T08:04:00.000001Z 2024-12-31T23:59:59.5Z | its times carry no year; each was given the latest year that puts it no later than the file's modification time (2025-01-02)",
     );
     // A file with nothing of its own takes the year of one dated by its mtime.
     check_years(
         &[("a.log", None, None, KLOG_APR), ("b.log", None, Some(1_735_776_000), "I0423 09:00:00.000000       1 x.go:1] c\n")],
         "a.log: 2024-04-23T08:04:00.000001Z 2023-12-31T23:59:59.5Z | its times carry no year; the year was taken from the dated timestamps of the other files in the input
-         b.log: 2024-04-23T09:00:00.000000Z | its times carry no year; the year was taken from the file's modification time (2025-01-02)",
+         b.log: 2024-04-23T09:00:00.000000Z | its times carry no year; each was given the latest year that puts it no later than the file's modification time (2025-01-02)",
     );
 }
 

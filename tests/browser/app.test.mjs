@@ -327,7 +327,7 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
       await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]')?.dataset.reconcileCount) === 1, null, { timeout: 60_000 });
       const notes = await page.getByTestId('note').allInnerTexts();
       assert.ok(
-        notes.some((n) => n === "manager.log: its times carry no year; the year was taken from the file's modification time (2024-05-02)"),
+        notes.some((n) => n === "manager.log: its times carry no year; each was given the latest year that puts it no later than the file's modification time (2024-05-02)"),
         notes.join('\n'),
       );
       const text = await page.locator('body').innerText();

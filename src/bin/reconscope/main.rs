@@ -697,7 +697,11 @@ fn analyze_cmd(opts: &Options) -> Result<ExitCode> {
     } else if opts.markdown.as_deref() != Some("-") {
         let elections = analysis.elections_text();
         // A year the logs did not write is said to be a guess here too.
-        let year = if analysis.year_is_file_time() { "; the year of the times is taken from the files' modification times" } else { "" };
+        let year = if analysis.year_is_file_time() {
+            "; times with no year have the latest year that puts them no later than their files' modification times"
+        } else {
+            ""
+        };
         // And a zone the logs did not write.
         let zone = analysis
             .zone_assumed
