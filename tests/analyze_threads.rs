@@ -102,7 +102,8 @@ fn the_incident() {
 }
 
 /// Hand-made lines whose reconciles a cut splits, where the merge has
-/// work: an error or a requeue only in a later stretch, a deletion's steps
+/// work: an error or a requeue only in a later stretch, the error a
+/// reconcile returned in a later stretch than its first error line, a deletion's steps
 /// in two, ids that are not UUIDs, and a message whose first line names
 /// another object than the reconcile's first line (the word is normalised
 /// with the reconcile's object).
@@ -127,6 +128,17 @@ fn reconciles_split_across_stretches() {
     log += &line(6, "ERROR", "Reconciler error", a, "one", ", \"error\": \"context deadline exceeded\"");
     log += &line(7, "INFO", "resource deletions have been completed", a, "one", "");
     log += &line(8, "ERROR", "Reconciler error", b, "two", ", \"error\": \"later error\"");
+    // c logs an error and goes on to return another (kueue #6949), d
+    // returns the error it logged (kamaji): the first line and the
+    // `Reconciler error` are in different stretches.
+    let (c, d) = ("0a1b2c3d-0000-4000-8000-00000000000c", "0a1b2c3d-0000-4000-8000-00000000000d");
+    log += &line(9, "ERROR", "Failed to process resources", c, "four", ", \"error\": \"not mapped\"");
+    log += &line(10, "ERROR", "unable to create the DataStore user", d, "five", ", \"error\": \"cannot check: deadline\"");
+    for k in 11..17 {
+        log += &line(k, "INFO", "two is ready", b, "two", "");
+    }
+    log += &line(17, "ERROR", "Reconciler error", c, "four", ", \"error\": \"queue inactive\"");
+    log += &line(18, "ERROR", "Reconciler error", d, "five", ", \"error\": \"cannot check: deadline\"");
     let inputs = vec![("m.log".to_string(), log.into_bytes())];
     check("split reconciles", &inputs);
     let files = load(&inputs, false);
@@ -136,7 +148,9 @@ fn reconciles_split_across_stretches() {
         got,
         [
             (a, 5, analyze::Outcome::Error, Some("Reconciler error: context deadline exceeded".to_string())),
-            (b, 4, analyze::Outcome::Error, Some("Reconciler error: later error".to_string())),
+            (b, 10, analyze::Outcome::Error, Some("Reconciler error: later error".to_string())),
+            (c, 2, analyze::Outcome::Error, Some("Reconciler error: queue inactive".to_string())),
+            (d, 2, analyze::Outcome::Error, Some("unable to create the DataStore user: cannot check: deadline".to_string())),
         ]
     );
     let steps: Vec<_> = built.deletions.iter().map(|d| (d.0, d.2)).collect();

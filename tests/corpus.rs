@@ -86,6 +86,66 @@ const NOT_LOG_LINES: &[(&str, u32, &str)] = &[
         70,
         "corpus annotation, not part of the original log",
     ),
+    (
+        "controller-runtime/console_kueue_envtest_ginkgo_dra_minus0500_pr6949.log",
+        10,
+        "ginkgo's `STEP:` line, the test's narration (its own time `@ 09/22/25 16:07:12.565`), not a log line",
+    ),
+    (
+        "controller-runtime/console_kueue_envtest_ginkgo_dra_minus0500_pr6949.log",
+        12,
+        "ginkgo's `STEP:` line, the test's narration (its own time `@ 09/22/25 16:07:12.565`), not a log line",
+    ),
+    (
+        "controller-runtime/console_kueue_envtest_ginkgo_dra_minus0500_pr6949.log",
+        15,
+        "ginkgo's `STEP:` line, the test's narration (its own time `@ 09/22/25 16:07:12.565`), not a log line",
+    ),
+    (
+        "controller-runtime/console_kueue_envtest_ginkgo_dra_minus0500_pr6949.log",
+        158,
+        "ginkgo's `STEP:` line, the test's narration (its own time `@ 09/22/25 16:07:12.565`), not a log line",
+    ),
+    (
+        "controller-runtime/console_kueue_envtest_ginkgo_dra_minus0500_pr6949.log",
+        159,
+        "ginkgo's `STEP:` line, the test's narration (its own time `@ 09/22/25 16:07:12.565`), not a log line",
+    ),
+    (
+        "controller-runtime/console_kueue_envtest_ginkgo_dra_minus0500_pr6949.log",
+        189,
+        "a logr line with no time (`\"level\"=0 \"msg\"=\"manager stopped\"`, the test's own logger), not in a log format",
+    ),
+    (
+        "controller-runtime/console_kueue_envtest_ginkgo_dra_minus0500_pr6949.log",
+        190,
+        "ginkgo's `STEP:` line, the test's narration (its own time `@ 09/22/25 16:07:12.565`), not a log line",
+    ),
+    (
+        "controller-runtime/console_kueue_envtest_ginkgo_dra_minus0500_pr6949.log",
+        287,
+        "ginkgo's `STEP:` line, the test's narration (its own time `@ 09/22/25 16:07:12.565`), not a log line",
+    ),
+    (
+        "controller-runtime/console_kueue_envtest_ginkgo_dra_minus0500_pr6949.log",
+        297,
+        "ginkgo's `STEP:` line, the test's narration (its own time `@ 09/22/25 16:07:12.565`), not a log line",
+    ),
+    (
+        "controller-runtime/console_kueue_envtest_ginkgo_dra_minus0500_pr6949.log",
+        298,
+        "ginkgo's `STEP:` line, the test's narration (its own time `@ 09/22/25 16:07:12.565`), not a log line",
+    ),
+    (
+        "controller-runtime/console_kueue_envtest_ginkgo_dra_minus0500_pr6949.log",
+        328,
+        "a logr line with no time (`\"level\"=0 \"msg\"=\"manager stopped\"`, the test's own logger), not in a log format",
+    ),
+    (
+        "controller-runtime/console_kueue_envtest_ginkgo_dra_minus0500_pr6949.log",
+        329,
+        "ginkgo's `STEP:` line, the test's narration (its own time `@ 09/22/25 16:07:12.565`), not a log line",
+    ),
     ("kamaji/issue375_webhook_debug_and_soot.log", 4, "kubeadm progress text printed to stdout, not a logger line"),
     ("kamaji/issue375_webhook_debug_and_soot.log", 9, "corpus annotation, not part of the original log"),
     ("kamaji/issue780_deletion_stuck_wrapped.log", 1, "the excerpt starts in the middle of a record"),

@@ -24,6 +24,12 @@
 //!   less the duration, rounded up to the line's fractional digits (the
 //!   first tick boundary it may be at), or `null` when that is no earlier
 //!   than its first line;
+//! - `error: <id> <text>`: where a person can tell from the lines, the
+//!   error that reconcile failed with, as the tool writes it (the line's
+//!   message, `: `, its `error`/`err` value): its first error line,
+//!   unless the error it returned (controller-runtime's `Reconciler
+//!   error`) is not in that line: then the `Reconciler error` line (a `#`
+//!   in it would start a comment);
 //! - `instances: <controller>=<n> ...`: how many controller instances
 //!   reconciles of that `controller` value are, where a person can tell
 //!   (the log shows each instance's `Starting workers`);
@@ -68,6 +74,8 @@ struct Reconcile {
     outcome: Option<String>,
     /// The latent start, when the `.expect` states it (`Some(None)`: `null`).
     latent_start: Option<Option<String>>,
+    /// The error, when the `.expect` states it (an `error:` line).
+    error: Option<String>,
 }
 
 /// One election: `term=`, `leader=` (`None` is `null`); `start=` and
@@ -145,7 +153,14 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
                 let (Some(controller), Some(object)) = (controller, object) else {
                     return Err(at("reconcile needs both controller= and object="));
                 };
-                e.reconciles.push(Reconcile { id, controller, object, outcome, latent_start });
+                e.reconciles.push(Reconcile { id, controller, object, outcome, latent_start, error: None });
+            }
+            "error" => {
+                let (id, text) = value.split_once(' ').ok_or_else(|| at("error takes `<id> <text>`"))?;
+                let r = e.reconciles.iter_mut().find(|r| r.id == id).ok_or_else(|| at("error: no `reconcile:` line above with that id"))?;
+                if r.error.replace(text.trim().to_string()).is_some() {
+                    return Err(at("a second error for that id"));
+                }
             }
             "election" => {
                 let (mut term, mut leader, mut start, mut leaderless_ms) = (None, None, None, None);
@@ -252,6 +267,7 @@ fn check(rel: &str, bytes: Vec<u8>, expect: &Expect) -> Vec<String> {
             object: r["object"].as_str().map(str::to_string),
             outcome: r["outcome"].as_str().map(str::to_string),
             latent_start: Some(r["latent_start"].as_str().map(str::to_string)),
+            error: r["error"].as_str().map(str::to_string),
         };
         got.entry(id).or_insert(rec);
     }
@@ -268,6 +284,9 @@ fn check(rel: &str, bytes: Vec<u8>, expect: &Expect) -> Vec<String> {
                 differ(&mut out, &format!("reconcile {} object", e.id), show(&e.object), show(&g.object));
                 if e.outcome.is_some() {
                     differ(&mut out, &format!("reconcile {} outcome", e.id), show(&e.outcome), show(&g.outcome));
+                }
+                if e.error.is_some() {
+                    differ(&mut out, &format!("reconcile {} error", e.id), show(&e.error), show(&g.error));
                 }
                 if let Some(want) = &e.latent_start {
                     differ(&mut out, &format!("reconcile {} latent_start", e.id), show(want), show(&g.latent_start.clone().flatten()));
@@ -388,7 +407,7 @@ fn every_corpus_file_has_its_facts_asserted() {
 fn expect_files_are_read_strictly() {
     let ok = parse_expect(
         "# a summary\nrecords: 3\nfirst: 2025-04-09T10:00:00.123Z # a comment\nlast: none\n\
-         reconcile: abc controller=tcp object=null\nreconcile: def controller=null object=a/b outcome=unfinished\nelection: term=5 leader=null\n\
+         reconcile: abc controller=tcp object=null\nreconcile: def controller=null object=a/b outcome=unfinished\nerror: def Reconciler error: it:  failed \nelection: term=5 leader=null\n\
          election: term=6 leader=a start=2025-04-09T10:00:01Z leaderless=1500ms\nelection: term=7 leader=null leaderless=null\n",
     )
     .unwrap();
@@ -398,8 +417,15 @@ fn expect_files_are_read_strictly() {
     assert_eq!(
         ok.reconciles,
         vec![
-            Reconcile { id: "abc".into(), controller: Some("tcp".into()), object: None, outcome: None, latent_start: None },
-            Reconcile { id: "def".into(), controller: None, object: Some("a/b".into()), outcome: Some("unfinished".into()), latent_start: None },
+            Reconcile { id: "abc".into(), controller: Some("tcp".into()), object: None, outcome: None, latent_start: None, error: None },
+            Reconcile {
+                id: "def".into(),
+                controller: None,
+                object: Some("a/b".into()),
+                outcome: Some("unfinished".into()),
+                latent_start: None,
+                error: Some("Reconciler error: it:  failed".into())
+            },
         ]
     );
     let stated = |term, leader: Option<&str>, start: Option<&str>, leaderless_ms| Election {
@@ -420,6 +446,9 @@ fn expect_files_are_read_strictly() {
         "records: 1\nfirst: none\nlast: none\nelection: term=five leader=null\n",
         "records: 1\nfirst: none\nlast: none\nreconcile: abc controller=x object=null outcome=ok\n",
         "records: 1\nfirst: none\nlast: none\nelection: term=5 leader=null leaderless=1.5s\n",
+        "records: 1\nfirst: none\nlast: none\nerror: abc it failed\n",
+        "records: 1\nfirst: none\nlast: none\nreconcile: abc controller=x object=null\nerror: abc\n",
+        "records: 1\nfirst: none\nlast: none\nreconcile: abc controller=x object=null\nerror: abc a\nerror: abc b\n",
     ] {
         assert!(parse_expect(bad).is_err(), "accepted {bad:?}");
     }

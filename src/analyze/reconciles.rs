@@ -38,6 +38,10 @@ struct Draft {
     /// A line of it is controller-runtime's `Reconcile successful`, which
     /// it logs once the reconcile has returned: it ended.
     said_done: bool,
+    /// Its first `Reconciler error` or `Observed a panic` line (the error
+    /// the reconcile returned, or its panic), as [`error_text`] writes it,
+    /// with where its error value begins: see [`returned_error`].
+    returned: Option<(Box<str>, u32)>,
     /// A line of it states how long it had run ([`took`]): when it began
     /// is the log's word (its first line's time when the stated start is
     /// no earlier), so no worker's end stands in for it.
@@ -569,7 +573,8 @@ impl<'a> Part<'a> {
             }
             // (controller-runtime before v0.19 logs a panic it recovers from
             // at INFO, and panics again unless told to recover.)
-            let error_line = r.level >= Level::Error || *raw_msg == *b"Reconciler error" || raw_msg.starts_with(b"Observed a panic");
+            let returned = *raw_msg == *b"Reconciler error" || raw_msg.starts_with(b"Observed a panic");
+            let error_line = returned || r.level >= Level::Error;
             let m = match known {
                 Some(m) => m,
                 None => {
@@ -589,19 +594,20 @@ impl<'a> Part<'a> {
             if signal {
                 self.signals.push(rref);
             }
-            // The first error line of the reconcile says what failed (in
-            // this part: the merge keeps the first part's).
-            if error_line && rec.error.is_none() {
-                let msg = f.message(r);
-                // zap's `error`, klog's `err`, controller-runtime's `panic`
-                // (`Observed a panic`); with none, the message says it all.
-                let fields = f.fields(r);
-                let e = f.find_error(&fields).or_else(|| f.find_field(&fields, "panic")).map(|fl| f.value(fl));
-                rec.error = Some(match e {
-                    Some(e) => format!("{msg}: {e}"),
-                    None => msg.into_owned(),
-                });
-                rec.outcome = Outcome::Error;
+            // The first error line of the reconcile (in this part: the
+            // merge keeps the first part's), and the first that says what
+            // it returned; [`returned_error`] picks one once all are in.
+            let draft = &mut self.drafts[idx];
+            let (first, returns) = (error_line && rec.error.is_none(), returned && draft.returned.is_none());
+            if first || returns {
+                let (text, at) = error_text(f, r);
+                if returns {
+                    draft.returned = Some((text.as_str().into(), at));
+                }
+                if first {
+                    rec.error = Some(text);
+                    rec.outcome = Outcome::Error;
+                }
             }
         }
     }
@@ -692,6 +698,7 @@ impl<'a> Part<'a> {
             opens_with_error: r.level >= Level::Error,
             ends_log: false,
             said_done: false,
+            returned: None,
             states_its_start: false,
         });
         self.reconciles.push(Reconcile {
@@ -836,6 +843,10 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
                             had.error = rec.error;
                             had.outcome = Outcome::Error;
                         }
+                        let had_draft = &mut g.drafts[gi as usize];
+                        if had_draft.returned.is_none() {
+                            had_draft.returned = draft.returned;
+                        }
                         to_global.push(gi);
                     }
                     None => {
@@ -951,6 +962,36 @@ fn gather_parts<'a>(files: &'a [ParsedFile], stretches: &[Stretch], cover: &[(u3
     stretches.iter().map(|s| Part::gather(files, s, cover)).collect()
 }
 
+/// An error line's text: its message, then after a colon its error value
+/// (zap's `error`, klog's `err`, controller-runtime's `panic` in `Observed
+/// a panic`) when it has one; and where that value begins (the text's
+/// length when it has none).
+fn error_text(f: &ParsedFile, r: &Record) -> (String, u32) {
+    let msg = f.message(r);
+    let fields = f.fields(r);
+    match f.find_error(&fields).or_else(|| f.find_field(&fields, "panic")).map(|fl| f.value(fl)) {
+        Some(e) => (format!("{msg}: {e}"), (msg.len() + 2) as u32),
+        None => (msg.to_string(), msg.len() as u32),
+    }
+}
+
+/// What a failed reconcile failed with: its first error line, which an
+/// operator writes with words of its own (kamaji's `unable to create the
+/// DataStore user: …`, then the same error in `Reconciler error`), unless
+/// the error it returned (controller-runtime's `Reconciler error`, or the
+/// panic it recovered) is not in that line: then an operator logged one
+/// error and went on to fail with another (kueue #6949 in the corpus:
+/// `Failed to process DRA resources…`, then `Reconciler error` with
+/// `localQueue doesn't exist or inactive`), and the error returned is it.
+fn returned_error(r: &mut Reconcile, (text, at): (Box<str>, u32)) {
+    let value = text.get(at as usize..).unwrap_or("");
+    match &r.error {
+        Some(first) if first.contains(value) => {}
+        _ => r.error = Some(text.into_string()),
+    }
+    r.outcome = Outcome::Error;
+}
+
 /// Whether a field key is a Kind's name (`RayCluster`, `TenantControlPlane`):
 /// an identifier that starts with a capital letter.
 fn is_kind_word(key: &[u8]) -> bool {
@@ -1037,6 +1078,11 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
         starting.entry(c).or_default().push((n, t));
     }
     let started_once = started_once(&drafts, &reconciles, names, &starting);
+    for (r, d) in reconciles.iter_mut().zip(&mut drafts) {
+        if let Some(returned) = d.returned.take() {
+            returned_error(r, returned);
+        }
+    }
     let lines = Lines::group(drafts.len(), lines);
     // A reconcile whose last line says when it is tried again (Flux: `…,
     // retrying in 30s`, then `return ctrl.Result{RequeueAfter: …}`).
