@@ -567,7 +567,8 @@ fn controllers_and_objects_are_read_from_every_place_real_logs_put_them() {
             // klog structured pairs, `Kind="ns/name"` (klog.KRef).
             r#"I0305 10:12:03.000000       1 controller.go:10] "Reconciling" controller="cluster" controllerGroup="cluster.x-k8s.io" controllerKind="Cluster" Cluster="default/capi-quickstart" reconcileID="7b2c6a8e-0f41-4d57-9a0b-1c2d3e4f5a6b""#,
             "\n",
-            // controller-runtime before v0.12: logger `controller.<name>`, `reconciler kind`, `request`.
+            // controller-runtime before v0.12: logger `controller.<name>`, `reconciler kind`, `request`
+            // (of 2022, among lines of 2024: the time goes back, a note says).
             "1.6573084001213665e+09\tINFO\tcontroller.tenantcontrolplane\tdone\t{\"reconciler group\": \"kamaji.clastix.io\", \"reconciler kind\": \"TenantControlPlane\", \"request\": \"tenants/tcp1\", \"reconcileID\": \"r-legacy\"}\n",
             // An `object` key; a Kind key that is not the controller's kind is no object.
             r#"{"level":"info","ts":"2024-03-05T10:12:04Z","controller":"widget","controllerKind":"Widget","Secret":{"name":"s","namespace":"ns"},"msg":"m","reconcileID":"r-other-kind"}"#,
@@ -598,7 +599,8 @@ fn controllers_and_objects_are_read_from_every_place_real_logs_put_them() {
          r-singleton provisioner - -
          note op.log:7: reconcile r-orphan names no controller (no `controller` key, no logger name): shown as \"unknown controller\", `null` in the JSON
          note op.log:6: reconcile r-logger names no controller (no `controller` key): controllers are named after the loggers that wrote their lines (`workload-reconciler`)
-         note op.log:4: 3 reconciles (the first: r-other-kind) name no object (no `name`/`namespace`, Kind-named or `object` key, or an empty `name`): shown as unknown, `null` in the JSON",
+         note op.log:4: 3 reconciles (the first: r-other-kind) name no object (no `name`/`namespace`, Kind-named or `object` key, or an empty `name`): shown as unknown, `null` in the JSON
+         note op.log:3: time goes back 14534h45m here: this line's time is 2022-07-08T19:26:40.121366Z, line 2's 2024-03-05T10:12:03.000000Z. One process writes its lines in time order, so the file may hold more than one log one after the other (`kubectl logs -l` prints each pod's log in turn, with no name), or a writer was held up; reconscope places each line at its own time",
     );
 }
 

@@ -245,6 +245,101 @@ missing etcd
 }
 
 #[test]
+fn a_latent_start_does_not_reach_back_across_a_long_quiet_of_a_short_log() {
+    // A log of a few lines has no gaps (too few lines to tell a hole from
+    // its usual quiet), nor can it say a worker was busy across a wait of
+    // more than 5 minutes: an excerpt pasted in fragments, hours apart, as
+    // a blog's CAPMOX log is. widget reconciles a (10:00:00, 10:00:01) and
+    // b (10:00:10, 10:00:11); the held reconcile's first line is its error.
+    let short = |later: &[(u32, String)], error_at: u32| {
+        let mut lines = vec![
+            (0, zap(0, "INFO", "starting sync", "widget", "a", &rid('1', 0), "")),
+            (1, zap(1, "INFO", "synced", "widget", "a", &rid('1', 0), "")),
+            (10, zap(10, "INFO", "starting sync", "widget", "b", &rid('1', 1), "")),
+            (11, zap(11, "INFO", "synced", "widget", "b", &rid('1', 1), "")),
+        ];
+        lines.extend_from_slice(later);
+        lines.push((error_at, zap(error_at, "ERROR", "sync failed", "widget", "stuck", &rid('9', 0), ", \"error\": \"etcd request failed\"")));
+        text(&lines)
+    };
+    // 2h22m of nothing, then the error: no latent start.
+    check(
+        &[("excerpt.log", short(&[], 8531))],
+        "source excerpt.log files=1 lines=5 10:00:00–12:22:11 gaps=[]
+held latent_start=none
+missing etcd
+",
+    );
+    // Clipped to the line that ends the quiet: gadget's at 10:07:00.
+    check(
+        &[("excerpt.log", short(&[(420, zap(420, "INFO", "starting sync", "gadget", "g1", &rid('3', 0), ""))], 450))],
+        "source excerpt.log files=1 lines=6 10:00:00–10:07:30 gaps=[]
+held latent_start=10:07:00
+missing etcd
+",
+    );
+    // Waits of 5 minutes at most: it reaches back to b's end.
+    check(
+        &[("excerpt.log", short(&[(300, zap(300, "INFO", "starting sync", "gadget", "g1", &rid('3', 0), ""))], 600))],
+        "source excerpt.log files=1 lines=6 10:00:00–10:10:00 gaps=[]
+held latent_start=10:00:11
+missing etcd
+",
+    );
+    // With 10 lines or more the source's own gaps decide: with 20 more
+    // lines, a second apart, the 2h22m wait is one, and cuts the latent
+    // start.
+    let many: Vec<(u32, String)> = (0..20).map(|j| (20 + j, zap(20 + j, "INFO", "starting sync", "gadget", "g1", &rid('3', j), ""))).collect();
+    check(
+        &[("excerpt.log", short(&many, 8531))],
+        "source excerpt.log files=1 lines=25 10:00:00–12:22:11 gaps=[10:00:39–12:22:11]
+held latent_start=none
+missing etcd
+",
+    );
+}
+
+/// The notes the analysis gives on `files`.
+fn notes(files: &[(&str, String)]) -> Vec<String> {
+    let mut l = Loaded::default();
+    for (name, text) in files {
+        l.add(name, text.clone().into_bytes(), &LoadOptions::default());
+    }
+    l.finish();
+    analyze(&l.files, &AnalyzeOptions::default()).1.iter().map(|d| format!("{}:{} {}", d.path, d.line.unwrap_or(0), d.message)).collect()
+}
+
+#[test]
+fn a_file_whose_time_goes_back_gets_a_note() {
+    // Two pods' logs one after the other, as `kubectl logs -l` prints
+    // them: the second starts 25s before the first ends.
+    let pod = |from: u32, c: char| -> Vec<(u32, String)> {
+        (0..6).map(|k| (from + 5 * k, zap(from + 5 * k, "INFO", "starting sync", "widget", "a", &rid(c, k), ""))).collect()
+    };
+    let (a, b) = (pod(0, '1'), pod(0, '2'));
+    let mut two = text(&a);
+    two += &text(&b[1..]);
+    assert_eq!(
+        notes(&[("pods.log", two)]),
+        ["pods.log:7 time goes back 20s here (and at 3 more lines after): this line's time is 2026-05-26T10:00:05Z, line 6's 2026-05-26T10:00:25Z. \
+          One process writes its lines in time order, so the file may hold more than one log one after the other (`kubectl logs -l` prints each pod's log in turn, with no name), \
+          or a writer was held up; reconscope places each line at its own time"]
+    );
+    // Out of order by a second and less, or within the tick of a line
+    // written to the second: no note.
+    let at = |t: &str| {
+        format!("{t}\tINFO\tstarting sync\t{{\"controller\": \"widget\", \"namespace\": \"ns\", \"name\": \"a\", \"reconcileID\": \"{}\"}}\n", rid('1', 0))
+    };
+    let close = [at("2026-05-26T10:00:01.900Z"), at("2026-05-26T10:00:00.900Z"), at("2026-05-26T10:00:03Z"), at("2026-05-26T10:00:01.100Z")].concat();
+    assert_eq!(notes(&[("close.log", close)]), Vec::<String>::new());
+    // A millisecond over: a note, at the line.
+    let over = [at("2026-05-26T10:00:02.001Z"), at("2026-05-26T10:00:01Z"), at("2026-05-26T10:00:03Z"), at("2026-05-26T10:00:00.999Z")].concat();
+    assert_eq!(notes(&[("over.log", over)]).len(), 1);
+    assert!(notes(&[("over.log", [at("2026-05-26T10:00:03Z"), at("2026-05-26T10:00:00.999Z")].concat())])[0]
+        .starts_with("over.log:2 time goes back 2s here: this line's time is 2026-05-26T10:00:00.999Z, line 1's 2026-05-26T10:00:03Z."));
+}
+
+#[test]
 fn a_deadline_right_after_a_hole_is_not_an_expired_context() {
     // The held reconcile fails on a deadline in its first line, right after
     // the hole: when it began is not in the log, so it cannot be said to

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use crate::analyze::model::{Analysis, Coverage, Election, EtcdCoverage, LogGap, Missing, Reconcile, RecordRef, Silence, SourceCoverage};
 use crate::analyze::reconciles::time_of;
-use crate::model::{Format, ParsedFile, Timestamp, Wrapper};
+use crate::model::{Diagnostic, Format, ParsedFile, Timestamp, Wrapper};
 use crate::time::NANOS_PER_SEC;
 
 /// A gap is longer than this many normal gaps…
@@ -38,6 +38,9 @@ pub struct Index {
     pub source_of_file: Vec<Option<usize>>,
     /// Each source's line times in ns, sorted.
     pub times: Vec<Vec<i64>>,
+    /// Each source's [quiets](short_quiets): the start (ns) and the line
+    /// that ends each, as written.
+    pub quiets: Vec<Vec<(i64, Timestamp)>>,
 }
 
 impl Index {
@@ -176,6 +179,51 @@ fn elided_spans(f: &ParsedFile, out: &mut Vec<(i64, i64)>) {
     }
 }
 
+/// How far a file's time may go back from line to line before a note
+/// says so, beyond the tick of its coarsest time: writers sharing a file
+/// write out of time order by microseconds (kueue #6304 in the corpus),
+/// and a line written to the second may be anywhere in its second.
+pub const TIME_BACK_NANOS: i64 = NANOS_PER_SEC;
+
+/// A note when `f`'s time (`nanos`: its timed lines' times in file order,
+/// the coarsest written to `digits` fractional digits) goes back, at some
+/// line, by more than [`TIME_BACK_NANOS`] and a tick below a line before
+/// it: at the first such line, with how many there are. A process writes
+/// its lines in time order; a file of two (`kubectl logs -l` prints each
+/// pod's log in turn, with no name: a Karpenter workshop's log in the
+/// tests) is two runs of times. reconscope places every line at its time
+/// whatever the file's order, so the note says only that the file may be
+/// more than one log.
+fn time_back(f: &ParsedFile, nanos: &[i64], digits: u8) -> Option<Diagnostic> {
+    let limit = TIME_BACK_NANOS.saturating_add(crate::time::tick_nanos(digits));
+    let (mut max, mut max_at) = (i64::MIN, 0usize);
+    let (mut count, mut first) = (0usize, None::<(usize, usize)>);
+    for (k, &t) in nanos.iter().enumerate() {
+        if t < max.saturating_sub(limit) {
+            count += 1;
+            first.get_or_insert((k, max_at));
+        } else if t > max {
+            (max, max_at) = (t, k);
+        }
+    }
+    let (k, before) = first?;
+    // The lines of the first step back, as written (found again: rare).
+    let mut timed = f.records.iter().filter_map(|r| time_of(r).map(|t| (r.line, t)));
+    let (before_line, before_time) = timed.nth(before)?;
+    let (line, time) = timed.nth(k - before - 1)?;
+    let more = if count > 1 { format!(" (and at {} more lines after)", count - 1) } else { String::new() };
+    Some(Diagnostic {
+        path: f.path.clone(),
+        line: Some(line),
+        message: format!(
+            "time goes back {} here{more}: this line's time is {}, line {before_line}'s {}. One process writes its lines in time order, so the file may hold more than one log one after the other (`kubectl logs -l` prints each pod's log in turn, with no name), or a writer was held up; reconscope places each line at its own time",
+            crate::time::honest_duration(time, before_time),
+            crate::time::format_rfc3339(time),
+            crate::time::format_rfc3339(before_time),
+        ),
+    })
+}
+
 /// Sorts `v`; fast when each element is a few places from its own, as a
 /// log's times are where lines of one second were written at another
 /// precision (zap's JSON lines with their fractions among second-precision
@@ -220,6 +268,8 @@ pub fn measure(files: &[ParsedFile], elections: &[Election]) -> (Coverage, Index
 pub struct Sources {
     sources: Vec<SourceCoverage>,
     index: Index,
+    /// A note for each file whose time goes back ([`time_back`]).
+    pub notes: Vec<Diagnostic>,
 }
 
 /// See [`Sources`].
@@ -233,6 +283,7 @@ pub fn read_sources(files: &[ParsedFile]) -> Sources {
     let mut fewest_digits: Vec<u8> = Vec::new();
     let mut elided: Vec<Vec<(i64, i64)>> = Vec::new();
     let mut source_of_file = vec![None; files.len()];
+    let mut notes = Vec::new();
     for (i, f) in files.iter().enumerate() {
         if !f.records.iter().any(|r| time_of(r).is_some()) {
             continue;
@@ -251,20 +302,26 @@ pub fn read_sources(files: &[ParsedFile]) -> Sources {
         // The fewest fractional digits of the source's times: what a wait
         // between its lines is known to.
         let digits = &mut fewest_digits[s];
+        let from = times[s].len();
+        let mut file_digits = 9u8;
         times[s].extend(f.records.iter().filter_map(time_of).map(|t| {
-            *digits = (*digits).min(t.digits);
+            file_digits = file_digits.min(t.digits);
             t.nanos
         }));
+        *digits = (*digits).min(file_digits);
+        notes.extend(time_back(f, &times[s][from..], file_digits));
         elided_spans(f, &mut elided[s]);
         source_of_file[i] = Some(s);
     }
     let mut sources = Vec::with_capacity(members.len());
     let mut index_times = Vec::with_capacity(members.len());
+    let mut index_quiets = Vec::with_capacity(members.len());
     for (((ms, mut nanos), digits), mut elided) in members.into_iter().zip(times).zip(fewest_digits).zip(elided) {
         sort_nearly_sorted(&mut nanos);
         elided.sort_unstable();
         elided.dedup();
         let (normal, gaps) = gaps_of(&nanos, &elided);
+        let quiets = short_quiets(&nanos);
         // The lines at the times named (first, last, gaps' bounds), as
         // written: their precision and whether they have a year. The first
         // and last are found from either end; gaps (rare) in one pass.
@@ -272,7 +329,7 @@ pub fn read_sources(files: &[ParsedFile]) -> Sources {
         let (lo, hi) = (nanos[0], nanos[nanos.len() - 1]);
         let first = lines().find(|t| t.nanos == lo).unwrap_or(Timestamp::new(lo, 9));
         let last = ms.iter().rev().flat_map(|&i| files[i].records.iter().rev().filter_map(time_of)).find(|t| t.nanos == hi).unwrap_or(Timestamp::new(hi, 9));
-        let mut named: Vec<i64> = gaps.iter().flat_map(|&(s, e, _)| [s, e]).collect();
+        let mut named: Vec<i64> = gaps.iter().flat_map(|&(s, e, _)| [s, e]).chain(quiets.iter().map(|&(_, e)| e)).collect();
         named.sort_unstable();
         named.dedup();
         let mut found: Vec<Option<Timestamp>> = vec![None; named.len()];
@@ -299,14 +356,15 @@ pub fn read_sources(files: &[ParsedFile]) -> Sources {
             gaps: gaps.iter().map(|&(s, e, elided)| LogGap { start: at(s), end: at(e), elided }).collect(),
         });
         index_times.push(nanos);
+        index_quiets.push(quiets.iter().map(|&(s, e)| (s, at(e))).collect());
     }
-    Sources { sources, index: Index { source_of_file, times: index_times } }
+    Sources { sources, index: Index { source_of_file, times: index_times, quiets: index_quiets }, notes }
 }
 
 /// [`measure`] from the [`Sources`] read: whether there is an etcd log,
 /// and which logs are missing.
 pub fn complete(files: &[ParsedFile], s: Sources, elections: &[Election]) -> (Coverage, Index) {
-    let Sources { sources, index } = s;
+    let Sources { sources, index, notes: _ } = s;
     let etcd_logs: Vec<String> = files.iter().filter(|f| is_etcd_log(f)).map(|f| f.path.clone()).collect();
     let etcd = if etcd_logs.is_empty() && elections.is_empty() { EtcdCoverage::Absent } else { EtcdCoverage::Present };
     let mut missing = Vec::new();
@@ -464,7 +522,8 @@ pub fn gap_over(c: &SourceCoverage, start: i64, end: i64) -> Option<&LogGap> {
 /// lane was last free; across a gap of its log that reach is made up (the
 /// log is missing there, not the worker busy). Clipped to the gap's end
 /// (the first line after the hole), or dropped when that is the
-/// reconcile's own first line. Not a stated one
+/// reconcile's own first line. So across a [quiet](short_quiets) of a
+/// source too short to have gaps. Not a stated one
 /// ([`Reconcile::stated_start`]): that is the log's word, gap or not.
 pub fn clip_latent_starts(reconciles: &mut [Reconcile], record_refs: &[RecordRef], cov: &Coverage, index: &Index) {
     for r in reconciles.iter_mut() {
@@ -474,11 +533,30 @@ pub fn clip_latent_starts(reconciles: &mut [Reconcile], record_refs: &[RecordRef
         let last_gap = cov.sources[s].gaps.iter().filter(|g| g.start.nanos >= ls.nanos && g.end.nanos <= r.first.nanos).max_by_key(|g| g.end.nanos);
         // A gap that began before the latent start and ends after it also
         // cuts it.
-        let last_gap = last_gap.or_else(|| gap_over(&cov.sources[s], ls.nanos, r.first.nanos));
-        if let Some(g) = last_gap {
-            r.latent_start = (g.end < r.first).then_some(g.end);
+        let mut end = last_gap.or_else(|| gap_over(&cov.sources[s], ls.nanos, r.first.nanos)).map(|g| g.end);
+        // The last quiet within reach.
+        let quiet = index.quiets[s].iter().filter(|(q, e)| *q < r.first.nanos && e.nanos > ls.nanos).map(|&(_, e)| e).max_by_key(|e| e.nanos);
+        if let Some(q) = quiet.filter(|q| end.is_none_or(|e| q.nanos > e.nanos)) {
+            end = Some(q);
+        }
+        if let Some(e) = end {
+            r.latent_start = (e < r.first).then_some(e);
         }
     }
+}
+
+/// In a source of fewer than [`MIN_LINES`] timed lines (`times`, sorted),
+/// which has no gaps (too few lines to tell a hole from its usual quiet),
+/// its quiets: the waits longer than [`GAP_FLOOR_NANOS`] between two of
+/// its lines, start and end. Whether the process was quiet or its log has
+/// a hole there, the log cannot say that a worker was busy across one: no
+/// latent start reaches back across it (a blog's CAPMOX excerpt is 4
+/// fragments of a log, pasted one after the other, hours apart).
+fn short_quiets(times: &[i64]) -> Vec<(i64, i64)> {
+    if times.len() >= MIN_LINES {
+        return Vec::new();
+    }
+    times.windows(2).filter(|w| w[1].saturating_sub(w[0]) > GAP_FLOOR_NANOS).map(|w| (w[0], w[1])).collect()
 }
 
 /// A reconcile's first line came right after a gap of its source: within

@@ -80,7 +80,9 @@ pub fn analyze_beside<S: Send>(files: &[ParsedFile], opts: &AnalyzeOptions, side
     let (built, (((elections, client_warnings), sources), unread, side)) = reconciles::build_beside(files, opts, |etcd_records| {
         let mut unread = Vec::new();
         unread_line_notes(files, &mut unread);
-        ((etcd::analyze(files, etcd_records), coverage::read_sources(files)), unread, side())
+        let mut sources = coverage::read_sources(files);
+        unread.append(&mut sources.notes);
+        ((etcd::analyze(files, etcd_records), sources), unread, side())
     });
     let reconciles::Built { controllers, mut reconciles, record_refs, deletions, etcd_records: _, signal_records } = built;
     let (coverage, cover) = coverage::complete(files, sources, &elections);
