@@ -32,7 +32,7 @@ use crate::analyze::{ObjectRef, Outcome, Reconcile};
 use crate::layout::{Bar, Timeline};
 use crate::model::Timestamp;
 
-const MAGIC: u32 = 0x5243_0002; // "RC", version 2 (stated starts)
+const MAGIC: u32 = 0x5243_0003; // "RC", version 3 (said done)
 const NONE: u32 = u32::MAX;
 
 /// Why bytes could not be read back (they were cut or are not this form).
@@ -99,7 +99,8 @@ pub fn encode_reconciles(reconciles: &[Reconcile]) -> Vec<u8> {
         put_u32(&mut out, r.lines);
         out.push(outcome_byte(r.outcome));
         put_u32(&mut out, r.error.as_deref().map_or(NONE, ix));
-        out.push(u8::from(r.truncated));
+        // Flags: truncated, said done.
+        out.push(u8::from(r.truncated) | u8::from(r.said_done) << 1);
         put_u32(&mut out, r.lane);
         put_u32(&mut out, r.records.start);
         put_u32(&mut out, r.records.end);
@@ -256,10 +257,30 @@ impl<'a> ReconcileDecoder<'a> {
         let lines = r.u32()?;
         let outcome = outcome_of(r.u8()?)?;
         let error = string(strings, r.u32()?)?.map(str::to_string);
-        let truncated = r.u8()? == 1;
+        let flags = r.u8()?;
+        if flags > 3 {
+            return Err(CodecError("bad flags"));
+        }
+        let (truncated, said_done) = (flags & 1 == 1, flags & 2 == 2);
         let lane = r.u32()?;
         let records = r.u32()?..r.u32()?;
-        Ok(Reconcile { reconcile_id, controller, object, kind, first, last, latent_start, stated_start, lines, outcome, error, truncated, lane, records })
+        Ok(Reconcile {
+            reconcile_id,
+            controller,
+            object,
+            kind,
+            first,
+            last,
+            latent_start,
+            stated_start,
+            lines,
+            outcome,
+            said_done,
+            error,
+            truncated,
+            lane,
+            records,
+        })
     }
 }
 
@@ -595,6 +616,7 @@ mod tests {
             stated_start: i % 4 == 2,
             lines: i as u32 * 7,
             outcome: Outcome::ALL[i % 4],
+            said_done: i % 3 == 1,
             error: (i % 3 == 2).then(|| format!("boom {} ünïcode", i % 4)),
             truncated: i.is_multiple_of(5),
             lane: i as u32 % 4,

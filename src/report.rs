@@ -791,7 +791,7 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
                 escape(&a.controllers[r.controller].name, 80),
                 r.object.as_ref().map_or("–".to_string(), |o| escape(&o.to_string(), 120)),
                 clk.at(r.start()),
-                r.outcome.as_str(),
+                r.outcome_text(),
                 escape(&r.reconcile_id, 64)
             )?;
         }

@@ -281,30 +281,30 @@ fn a_reconcile_the_log_stops_in_is_unfinished() {
                 + &widget(2, "synced", "a", "r1")
                 + &widget(3, "starting sync", "b", "r3")
                 + &widget(4, "creating", "b", "r3"),
-            vec![("r1", "success"), ("r3", "unfinished")],
+            vec![("r1", "success (no error logged)"), ("r3", "unfinished")],
         ),
         // A line after r3's last, of no reconcile: the log goes on.
         (
             widget(1, "starting sync", "a", "r1") + &widget(3, "starting sync", "b", "r3") + &ts(5) + "\tINFO\tleader lease renewed\n",
-            vec![("r1", "success"), ("r3", "success")],
+            vec![("r1", "success (no error logged)"), ("r3", "success (no error logged)")],
         ),
         // A line after r3's last in the file, but timed before it or at
         // its time (writers sharing a file, as in kueue's envtest log): no
         // time is seen passing after r3.
         (
             widget(1, "starting sync", "a", "r1") + &widget(3, "starting sync", "b", "r3") + &ts(2) + "\tINFO\tleader lease renewed\n",
-            vec![("r1", "success"), ("r3", "unfinished")],
+            vec![("r1", "success (no error logged)"), ("r3", "unfinished")],
         ),
         (
             widget(1, "starting sync", "a", "r1") + &widget(3, "starting sync", "b", "r3") + &ts(3) + "\tINFO\tleader lease renewed\n",
-            vec![("r1", "success"), ("r3", "unfinished")],
+            vec![("r1", "success (no error logged)"), ("r3", "unfinished")],
         ),
         // Every line in one second (JobSet's whole-second log in kueue
         // #2096): the next reconcile of the same object shows that the
         // one before had ended; the last is unfinished.
         (
             widget(5, "Reconciling", "a", "r1") + &widget(5, "Reconciling", "a", "r2") + &widget(5, "Reconciling", "a", "r3"),
-            vec![("r1", "success"), ("r2", "success"), ("r3", "unfinished")],
+            vec![("r1", "success (no error logged)"), ("r2", "success (no error logged)"), ("r3", "unfinished")],
         ),
         // Another object's reconcile shows nothing (another worker may run
         // it), nor another controller's of the same object, nor one that
@@ -328,7 +328,8 @@ fn a_reconcile_the_log_stops_in_is_unfinished() {
         (widget(1, "starting sync", "a", "r1") + &line(&ts(2), "ERROR", "Reconciler error", "widget", "a", "r1"), vec![("r1", "error")]),
         (widget(1, "starting sync", "a", "r1") + &widget(2, "Reconcile done, requeueing after 5s", "a", "r1"), vec![("r1", "requeue")]),
         // Or it is controller-runtime's own line for a reconcile that
-        // returned with no error and no requeue (logged at V(5)).
+        // returned with no error and no requeue (logged at V(5)): a
+        // success a line states, where others are read from no error line.
         (widget(1, "Reconciling", "a", "r1") + &widget(2, "Reconcile successful", "a", "r1"), vec![("r1", "success")]),
         // Flux's reconcilers say both (kustomize-controller: `return
         // ctrl.Result{RequeueAfter: …}` after the first, the reconcile's
@@ -341,12 +342,12 @@ fn a_reconcile_the_log_stops_in_is_unfinished() {
         ),
         (
             widget(1, "conflict, retrying in 5s: object was modified", "a", "r1") + &widget(2, "synced", "b", "r2") + &widget(3, "synced", "b", "r2"),
-            vec![("r1", "success"), ("r2", "unfinished")],
+            vec![("r1", "success (no error logged)"), ("r2", "unfinished")],
         ),
         // Only the last line says so: a retry inside the reconcile is none.
         (
             widget(1, "status conflict, retrying in 1s", "a", "r1") + &widget(2, "synced", "a", "r1") + &widget(3, "synced", "b", "r2"),
-            vec![("r1", "success"), ("r2", "unfinished")],
+            vec![("r1", "success (no error logged)"), ("r2", "unfinished")],
         ),
         // Read from the whole message: these two share their first 80
         // characters, where a word of the vocabulary is cut.
@@ -354,7 +355,7 @@ fn a_reconcile_the_log_stops_in_is_unfinished() {
             widget(1, &format!("{}, done", "waiting for the dependency to report ready ".repeat(2)), "a", "r1")
                 + &widget(2, &format!("{}, retrying in 30s", "waiting for the dependency to report ready ".repeat(2)), "a", "r2")
                 + &widget(3, "synced", "b", "r3"),
-            vec![("r1", "success"), ("r2", "requeue"), ("r3", "unfinished")],
+            vec![("r1", "success (no error logged)"), ("r2", "requeue"), ("r3", "unfinished")],
         ),
         // An unrecovered panic, which controller-runtime logs at INFO.
         (
@@ -369,7 +370,7 @@ fn a_reconcile_the_log_stops_in_is_unfinished() {
         for min_records_per_thread in [50_000, 1] {
             let opts = AnalyzeOptions { threads: 2, min_records_per_thread, ..AnalyzeOptions::default() };
             let a = run(&[("w.log", log.clone())], &opts);
-            let got: Vec<(&str, &str)> = a.reconciles.iter().map(|r| (r.reconcile_id.as_str(), r.outcome.as_str())).collect();
+            let got: Vec<(&str, &str)> = a.reconciles.iter().map(|r| (r.reconcile_id.as_str(), r.outcome_text())).collect();
             assert_eq!(&got, want, "{log}");
         }
     }
@@ -380,8 +381,8 @@ fn a_reconcile_the_log_stops_in_is_unfinished() {
     for min_records_per_thread in [50_000, 1] {
         let opts = AnalyzeOptions { threads: 2, min_records_per_thread, ..AnalyzeOptions::default() };
         let a = run(&[("a.log", a_log.clone()), ("b.log", b_log.clone())], &opts);
-        let got: Vec<(&str, &str)> = a.reconciles.iter().map(|r| (r.reconcile_id.as_str(), r.outcome.as_str())).collect();
-        assert_eq!(got, [("r1", "success"), ("r2", "unfinished")]);
+        let got: Vec<(&str, &str)> = a.reconciles.iter().map(|r| (r.reconcile_id.as_str(), r.outcome_text())).collect();
+        assert_eq!(got, [("r1", "success (no error logged)"), ("r2", "unfinished")]);
     }
 }
 

@@ -18,6 +18,10 @@
 //!   lines, `outcome=<success|requeue|error|unfinished>` (`error`: a line
 //!   of it is an error, or says it panicked; `unfinished`: the file's last
 //!   timed line is its last, and none of its lines says how it ended);
+//!   where a person can tell, `logged=<yes|no>`: whether a line of it
+//!   states its outcome (an error line, a requeue, controller-runtime's
+//!   `Reconcile successful`, Flux's `Reconciliation finished in`), `no`
+//!   for a success read from no error line where the log goes on;
 //!   and where a person can tell, `latent_start=<RFC3339|null>`: the
 //!   tool's latent start; where a line of it states how long it had run
 //!   (Flux's `Reconciliation finished in 613.16027ms`), that line's time
@@ -76,6 +80,8 @@ struct Reconcile {
     latent_start: Option<Option<String>>,
     /// The error, when the `.expect` states it (an `error:` line).
     error: Option<String>,
+    /// Whether a line states its outcome, when the `.expect` says.
+    logged: Option<bool>,
 }
 
 /// One election: `term=`, `leader=` (`None` is `null`); `start=` and
@@ -140,20 +146,25 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
             "reconcile" => {
                 let mut parts = value.split_whitespace();
                 let id = parts.next().ok_or_else(|| at("reconcile without an id"))?.to_string();
-                let (mut controller, mut object, mut outcome, mut latent_start) = (None, None, None, None);
+                let (mut controller, mut object, mut outcome, mut latent_start, mut logged) = (None, None, None, None, None);
                 for p in parts {
                     match p.split_once('=') {
                         Some(("controller", v)) => controller = Some(null_or(v)),
                         Some(("object", v)) => object = Some(null_or(v)),
                         Some(("outcome", v @ ("success" | "requeue" | "error" | "unfinished"))) => outcome = Some(v.to_string()),
                         Some(("latent_start", v)) => latent_start = Some(null_or(v)),
-                        _ => return Err(at("reconcile takes controller=, object=, outcome=<success|requeue|error|unfinished> and latent_start=")),
+                        Some(("logged", v @ ("yes" | "no"))) => logged = Some(v == "yes"),
+                        _ => {
+                            return Err(at(
+                                "reconcile takes controller=, object=, outcome=<success|requeue|error|unfinished>, logged=<yes|no> and latent_start=",
+                            ))
+                        }
                     }
                 }
                 let (Some(controller), Some(object)) = (controller, object) else {
                     return Err(at("reconcile needs both controller= and object="));
                 };
-                e.reconciles.push(Reconcile { id, controller, object, outcome, latent_start, error: None });
+                e.reconciles.push(Reconcile { id, controller, object, outcome, latent_start, error: None, logged });
             }
             "error" => {
                 let (id, text) = value.split_once(' ').ok_or_else(|| at("error takes `<id> <text>`"))?;
@@ -268,6 +279,7 @@ fn check(rel: &str, bytes: Vec<u8>, expect: &Expect) -> Vec<String> {
             outcome: r["outcome"].as_str().map(str::to_string),
             latent_start: Some(r["latent_start"].as_str().map(str::to_string)),
             error: r["error"].as_str().map(str::to_string),
+            logged: r["outcome_logged"].as_bool(),
         };
         got.entry(id).or_insert(rec);
     }
@@ -287,6 +299,9 @@ fn check(rel: &str, bytes: Vec<u8>, expect: &Expect) -> Vec<String> {
                 }
                 if e.error.is_some() {
                     differ(&mut out, &format!("reconcile {} error", e.id), show(&e.error), show(&g.error));
+                }
+                if let Some(want) = e.logged {
+                    differ(&mut out, &format!("reconcile {} outcome_logged", e.id), want.to_string(), g.logged.map_or("no such key".into(), |b| b.to_string()));
                 }
                 if let Some(want) = &e.latent_start {
                     differ(&mut out, &format!("reconcile {} latent_start", e.id), show(want), show(&g.latent_start.clone().flatten()));
@@ -407,7 +422,7 @@ fn every_corpus_file_has_its_facts_asserted() {
 fn expect_files_are_read_strictly() {
     let ok = parse_expect(
         "# a summary\nrecords: 3\nfirst: 2025-04-09T10:00:00.123Z # a comment\nlast: none\n\
-         reconcile: abc controller=tcp object=null\nreconcile: def controller=null object=a/b outcome=unfinished\nerror: def Reconciler error: it:  failed \nelection: term=5 leader=null\n\
+         reconcile: abc controller=tcp object=null\nreconcile: def controller=null object=a/b outcome=unfinished logged=no\nerror: def Reconciler error: it:  failed \nelection: term=5 leader=null\n\
          election: term=6 leader=a start=2025-04-09T10:00:01Z leaderless=1500ms\nelection: term=7 leader=null leaderless=null\n",
     )
     .unwrap();
@@ -417,14 +432,15 @@ fn expect_files_are_read_strictly() {
     assert_eq!(
         ok.reconciles,
         vec![
-            Reconcile { id: "abc".into(), controller: Some("tcp".into()), object: None, outcome: None, latent_start: None, error: None },
+            Reconcile { id: "abc".into(), controller: Some("tcp".into()), object: None, outcome: None, latent_start: None, error: None, logged: None },
             Reconcile {
                 id: "def".into(),
                 controller: None,
                 object: Some("a/b".into()),
                 outcome: Some("unfinished".into()),
                 latent_start: None,
-                error: Some("Reconciler error: it:  failed".into())
+                error: Some("Reconciler error: it:  failed".into()),
+                logged: Some(false),
             },
         ]
     );
@@ -447,6 +463,7 @@ fn expect_files_are_read_strictly() {
         "records: 1\nfirst: none\nlast: none\nreconcile: abc controller=x object=null outcome=ok\n",
         "records: 1\nfirst: none\nlast: none\nelection: term=5 leader=null leaderless=1.5s\n",
         "records: 1\nfirst: none\nlast: none\nerror: abc it failed\n",
+        "records: 1\nfirst: none\nlast: none\nreconcile: abc controller=x object=null logged=true\n",
         "records: 1\nfirst: none\nlast: none\nreconcile: abc controller=x object=null\nerror: abc\n",
         "records: 1\nfirst: none\nlast: none\nreconcile: abc controller=x object=null\nerror: abc a\nerror: abc b\n",
     ] {

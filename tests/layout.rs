@@ -49,6 +49,7 @@ fn rec(c: usize, object: &str, first: i64, last: i64, lane: u32) -> Reconcile {
         stated_start: false,
         lines: 2,
         outcome: Outcome::Success,
+        said_done: false,
         error: None,
         truncated: false,
         lane,

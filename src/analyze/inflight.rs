@@ -93,6 +93,7 @@ mod tests {
                 stated_start: false,
                 lines: if s == e { 1 } else { 2 },
                 outcome: Outcome::Success,
+                said_done: false,
                 error: None,
                 truncated: false,
                 lane: 0,

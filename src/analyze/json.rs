@@ -388,6 +388,7 @@ struct ReconcileDoc<'a> {
     lines: u32,
     object: Option<String>,
     outcome: crate::analyze::model::Outcome,
+    outcome_logged: bool,
     reconcile_id: &'a str,
     truncated: bool,
 }
@@ -425,6 +426,7 @@ fn reconcile_doc<'a>(a: &'a Analysis, r: &'a Reconcile) -> ReconcileDoc<'a> {
         lines: r.lines,
         object: r.object.as_ref().map(|o| o.to_string()),
         outcome: r.outcome,
+        outcome_logged: r.outcome_logged(),
         reconcile_id: &r.reconcile_id,
         truncated: r.truncated,
     }
@@ -505,6 +507,7 @@ fn write_reconcile(buf: &mut Vec<u8>, a: &Analysis, r: &Reconcile) {
     }
     buf.extend_from_slice(b",\n      \"outcome\": ");
     json_str(buf, r.outcome.as_str());
+    buf.extend_from_slice(if r.outcome_logged() { b",\n      \"outcome_logged\": true" } else { b",\n      \"outcome_logged\": false" });
     buf.extend_from_slice(b",\n      \"reconcile_id\": ");
     json_str(buf, &r.reconcile_id);
     buf.extend_from_slice(if r.truncated { b",\n      \"truncated\": true\n    }" } else { b",\n      \"truncated\": false\n    }" });
@@ -750,7 +753,7 @@ mod tests {
                     "object": r.object.as_ref().map(|o| o.to_string()),
                     "first": t(Some(r.first)), "last": t(Some(r.last)), "latent_start": t(r.latent_start),
                     "latent_start_from": r.latent_start.map(|_| if r.stated_start { "stated" } else { "worker" }),
-                    "lines": r.lines, "outcome": r.outcome, "error": r.error, "truncated": r.truncated, "lane": r.lane,
+                    "lines": r.lines, "outcome": r.outcome, "outcome_logged": r.outcome_logged(), "error": r.error, "truncated": r.truncated, "lane": r.lane,
                     "duration_nanos": g.map(|g| g.nanos), "duration_nanos_at_least": lo, "duration_nanos_at_most": hi,
                 })
             })
@@ -803,6 +806,7 @@ mod tests {
                 stated_start: i % 10 == 1,
                 lines: (i % 4) as u32,
                 outcome: Outcome::ALL[i % 4],
+                said_done: i % 7 < 3,
                 error: (i % 2 == 1).then(|| format!("{h}: {h}")),
                 truncated: i % 6 == 0,
                 lane: (i % 3) as u32,

@@ -92,6 +92,14 @@ pub struct Reconcile {
     pub stated_start: bool,
     pub lines: u32,
     pub outcome: Outcome,
+    /// A line of it says it returned (controller-runtime's `Reconcile
+    /// successful`, logged at V(5); Flux's `Reconciliation finished in`).
+    /// A `success` without one is read from what the log does not show
+    /// (no error line, and the log goes on after it): see
+    /// [`Reconcile::outcome_logged`]. (False in a link made before it was
+    /// kept.)
+    #[serde(default)]
+    pub said_done: bool,
     pub error: Option<String>,
     /// It starts before, or ends after, the coverage of its log file.
     pub truncated: bool,
@@ -124,6 +132,27 @@ impl Reconcile {
             crate::time::at_most_duration(self.start(), self.last)
         } else {
             crate::time::honest_duration(self.start(), self.last)
+        }
+    }
+
+    /// Whether a line of it states its outcome: an error line, a requeue,
+    /// or a line that says it returned ([`Reconcile::said_done`]). Not for
+    /// `unfinished` (the log ends) or a `success` no line states, which is
+    /// read from the absence of an error line where the log goes on.
+    pub fn outcome_logged(&self) -> bool {
+        match self.outcome {
+            Outcome::Error | Outcome::Requeue => true,
+            Outcome::Success => self.said_done,
+            Outcome::Unfinished => false,
+        }
+    }
+
+    /// Its outcome as people read it: `success (no error logged)` when no
+    /// line of it says so ([`Reconcile::outcome_logged`]), else the word.
+    pub fn outcome_text(&self) -> &'static str {
+        match self.outcome {
+            Outcome::Success if !self.said_done => "success (no error logged)",
+            o => o.as_str(),
         }
     }
 

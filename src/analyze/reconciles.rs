@@ -712,6 +712,7 @@ impl<'a> Part<'a> {
             stated_start: false,
             lines: 0,
             outcome: Outcome::Success,
+            said_done: false,
             error: None,
             truncated: false,
             lane: 0,
@@ -1130,7 +1131,8 @@ fn finish<'a>(files: &'a [ParsedFile], opts: &AnalyzeOptions, parts: Vec<Part<'a
         // write in time order to the microsecond, as kueue's envtest log
         // shows): nothing shows time passing after it.
         let at_end = drafts[i].ends_log || refs.last().and_then(|rr| file_end[rr.file as usize]).is_some_and(|end| r.last >= end);
-        if at_end && !drafts[i].said_done && r.outcome == Outcome::Success {
+        r.said_done = drafts[i].said_done;
+        if at_end && !r.said_done && r.outcome == Outcome::Success {
             at_the_end.push(i);
         }
         // (From the start its line states, if any: it ran from then.)

@@ -184,6 +184,13 @@ describe('loading and the timeline', { timeout: 180_000 }, () => {
         (id) => document.querySelector('[data-testid=inspector]')?.dataset.reconcileId !== id,
         stalledId,
       );
+      // The one before it succeeded as far as the log shows: no line of it
+      // says so (the kamaji log is not at V(5)), and the meta line says
+      // that rather than a plain `success`.
+      const prevId = await inspector.getAttribute('data-reconcile-id');
+      const prev = incidentAnalysis().reconciles.find((r) => r.reconcile_id === prevId);
+      assert.deepEqual([prev.outcome, prev.outcome_logged], ['success', false]);
+      assert.match(await inspector.locator('.meta').innerText(), / · success \(no error logged\) · /);
       await inspector.getByTestId('next-reconcile').click();
       await page.waitForFunction(
         (id) => document.querySelector('[data-testid=inspector]')?.dataset.reconcileId === id,

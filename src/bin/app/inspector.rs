@@ -53,11 +53,11 @@ pub fn view(s: &AppState, l: &Loaded, i: &Inspector, d: &Callback<Action>, r: &N
     // A reconcile seen on one line has no duration to state; others, no
     // finer than their timestamps.
     let meta = if rec.is_one_line() {
-        format!("{controller} · {object} · {} · {} · one line", rec.outcome.as_str(), timefmt::full(rec.start().nanos, zone))
+        format!("{controller} · {object} · {} · {} · one line", rec.outcome_text(), timefmt::full(rec.start().nanos, zone))
     } else {
         format!(
             "{controller} · {object} · {} · {} → {} ({}) · {}",
-            rec.outcome.as_str(),
+            rec.outcome_text(),
             timefmt::full(rec.start().nanos, zone),
             timefmt::clock_auto(rec.last.nanos, zone),
             rec.duration_text(),

@@ -925,7 +925,7 @@ impl State {
                 timefmt::full(r.first.nanos, z),
                 timefmt::full(r.last.nanos, z),
                 r.duration_text(),
-                r.outcome.as_str(),
+                r.outcome_text(),
                 if r.truncated { " · cut by the log's edge" } else { "" },
             ));
             if let Some(err) = &r.error {
