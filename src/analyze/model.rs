@@ -33,8 +33,10 @@ impl fmt::Display for ObjectRef {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
-    /// No line of it is an error or asks for a requeue, and the log goes on
-    /// after its last line.
+    /// No line of it is an error or asks for a requeue, and a line of it
+    /// says it returned ([`Reconcile::said_done`]), or the log goes on
+    /// after its last line (then no line states it:
+    /// [`Reconcile::outcome_logged`]).
     Success,
     Requeue,
     Error,
