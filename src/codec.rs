@@ -32,7 +32,7 @@ use crate::analyze::{ObjectRef, Outcome, Reconcile};
 use crate::layout::{Bar, Timeline};
 use crate::model::Timestamp;
 
-const MAGIC: u32 = 0x5243_0003; // "RC", version 3 (said done)
+const MAGIC: u32 = 0x5243_0003; // "RC", version 3 (said done, error value)
 const NONE: u32 = u32::MAX;
 
 /// Why bytes could not be read back (they were cut or are not this form).
@@ -99,6 +99,7 @@ pub fn encode_reconciles(reconciles: &[Reconcile]) -> Vec<u8> {
         put_u32(&mut out, r.lines);
         out.push(outcome_byte(r.outcome));
         put_u32(&mut out, r.error.as_deref().map_or(NONE, ix));
+        put_u32(&mut out, r.error_value_at.unwrap_or(NONE));
         // Flags: truncated, said done.
         out.push(u8::from(r.truncated) | u8::from(r.said_done) << 1);
         put_u32(&mut out, r.lane);
@@ -257,6 +258,7 @@ impl<'a> ReconcileDecoder<'a> {
         let lines = r.u32()?;
         let outcome = outcome_of(r.u8()?)?;
         let error = string(strings, r.u32()?)?.map(str::to_string);
+        let error_value_at = Some(r.u32()?).filter(|&at| at != NONE);
         let flags = r.u8()?;
         if flags > 3 {
             return Err(CodecError("bad flags"));
@@ -277,6 +279,7 @@ impl<'a> ReconcileDecoder<'a> {
             outcome,
             said_done,
             error,
+            error_value_at,
             truncated,
             lane,
             records,
@@ -618,6 +621,7 @@ mod tests {
             outcome: Outcome::ALL[i % 4],
             said_done: i % 3 == 1,
             error: (i % 3 == 2).then(|| format!("boom {} ünïcode", i % 4)),
+            error_value_at: (i % 3 == 2 && i.is_multiple_of(2)).then_some(6),
             truncated: i.is_multiple_of(5),
             lane: i as u32 % 4,
             records: (i as u32 * 10)..(i as u32 * 10 + 3),

@@ -845,6 +845,9 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
     #[derive(Default)]
     struct Failed<'a> {
         count: usize,
+        /// The error's message and value, as the first reconcile with it
+        /// has them (quoted apart, as the log writes them).
+        parts: Option<(&'a str, Option<&'a str>)>,
         objects: Vec<&'a crate::analyze::ObjectRef>,
         seen: std::collections::HashSet<&'a crate::analyze::ObjectRef>,
         no_object: bool,
@@ -854,6 +857,7 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
         if let Some(e) = &r.error {
             let entry = errors.entry(e.as_str()).or_default();
             entry.count += 1;
+            entry.parts = entry.parts.or(r.error_parts());
             match r.object.as_deref() {
                 Some(o) if entry.seen.insert(o) => entry.objects.push(o),
                 Some(_) => {}
@@ -878,7 +882,11 @@ fn write_tables(s: &mut String, a: &Analysis, clk: Clock) -> std::fmt::Result {
             }
             let all = f.objects.len() + usize::from(f.no_object);
             let more = if all > shown.len() { format!(" and {} more", all - shown.len()) } else { String::new() };
-            writeln!(s, "| {} | {} | {}{more} |", f.count, code(msg, 300, true), shown.join(", "))?;
+            let quoted = match f.parts {
+                Some((m, Some(v))) => format!("{}: {}", code(m, 300, true), code(v, 300, true)),
+                _ => code(msg, 300, true),
+            };
+            writeln!(s, "| {} | {quoted} | {}{more} |", f.count, shown.join(", "))?;
         }
     }
 

@@ -50,6 +50,7 @@ fn rec(c: usize, object: &str, first: i64, last: i64, lane: u32) -> Reconcile {
         lines: 2,
         outcome: Outcome::Success,
         said_done: false,
+        error_value_at: None,
         error: None,
         truncated: false,
         lane,

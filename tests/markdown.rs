@@ -77,9 +77,11 @@ fn the_incident_reads_right() {
     // Instants are at a time, not a range of one.
     assert!(html.contains("<strong>expired-context · <code>tenant-test/kubernetes-test-latest-version</code> · at 16:55:13</strong> · <a href=\"https://example.org/reconscope/#from=2026-05-26T16:55:13Z&amp;to=2026-05-26T16:55:13.000071Z\">timeline</a>"), "{html}");
     assert!(!html.contains("16:55:13–16:55:13"));
-    // Log text and Go frames are code, with `*` as it is.
+    // Log text and Go frames are code, with `*` as it is; an error line's
+    // message and its error value apart, as the line writes them.
     for c in [
-        "unable to create the DataStore user: unable to check if user exists: cannot check if user exists: context deadline…",
+        "unable to create the DataStore user",
+        "unable to check if user exists: cannot check if user exists: context deadline…",
         "marked for deletion, performing clean-up",
         "[select, 15 minutes]",
         "go.etcd.io/etcd/client/v3.(*authClient).UserGet",
@@ -88,7 +90,7 @@ fn the_incident_reads_right() {
         assert!(html.contains(&format!("<code>{c}</code>")), "{c} in code: {html}");
     }
     assert!(html.contains(
-        "<td><code>unable to revoke privileges: unable to check if privileges exist: cannot check if grant exists: context deadline exceeded</code></td>"
+        "<td><code>unable to revoke privileges</code>: <code>unable to check if privileges exist: cannot check if grant exists: context deadline exceeded</code></td>"
     ));
     assert!(!html.contains('\u{200b}'), "no zero-width space needed in the incident");
 }
@@ -233,7 +235,7 @@ fn hostile_text_stays_text() {
         // are checked, by `check`.
         if !evil.contains("\\|") {
             assert_eq!(html.matches(&format!("<td>{in_code}</td>")).count(), 2, "{evil:?} the frames: {in_code}\n{html}");
-            let error = format!("<td><code>Reconciler error: {shown}</code></td>");
+            let error = format!("<td><code>Reconciler error</code>: {in_code}</td>");
             assert!(html.contains(&error), "{evil:?} the error: {error}\n{html}");
         }
         // The command block holds the command's lines as they are, less
@@ -362,7 +364,7 @@ fn an_error_of_no_object_shows_a_dash() {
     let table = md.split("### Most frequent reconcile errors").nth(1).unwrap().split("\n### ").next().unwrap();
     let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| count")).collect();
     assert_eq!(rows.len(), 1, "{table}");
-    assert!(rows[0].starts_with("| 1 | `could not schedule pod: incompatible with nodepool"), "{}", rows[0]);
+    assert!(rows[0].starts_with("| 1 | `could not schedule pod`: `incompatible with nodepool"), "{}", rows[0]);
     assert!(rows[0].ends_with(" | – |"), "{}", rows[0]);
     check(&a, &ReportOptions::default());
 }
@@ -385,10 +387,10 @@ fn the_errors_table_names_objects_before_a_dash() {
         table.lines().find(|l| l.starts_with("| ") && !l.starts_with("| count")).unwrap().to_string()
     };
     // No object first, then two objects, one of them twice.
-    assert_eq!(row(&["", "a", "b", "a"]), "| 4 | `Reconciler error: boom` | ns/a, ns/b, – |");
+    assert_eq!(row(&["", "a", "b", "a"]), "| 4 | `Reconciler error`: `boom` | ns/a, ns/b, – |");
     // Five objects besides: the five, then the dash counted.
-    assert_eq!(row(&["", "a", "b", "c", "d", "e"]), "| 6 | `Reconciler error: boom` | ns/a, ns/b, ns/c, ns/d, ns/e and 1 more |");
-    assert_eq!(row(&["a", "b", "c", "d", "e", "f", "g"]), "| 7 | `Reconciler error: boom` | ns/a, ns/b, ns/c, ns/d, ns/e and 2 more |");
+    assert_eq!(row(&["", "a", "b", "c", "d", "e"]), "| 6 | `Reconciler error`: `boom` | ns/a, ns/b, ns/c, ns/d, ns/e and 1 more |");
+    assert_eq!(row(&["a", "b", "c", "d", "e", "f", "g"]), "| 7 | `Reconciler error`: `boom` | ns/a, ns/b, ns/c, ns/d, ns/e and 2 more |");
 }
 
 #[test]
@@ -423,4 +425,34 @@ fn the_slowest_reconciles_say_where_a_duration_comes_from() {
     assert_eq!(late.lines().nth(3), Some("| 1s | w | ns/a | 10:00:01 | success (no error logged) | r1 |"), "{late}");
     let spans = "A duration with neither \"at most\" nor a start its log states runs from a reconcile's first line to its last: it may have run longer.";
     assert_eq!(late.matches(spans).count(), 1, "{late}");
+}
+
+/// Every error the report quotes can be found in the log as quoted: the
+/// error line's message and its `error` value are quoted apart (the tool
+/// joins them with `: `, which no line writes), in the findings'
+/// sentences and the table of frequent errors.
+#[test]
+fn quoted_errors_are_found_in_the_log_as_quoted() {
+    let a = incident(false);
+    let log = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/incident/cozyreport/kamaji/kamaji-controller.log")).unwrap();
+    let md = markdown(&a, &ReportOptions::default());
+    let table = md.split("### Most frequent reconcile errors\n\n").nth(1).unwrap().split("\n### ").next().unwrap();
+    // The code spans of the table's error column, and of the stall's
+    // sentence after "ended with".
+    let stall = a.findings.iter().find(|f| f.kind == FindingKind::StalledWorker).unwrap();
+    let ended = stall.message.split(" ended with ").nth(1).unwrap();
+    let mut quoted: Vec<&str> = table.lines().skip(2).filter_map(|row| row.split(" | ").nth(1)).chain([ended.split("; ").next().unwrap()]).collect();
+    quoted.retain(|q| !q.is_empty());
+    assert_eq!(quoted.len(), 3, "{table}\n{ended}");
+    for q in quoted {
+        // `message`: `value` (a cut value ends `…` after its span).
+        let spans: Vec<&str> = q.split('`').skip(1).step_by(2).collect();
+        assert_eq!(spans.len(), 2, "{q}");
+        assert!(q.starts_with('`') && q.contains("`: `"), "{q}");
+        for s in spans {
+            // (A quote cut short ends `…`.)
+            let s = s.strip_suffix('…').unwrap_or(s);
+            assert!(log.contains(s), "not in the log: {s:?} (of {q})");
+        }
+    }
 }

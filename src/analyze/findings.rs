@@ -45,6 +45,22 @@ pub fn cut_quote(s: &str, max: usize) -> String {
     format!("{at_word}…")
 }
 
+/// A reconcile's error quoted as its line writes it
+/// ([`Reconcile::error_parts`]): its message, then after `: ` its error
+/// value, each quoted on its own so that each can be found in the log;
+/// the two together cut to about `max` characters (the value to 40 at
+/// least).
+pub fn quote_error(s: Sentence, r: &Reconcile, max: usize) -> Sentence {
+    match r.error_parts() {
+        Some((message, Some(value))) => {
+            let left = max.saturating_sub(message.chars().count()).max(40);
+            s.code(cut_quote(message, max)).text(": ").code(cut_quote(value, left))
+        }
+        Some((message, None)) => s.code(cut_quote(message, max)),
+        None => s,
+    }
+}
+
 /// How long after its start `start` a line at `at` came, as the two
 /// timestamps support it: `71µs after it started`, or `within the same
 /// second it started (its start is logged to the second)`.
@@ -402,8 +418,8 @@ fn stalled_workers(
                 waited.sort();
                 waited.dedup();
                 let held = next.object.as_ref().map_or("an unknown object".to_string(), |o| o.to_string());
-                let outcome = match (&next.outcome, &next.error) {
-                    (Outcome::Error, Some(e)) => Sentence::default().text(" and ended with ").code(cut_quote(e, 120)),
+                let outcome = match next.outcome {
+                    Outcome::Error => quote_error(Sentence::default().text(" and ended with "), next, 120),
                     _ => Sentence::default(),
                 };
                 let waited_clause = if waited.is_empty() {
@@ -899,17 +915,18 @@ fn error_bursts(a: &Analysis, failed: &[usize], out: &mut Vec<Finding>) {
                     sentence = sentence.text(format!(", all of {o},"));
                 }
                 sentence = sentence.text(format!(" failed within a minute from {}", clock(s)));
-                let mut by_error: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+                // Per error: how many, and the first reconcile with it.
+                let mut by_error: std::collections::BTreeMap<&str, (usize, usize)> = std::collections::BTreeMap::new();
                 for &r in &burst {
                     if let Some(e) = a.reconciles[r].error.as_deref() {
-                        *by_error.entry(e).or_default() += 1;
+                        by_error.entry(e).or_insert((0, r)).0 += 1;
                     }
                 }
                 // The most common, the first in text order among equals.
-                let common = by_error.iter().max_by_key(|(e, n)| (**n, std::cmp::Reverse(**e)));
+                let common = by_error.iter().max_by_key(|(e, (n, _))| (*n, std::cmp::Reverse(**e)));
                 sentence = match common {
-                    Some((e, &n)) if n == burst.len() => sentence.text(", each with ").code(cut_quote(e, 120)).text("."),
-                    Some((e, &n)) if n * 2 > burst.len() => sentence.text(format!(", {n} of them with ")).code(cut_quote(e, 120)).text("."),
+                    Some((_, &(n, r))) if n == burst.len() => quote_error(sentence.text(", each with "), &a.reconciles[r], 120).text("."),
+                    Some((_, &(n, r))) if n * 2 > burst.len() => quote_error(sentence.text(format!(", {n} of them with ")), &a.reconciles[r], 120).text("."),
                     _ => sentence.text("."),
                 };
                 out.push(Finding {

@@ -94,6 +94,7 @@ mod tests {
                 lines: if s == e { 1 } else { 2 },
                 outcome: Outcome::Success,
                 said_done: false,
+                error_value_at: None,
                 error: None,
                 truncated: false,
                 lane: 0,

@@ -808,6 +808,7 @@ mod tests {
                 outcome: Outcome::ALL[i % 4],
                 said_done: i % 7 < 3,
                 error: (i % 2 == 1).then(|| format!("{h}: {h}")),
+                error_value_at: (i % 2 == 1).then_some(h.len() as u32 + 2),
                 truncated: i % 6 == 0,
                 lane: (i % 3) as u32,
                 records: 0..0,

@@ -103,6 +103,13 @@ pub struct Reconcile {
     #[serde(default)]
     pub said_done: bool,
     pub error: Option<String>,
+    /// Where the error line's error value (zap's `error`, klog's `err`, a
+    /// recovered `panic`) begins in [`Reconcile::error`], after its
+    /// message and `: `: the two are quoted apart ([`Reconcile::error_parts`]),
+    /// as each is written in the log. `None` when the line has no such
+    /// value (or in a link made before it was kept: then quoted whole).
+    #[serde(default)]
+    pub error_value_at: Option<u32>,
     /// It starts before, or ends after, the coverage of its log file.
     pub truncated: bool,
     /// Worker lane within its controller instance (0-based).
@@ -135,6 +142,16 @@ impl Reconcile {
         } else {
             crate::time::honest_duration(self.start(), self.last)
         }
+    }
+
+    /// Its error as the log writes it: the error line's message, and its
+    /// error value when it has one ([`Reconcile::error_value_at`]).
+    pub fn error_parts(&self) -> Option<(&str, Option<&str>)> {
+        let e = self.error.as_deref()?;
+        Some(match self.error_value_at.and_then(|at| Some((e.get(..(at as usize).checked_sub(2)?)?, e.get(at as usize..)?))) {
+            Some((message, value)) => (message, Some(value)),
+            None => (e, None),
+        })
     }
 
     /// Whether a line of it states its outcome: an error line, a requeue,

@@ -605,6 +605,7 @@ impl<'a> Part<'a> {
                     draft.returned = Some((text.as_str().into(), at));
                 }
                 if first {
+                    rec.error_value_at = value_at(&text, at);
                     rec.error = Some(text);
                     rec.outcome = Outcome::Error;
                 }
@@ -714,6 +715,7 @@ impl<'a> Part<'a> {
             outcome: Outcome::Success,
             said_done: false,
             error: None,
+            error_value_at: None,
             truncated: false,
             lane: 0,
             records: 0..0,
@@ -842,6 +844,7 @@ fn merge<'a>(files: &'a [ParsedFile], parts: Vec<Part<'a>>) -> Gathered<'a> {
                         had.truncated |= rec.truncated;
                         if had.error.is_none() && rec.error.is_some() {
                             had.error = rec.error;
+                            had.error_value_at = rec.error_value_at;
                             had.outcome = Outcome::Error;
                         }
                         let had_draft = &mut g.drafts[gi as usize];
@@ -988,9 +991,18 @@ fn returned_error(r: &mut Reconcile, (text, at): (Box<str>, u32)) {
     let value = text.get(at as usize..).unwrap_or("");
     match &r.error {
         Some(first) if first.contains(value) => {}
-        _ => r.error = Some(text.into_string()),
+        _ => {
+            r.error_value_at = value_at(&text, at);
+            r.error = Some(text.into_string());
+        }
     }
     r.outcome = Outcome::Error;
+}
+
+/// [`Reconcile::error_value_at`] of an [`error_text`]: where its value
+/// begins, when it has one.
+fn value_at(text: &str, at: u32) -> Option<u32> {
+    ((at as usize) < text.len()).then_some(at)
 }
 
 /// Whether a field key is a Kind's name (`RayCluster`, `TenantControlPlane`):
