@@ -170,7 +170,7 @@ impl Reconcile {
     /// line of it says so ([`Reconcile::outcome_logged`]), else the word.
     pub fn outcome_text(&self) -> &'static str {
         match self.outcome {
-            Outcome::Success if !self.said_done => "success (no error logged)",
+            Outcome::Success if !self.outcome_logged() => "success (no error logged)",
             o => o.as_str(),
         }
     }

@@ -41,7 +41,7 @@ struct Draft {
     /// Its first `Reconciler error` or `Observed a panic` line (the error
     /// the reconcile returned, or its panic), as [`error_text`] writes it,
     /// with where its error value begins: see [`returned_error`].
-    returned: Option<(Box<str>, u32)>,
+    returned: Option<(Box<str>, Option<u32>)>,
     /// A line of it states how long it had run ([`took`]): when it began
     /// is the log's word (its first line's time when the stated start is
     /// no earlier), so no worker's end stands in for it.
@@ -605,7 +605,7 @@ impl<'a> Part<'a> {
                     draft.returned = Some((text.as_str().into(), at));
                 }
                 if first {
-                    rec.error_value_at = value_at(&text, at);
+                    rec.error_value_at = at;
                     rec.error = Some(text);
                     rec.outcome = Outcome::Error;
                 }
@@ -968,14 +968,14 @@ fn gather_parts<'a>(files: &'a [ParsedFile], stretches: &[Stretch], cover: &[(u3
 
 /// An error line's text: its message, then after a colon its error value
 /// (zap's `error`, klog's `err`, controller-runtime's `panic` in `Observed
-/// a panic`) when it has one; and where that value begins (the text's
-/// length when it has none).
-fn error_text(f: &ParsedFile, r: &Record) -> (String, u32) {
+/// a panic`) when it has one; and where that value begins, when it is not
+/// empty ([`Reconcile::error_value_at`]).
+fn error_text(f: &ParsedFile, r: &Record) -> (String, Option<u32>) {
     let msg = f.message(r);
     let fields = f.fields(r);
     match f.find_error(&fields).or_else(|| f.find_field(&fields, "panic")).map(|fl| f.value(fl)) {
-        Some(e) => (format!("{msg}: {e}"), (msg.len() + 2) as u32),
-        None => (msg.to_string(), msg.len() as u32),
+        Some(e) => (format!("{msg}: {e}"), (!e.is_empty()).then_some((msg.len() + 2) as u32)),
+        None => (msg.to_string(), None),
     }
 }
 
@@ -987,22 +987,16 @@ fn error_text(f: &ParsedFile, r: &Record) -> (String, u32) {
 /// error and went on to fail with another (kueue #6949 in the corpus:
 /// `Failed to process DRA resources…`, then `Reconciler error` with
 /// `localQueue doesn't exist or inactive`), and the error returned is it.
-fn returned_error(r: &mut Reconcile, (text, at): (Box<str>, u32)) {
-    let value = text.get(at as usize..).unwrap_or("");
+fn returned_error(r: &mut Reconcile, (text, at): (Box<str>, Option<u32>)) {
+    let value = at.and_then(|at| text.get(at as usize..)).unwrap_or("");
     match &r.error {
         Some(first) if first.contains(value) => {}
         _ => {
-            r.error_value_at = value_at(&text, at);
+            r.error_value_at = at;
             r.error = Some(text.into_string());
         }
     }
     r.outcome = Outcome::Error;
-}
-
-/// [`Reconcile::error_value_at`] of an [`error_text`]: where its value
-/// begins, when it has one.
-fn value_at(text: &str, at: u32) -> Option<u32> {
-    ((at as usize) < text.len()).then_some(at)
 }
 
 /// Whether a field key is a Kind's name (`RayCluster`, `TenantControlPlane`):
